@@ -1,0 +1,1 @@
+sys = require 'libsys'; return sys

@@ -1,0 +1,241 @@
+-- The environment `th` gives every script and the REPL, as trepl did: torch, paths, sys and xlua as
+-- globals, a `print` that shows tables and tensors readably, and the helpers Torch-era scripts use
+-- (import, who, setprintlevel, noColors, relative require, penlight modules on demand).
+
+local trepl = {}
+
+local colors = require 'trepl.colors'
+local col = require 'trepl.colorize'
+
+for _, name in ipairs { 'torch', 'paths', 'sys', 'xlua' } do
+   local ok, mod = pcall(require, name)
+   if ok and type(mod) == 'table' and rawget(_G, name) == nil then rawset(_G, name, mod) end
+end
+
+function noColors()
+   for k in pairs(colors) do colors[k] = '' end
+end
+
+if not require('libsys').isatty(1) or os.getenv('TERM') == 'dumb' then noColors() end
+
+local function typename(x)
+   local torch = rawget(_G, 'torch')
+   if torch and torch.typename then return torch.typename(x) end
+end
+
+-- 'DoubleTensor - size: 3x4', 'FloatStorage - size: 5', 'DoubleTensor - empty'
+local function sizestr(x)
+   local tn = typename(x)
+   if not tn then return nil end
+   local short = tn:match('^torch%.(.+)$') or tn
+   if tn:find('Storage$') then return short .. ' - size: ' .. x:size() end
+   if not tn:find('Tensor$') then return nil end
+   if x:nDimension() == 0 then return short .. ' - empty' end
+   local dims = {}
+   for i = 1, x:nDimension() do dims[i] = x:size(i) end
+   return short .. ' - size: ' .. table.concat(dims, 'x')
+end
+trepl.sizestr = sizestr
+
+local function colorize(v, nested)
+   local t = type(v)
+   if v == nil then return col.Black('nil')
+   elseif t == 'number' then return col.cyan(tostring(v))
+   elseif t == 'boolean' then return col.blue(tostring(v))
+   elseif t == 'string' then
+      if nested then return col.Black('"') .. col.green(v) .. col.Black('"') end
+      return v
+   elseif t == 'function' then return col.magenta(tostring(v))
+   elseif t == 'userdata' or t == 'cdata' then return col.red(sizestr(v) or tostring(v))
+   elseif t == 'table' then return col.green(tostring(v))
+   end
+   return tostring(v)
+end
+
+local print_depth = 5
+local print_old = rawget(_G, 'print_old') or print
+print_old = print_old
+_G.print_old = print_old
+
+local function has_tostring(v)
+   local mt = getmetatable(v)
+   return type(mt) == 'table' and rawget(mt, '__tostring') ~= nil
+end
+
+-- Writes a table as trepl does: '{', 'key : value' lines indented by two, nested tables four deeper
+-- per level, '{...}' past the depth limit or for a table already being printed (cycles).
+local function write_table(out, obj, depth, open)
+   local pad = string.rep(' ', depth * 4)
+   if next(obj) == nil then
+      out[#out + 1] = pad .. '{}'
+      return
+   end
+   open[obj] = true
+   out[#out + 1] = pad .. '{'
+   for k, v in pairs(obj) do
+      local key = pad .. '  ' .. tostring(k) .. ' : '
+      if type(v) == 'table' and not has_tostring(v) then
+         if depth >= print_depth - 1 or open[v] or next(v) == nil then
+            out[#out + 1] = key .. (next(v) == nil and '{}' or '{...}')
+         else
+            out[#out + 1] = key
+            write_table(out, v, depth + 1, open)
+         end
+      else
+         out[#out + 1] = key .. colorize(v, true)
+      end
+   end
+   open[obj] = nil
+   out[#out + 1] = pad .. '}'
+end
+
+-- The text `print` shows for its arguments.
+function trepl.format(...)
+   local n = select('#', ...)
+   local pieces, line = {}, {}
+   for i = 1, n do
+      local v = select(i, ...)
+      local t = type(v)
+      if t == 'table' and not has_tostring(v) then
+         if #line > 0 then pieces[#pieces + 1] = table.concat(line, '\t'); line = {} end
+         local out = {}
+         write_table(out, v, 0, {})
+         pieces[#pieces + 1] = table.concat(out, '\n')
+      elseif t == 'userdata' or (t == 'table' and has_tostring(v)) then
+         if #line > 0 then pieces[#pieces + 1] = table.concat(line, '\t'); line = {} end
+         pieces[#pieces + 1] = tostring(v)
+      else
+         line[#line + 1] = colorize(v)
+      end
+   end
+   if #line > 0 or n == 0 then pieces[#pieces + 1] = table.concat(line, '\t') end
+   return table.concat(pieces, '\n')
+end
+
+function print_new(...)
+   io.write(trepl.format(...), '\n')
+   io.flush()
+end
+
+function setprintlevel(n)
+   if type(n) ~= 'number' or n < 0 then error('setprintlevel: expected a number >= 0', 2) end
+   print_depth = math.floor(n)
+   print = print_depth == 0 and print_old or print_new
+end
+setprintlevel(5)
+
+-- import 'torch' copies a package's fields into the globals (forced: overwrite existing ones).
+function import(package, forced)
+   local ret = require(package)
+   local symbols = type(rawget(_G, package)) == 'table' and rawget(_G, package) or ret
+   if type(symbols) ~= 'table' then return end
+   for k, v in pairs(symbols) do
+      if rawget(_G, k) == nil or forced then rawset(_G, k, v) end
+   end
+end
+
+-- require './x' resolves relative to the calling file; a plain name that is not found is retried
+-- as './name'.
+local plain_require = require
+function require(name)
+   if type(name) ~= 'string' then return plain_require(name) end
+   if name:sub(1, 1) ~= '.' then
+      local ok, res = pcall(plain_require, name)
+      if ok then return res end
+      local ok2, res2 = pcall(plain_require, './' .. name)
+      if ok2 then return res2 end
+      error(res, 2)
+   end
+   local paths = plain_require 'paths'
+   local source = debug.getinfo(2, 'S').source
+   local dir = '.'
+   if source:sub(1, 1) == '@' and paths.filep(source:sub(2)) then dir = paths.dirname(source:sub(2)) end
+   local base = paths.concat(dir, name)
+   local function load_t7(p) return plain_require('torch').load(p) end
+   for _, try in ipairs {
+      { base .. '.lua', dofile }, { base, function(p)
+         if p:find('%.th$') or p:find('%.t7$') then return load_t7(p) end
+         return dofile(p)
+      end },
+      { base .. '.th', load_t7 }, { base .. '.t7', load_t7 },
+      { base .. '/init.lua', dofile },
+   } do
+      if paths.filep(try[1]) then return try[2](try[1]) end
+   end
+   local so = base .. '.so'
+   if paths.filep(so) then
+      local f = assert(package.loadlib(so, 'luaopen_' .. paths.basename(name)))
+      return f()
+   end
+   error("module '" .. name .. "' not found (looked for " .. base .. ".lua, .th, .t7, .so and /init.lua)", 2)
+end
+
+-- Penlight modules become globals on first use, as trepl's `require 'pl'` made them.
+local penlight = {}
+for _, m in ipairs { 'app', 'array2d', 'class', 'comprehension', 'compat', 'config', 'data', 'Date',
+   'dir', 'file', 'func', 'input', 'lapp', 'lexer', 'List', 'luabalanced', 'Map', 'MultiMap', 'operator',
+   'OrderedMap', 'path', 'permute', 'pretty', 'seq', 'Set', 'sip', 'strict', 'stringio', 'stringx',
+   'tablex', 'template', 'test', 'text', 'types', 'utils', 'xml' } do
+   penlight[m] = true
+end
+local G_mt = getmetatable(_G) or {}
+local previous_index = G_mt.__index
+G_mt.__index = function(t, k)
+   if penlight[k] then
+      penlight[k] = nil
+      local ok, m = pcall(plain_require, 'pl.' .. k)
+      if ok then
+         rawset(t, k, m)
+         return m
+      end
+   end
+   if type(previous_index) == 'function' then return previous_index(t, k) end
+   if type(previous_index) == 'table' then return previous_index[k] end
+end
+setmetatable(_G, G_mt)
+
+-- who() lists the globals created since start-up; who(true) adds the system ones.
+local preloaded = {}
+for k in pairs(_G) do preloaded[k] = true end
+_G._preloaded_ = preloaded
+
+local function describe(v)
+   local t = type(v)
+   if t == 'userdata' then return sizestr(v) or tostring(v)
+   elseif t == 'table' then
+      local tn = typename(v)
+      return tn or ('table - size: ' .. #v)
+   elseif t == 'string' then
+      local s = v:gsub('\n', '\\n')
+      if #s > 40 then s = s:sub(1, 40) .. '...' end
+      return 'string : "' .. s .. '"'
+   end
+   return tostring(v)
+end
+
+function who(system)
+   local names = {}
+   local width = 0
+   for k in pairs(_G) do
+      if system or not preloaded[k] then
+         names[#names + 1] = tostring(k)
+         width = math.max(width, #tostring(k))
+      end
+   end
+   table.sort(names)
+   print_old('== ' .. (system and 'All' or 'User') .. ' Variables ==')
+   for _, k in ipairs(names) do
+      local name = '[' .. k .. ']'
+      print_old(name .. string.rep(' ', width + 2 - #name + 2) .. ' = ' .. describe(rawget(_G, k)))
+   end
+   print_old('==')
+end
+
+_RESULTS = {}
+_LAST = ''
+
+trepl.colors = colors
+trepl.colorize = col
+trepl.noColors = noColors
+package.loaded.trepl = trepl
+return trepl

@@ -1,0 +1,1 @@
+xlua = {}; return xlua

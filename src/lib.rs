@@ -1,0 +1,7 @@
+//! luatorch: a Torch7-style runtime on LuaJIT.
+//!
+//! The library builds Lua states with the Torch modules in them; the `th` binary (src/main.rs) is a
+//! thin command line over it.
+
+pub mod repl;
+pub mod runtime;

@@ -1,0 +1,162 @@
+//! Running Lua code so that a failure comes back as one printable message with its traceback.
+
+use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Result};
+
+const HANDLER_KEY: &str = "luatorch.traceback_handler";
+
+/// The message handler: turns any error value into text and appends the traceback.
+fn handler(lua: &Lua) -> Result<Function> {
+    if let Ok(f) = lua.named_registry_value::<Function>(HANDLER_KEY) {
+        return Ok(f);
+    }
+    let f: Function = lua
+        .load(
+            r#"
+            local message = ...
+            local traceback, tostring, type, getmetatable = debug.traceback, tostring, type, getmetatable
+            return function(e)
+              if type(e) ~= 'string' then
+                local mt = getmetatable(e)
+                if type(e) == 'userdata' then e = message(e) end
+                if type(e) == 'string' then
+                elseif mt and mt.__tostring then e = tostring(e)
+                elseif e == nil then e = 'nil'
+                else e = '(error object is a ' .. type(e) .. ' value)' end
+              end
+              return traceback(e, 2)
+            end"#,
+        )
+        .set_name("=[luatorch]")
+        .call(lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?)?;
+    lua.set_named_registry_value(HANDLER_KEY, &f)?;
+    Ok(f)
+}
+
+/// Calls `f(args)`; on failure returns the message followed by a stack traceback.
+pub fn call_traced(
+    lua: &Lua,
+    f: &Function,
+    args: impl IntoLuaMulti,
+) -> Result<std::result::Result<MultiValue, String>> {
+    let xpcall: Function = lua.globals().get("xpcall")?;
+    let mut args = args.into_lua_multi(lua)?;
+    args.push_front(mlua::Value::Function(handler(lua)?));
+    args.push_front(mlua::Value::Function(f.clone()));
+    let mut results = xpcall.call::<MultiValue>(args)?;
+    let ok = matches!(results.pop_front(), Some(mlua::Value::Boolean(true)));
+    if ok {
+        Ok(Ok(results))
+    } else {
+        let msg = match results.pop_front() {
+            Some(v) => v.to_string().unwrap_or_else(|_| "(unprintable error)".into()),
+            None => "nil".into(),
+        };
+        Ok(Err(msg))
+    }
+}
+
+/// Text of a compile or load error, without mlua's decorations.
+pub fn describe(err: &mlua::Error) -> String {
+    match err {
+        mlua::Error::SyntaxError { message, .. } => message.clone(),
+        mlua::Error::RuntimeError(message) => message.clone(),
+        mlua::Error::CallbackError { cause, .. } => describe(cause),
+        mlua::Error::WithContext { context, cause } => format!("{context}: {}", describe(cause)),
+        other => other.to_string(),
+    }
+}
+
+/// The message an error value carries, for Lua code: mlua raises errors from Rust functions as
+/// userdata, while Torch code expects strings it can `:match()`. Other values pass unchanged.
+pub fn lua_message(value: mlua::Value) -> mlua::Value {
+    match value {
+        mlua::Value::Error(err) => {
+            let text = message_of(&err);
+            match value_lua_string(&text) {
+                Some(s) => s,
+                None => mlua::Value::Nil,
+            }
+        }
+        other => other,
+    }
+}
+
+thread_local! {
+    static STRING_MAKER: std::cell::RefCell<Option<Lua>> = const { std::cell::RefCell::new(None) };
+}
+
+fn value_lua_string(text: &str) -> Option<mlua::Value> {
+    STRING_MAKER.with(|m| {
+        m.borrow()
+            .as_ref()
+            .and_then(|lua| lua.create_string(text).ok().map(mlua::Value::String))
+    })
+}
+
+/// A Rust error as one line of text: the cause without mlua's wrapping, and for a bad argument the
+/// name of the function as Lua knows it.
+pub fn message_of(err: &mlua::Error) -> String {
+    match err {
+        mlua::Error::CallbackError { cause, traceback } => match cause.as_ref() {
+            mlua::Error::BadArgument {
+                to: None, pos, cause, ..
+            } => {
+                let name = caller_name(traceback).unwrap_or_else(|| "?".into());
+                format!("bad argument #{pos} to '{name}' ({})", message_of(cause))
+            }
+            other => message_of(other),
+        },
+        mlua::Error::BadArgument {
+            to: Some(to),
+            pos,
+            cause,
+            ..
+        } => {
+            format!("bad argument #{pos} to '{to}' ({})", message_of(cause))
+        }
+        mlua::Error::FromLuaConversionError { from, to, message } => match message {
+            Some(m) => format!("{to} expected, got {from}: {m}"),
+            None => format!("{to} expected, got {from}"),
+        },
+        other => describe(other),
+    }
+}
+
+/// `[C]: in function 'sys.isatty'` -> `sys.isatty`, from the first frame of a traceback.
+fn caller_name(traceback: &str) -> Option<String> {
+    let line = traceback.lines().find(|l| l.contains("in function"))?;
+    let start = line.find('\'')? + 1;
+    let end = line[start..].find('\'')? + start;
+    Some(line[start..end].to_string())
+}
+
+/// Makes `pcall`, `xpcall` and `coroutine.resume` hand Lua code string messages for errors raised
+/// by Rust functions.
+pub fn install_string_errors(lua: &Lua) -> Result<()> {
+    STRING_MAKER.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_none() {
+            *m = Some(lua.clone());
+        }
+    });
+    let convert = lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?;
+    let install: Function = lua
+        .load(
+            r#"
+            local message = ...
+            local rawpcall, rawxpcall, rawresume = pcall, xpcall, coroutine.resume
+            local function finish(ok, ...)
+              if ok then return true, ... end
+              return false, message((...))
+            end
+            function pcall(f, ...) return finish(rawpcall(f, ...)) end
+            function xpcall(f, handler, ...)
+              return rawxpcall(f, function(e) return handler(message(e)) end, ...)
+            end
+            function coroutine.resume(co, ...) return finish(rawresume(co, ...)) end
+            "#,
+        )
+        .set_name("=[luatorch]")
+        .into_function()?;
+    install.call::<()>(convert)
+}
