@@ -1,0 +1,91 @@
+//! Helpers shared by the integration tests: run the real `th` with a time limit.
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Every `th` a test runs is killed after this long; a hang fails the test instead of blocking CI.
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+pub fn th_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_th"))
+}
+
+/// The directory of the Lua scripts the tests run.
+pub fn lua_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("lua")
+}
+
+pub struct Output {
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Output {
+    /// Panics with both streams shown unless `th` exited 0.
+    pub fn assert_ok(&self) -> &Self {
+        assert_eq!(self.status, Some(0), "th failed\n--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr);
+        self
+    }
+}
+
+/// A fresh, empty directory under the target dir for one test.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `th args` in `cwd` with `stdin` fed in, extra environment `env`, waiting at most TIMEOUT.
+pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(th_path());
+    cmd.args(args).current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("spawn th");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_string();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(stdin.as_bytes());
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let deadline = Instant::now() + TIMEOUT;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("th {args:?} did not finish within {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let _ = writer.join();
+    Output {
+        status: status.code(),
+        stdout: String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+    }
+}
+
+/// Runs `th args` from the tests' Lua directory with an empty stdin.
+pub fn run_th(args: &[&str]) -> Output {
+    run_th_in(&lua_dir(), args, "", &[])
+}
