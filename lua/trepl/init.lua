@@ -7,10 +7,6 @@ local trepl = {}
 local colors = require 'trepl.colors'
 local col = require 'trepl.colorize'
 
-for _, name in ipairs { 'torch', 'paths', 'sys', 'xlua' } do
-   local ok, mod = pcall(require, name)
-   if ok and type(mod) == 'table' and rawget(_G, name) == nil then rawset(_G, name, mod) end
-end
 
 function noColors()
    for k in pairs(colors) do colors[k] = '' end
@@ -19,8 +15,8 @@ end
 if not require('libsys').isatty(1) or os.getenv('TERM') == 'dumb' then noColors() end
 
 local function typename(x)
-   local torch = rawget(_G, 'torch')
-   if torch and torch.typename then return torch.typename(x) end
+   local torch = package.loaded.torch
+   if type(torch) == 'table' and torch.typename then return torch.typename(x) end
 end
 
 -- 'DoubleTensor - size: 3x4', 'FloatStorage - size: 5', 'DoubleTensor - empty'
@@ -170,33 +166,67 @@ function require(name)
    error("module '" .. name .. "' not found (looked for " .. base .. ".lua, .th, .t7, .so and /init.lua)", 2)
 end
 
--- Penlight modules become globals on first use, as trepl's `require 'pl'` made them.
-local penlight = {}
+-- torch, paths, sys and xlua are globals as under trepl, but each is loaded on first use so that
+-- `th` starts about as fast as a bare LuaJIT. Penlight's modules (lapp, tablex, ...) become globals
+-- on first use too, when penlight is installed.
+local lazy = { torch = 'torch', paths = 'paths', sys = 'sys', xlua = 'xlua' }
 for _, m in ipairs { 'app', 'array2d', 'class', 'comprehension', 'compat', 'config', 'data', 'Date',
    'dir', 'file', 'func', 'input', 'lapp', 'lexer', 'List', 'luabalanced', 'Map', 'MultiMap', 'operator',
-   'OrderedMap', 'path', 'permute', 'pretty', 'seq', 'Set', 'sip', 'strict', 'stringio', 'stringx',
+   'OrderedMap', 'path', 'permute', 'pretty', 'seq', 'Set', 'sip', 'stringio', 'stringx',
    'tablex', 'template', 'test', 'text', 'types', 'utils', 'xml' } do
-   penlight[m] = true
+   lazy[m] = 'pl.' .. m
 end
+
+local function load_lazy(t, k)
+   local module = lazy[k]
+   if module == nil then return nil end
+   lazy[k] = nil
+   local ok, m = pcall(plain_require, module)
+   if ok and m ~= nil then
+      if rawget(t, k) == nil then rawset(t, k, m) end
+      return rawget(t, k)
+   end
+end
+
 local G_mt = getmetatable(_G) or {}
 local previous_index = G_mt.__index
 G_mt.__index = function(t, k)
-   if penlight[k] then
-      penlight[k] = nil
-      local ok, m = pcall(plain_require, 'pl.' .. k)
-      if ok then
-         rawset(t, k, m)
-         return m
-      end
-   end
+   local v = load_lazy(t, k)
+   if v ~= nil then return v end
    if type(previous_index) == 'function' then return previous_index(t, k) end
    if type(previous_index) == 'table' then return previous_index[k] end
 end
 setmetatable(_G, G_mt)
 
+-- Code that replaces _G's metatable (strict modes) would lose the lazy globals: load the Torch
+-- ones first.
+local function load_torch_globals()
+   for _, k in ipairs { 'torch', 'paths', 'sys', 'xlua' } do
+      if lazy[k] then load_lazy(_G, k) end
+   end
+end
+local raw_setmetatable, raw_debug_setmetatable = setmetatable, debug.setmetatable
+function setmetatable(t, mt)
+   if t == _G then load_torch_globals() end
+   return raw_setmetatable(t, mt)
+end
+function debug.setmetatable(t, mt)
+   if t == _G then load_torch_globals() end
+   return raw_debug_setmetatable(t, mt)
+end
+
+-- xlua's string helpers are used by code that never names xlua (torch-ipc's trees).
+if string.split == nil then
+   string.split = function(...)
+      plain_require 'xlua'
+      return string.split(...)
+   end
+end
+
 -- who() lists the globals created since start-up; who(true) adds the system ones.
 local preloaded = {}
 for k in pairs(_G) do preloaded[k] = true end
+for k in pairs(lazy) do preloaded[k] = true end
 _G._preloaded_ = preloaded
 
 local function describe(v)

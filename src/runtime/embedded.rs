@@ -4,19 +4,22 @@ use mlua::{Lua, Result, Table, Value};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_lua.rs"));
 
-/// Source of an embedded module, with the chunk name used in error messages.
-pub fn find(module: &str) -> Option<(String, &'static [u8])> {
+/// Bytecode of an embedded module (its chunk name, `@[luatorch]/<path>`, is inside it).
+pub fn find(module: &str) -> Option<&'static [u8]> {
     EMBEDDED_LUA
         .iter()
         .find(|(name, _, _)| *name == module)
-        .map(|(_, rel, src)| (format!("@[luatorch]/{rel}"), *src))
+        .map(|(_, _, bytecode)| *bytecode)
 }
 
 /// Inserts a searcher for embedded modules right after `package.preload`'s.
 pub fn install_searcher(lua: &Lua, package: &Table) -> Result<()> {
     let searcher = lua.create_function(|lua, name: String| match find(&name) {
-        Some((chunk_name, src)) => {
-            let loader = lua.load(src).set_name(chunk_name).into_function()?;
+        Some(bytecode) => {
+            let loader = lua
+                .load(bytecode)
+                .set_mode(mlua::chunk::ChunkMode::Binary)
+                .into_function()?;
             Ok(Value::Function(loader))
         }
         None => Ok(Value::String(
@@ -31,4 +34,16 @@ pub fn install_searcher(lua: &Lua, package: &Table) -> Result<()> {
     let table: Table = lua.globals().get("table")?;
     let insert: mlua::Function = table.get("insert")?;
     insert.call::<()>((loaders, 2, searcher))
+}
+
+/// Loads the embedded file at `rel` (a path under lua/, such as `paths/init.lua`) as a function.
+pub fn load_file(lua: &Lua, rel: &str) -> Result<Option<mlua::Function>> {
+    match EMBEDDED_LUA.iter().find(|(_, path, _)| *path == rel) {
+        Some((_, _, bytecode)) => Ok(Some(
+            lua.load(*bytecode)
+                .set_mode(mlua::chunk::ChunkMode::Binary)
+                .into_function()?,
+        )),
+        None => Ok(None),
+    }
 }

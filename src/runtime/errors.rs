@@ -4,30 +4,21 @@ use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Result};
 
 const HANDLER_KEY: &str = "luatorch.traceback_handler";
 
+/// The embedded `luatorch.errors` module, which holds the Lua side of this plumbing.
+fn errors_module(lua: &Lua) -> Result<mlua::Table> {
+    let Some(chunk) = super::embedded::load_file(lua, "luatorch/errors.lua")? else {
+        return Err(mlua::Error::runtime("luatorch/errors.lua is not embedded"));
+    };
+    chunk.call(())
+}
+
 /// The message handler: turns any error value into text and appends the traceback.
 fn handler(lua: &Lua) -> Result<Function> {
     if let Ok(f) = lua.named_registry_value::<Function>(HANDLER_KEY) {
         return Ok(f);
     }
-    let f: Function = lua
-        .load(
-            r#"
-            local message = ...
-            local traceback, tostring, type, getmetatable = debug.traceback, tostring, type, getmetatable
-            return function(e)
-              if type(e) ~= 'string' then
-                local mt = getmetatable(e)
-                if type(e) == 'userdata' then e = message(e) end
-                if type(e) == 'string' then
-                elseif mt and mt.__tostring then e = tostring(e)
-                elseif e == nil then e = 'nil'
-                else e = '(error object is a ' .. type(e) .. ' value)' end
-              end
-              return traceback(e, 2)
-            end"#,
-        )
-        .set_name("=[luatorch]")
-        .call(lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?)?;
+    let make: Function = errors_module(lua)?.get("traceback_handler")?;
+    let f: Function = make.call(lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?)?;
     lua.set_named_registry_value(HANDLER_KEY, &f)?;
     Ok(f)
 }
@@ -140,23 +131,6 @@ pub fn install_string_errors(lua: &Lua) -> Result<()> {
         }
     });
     let convert = lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?;
-    let install: Function = lua
-        .load(
-            r#"
-            local message = ...
-            local rawpcall, rawxpcall, rawresume = pcall, xpcall, coroutine.resume
-            local function finish(ok, ...)
-              if ok then return true, ... end
-              return false, message((...))
-            end
-            function pcall(f, ...) return finish(rawpcall(f, ...)) end
-            function xpcall(f, handler, ...)
-              return rawxpcall(f, function(e) return handler(message(e)) end, ...)
-            end
-            function coroutine.resume(co, ...) return finish(rawresume(co, ...)) end
-            "#,
-        )
-        .set_name("=[luatorch]")
-        .into_function()?;
+    let install: Function = errors_module(lua)?.get("install_string_errors")?;
     install.call::<()>(convert)
 }

@@ -1,7 +1,7 @@
 //! Building a Lua state the way `th` wants it: the full LuaJIT standard library, our module
 //! searchers, the native modules compiled into the binary, and (for `th`) trepl's globals.
 
-mod embedded;
+pub mod embedded;
 pub mod errors;
 pub mod paths;
 mod search_path;
@@ -22,6 +22,8 @@ pub fn new_state() -> Result<Lua> {
     // SAFETY: `unsafe_new` only lifts mlua's sandbox (ffi, debug, loading C modules), which a Torch
     // runtime needs; memory safety of the Rust side is unaffected.
     let lua = unsafe { Lua::unsafe_new() };
+    // Start-up allocates little that is garbage; collecting during it only costs time.
+    lua.gc_stop();
     install_modules(&lua)?;
     Ok(lua)
 }
@@ -45,5 +47,7 @@ pub fn install_modules(lua: &Lua) -> Result<()> {
 /// `xlua` as globals, the table-printing `print`, and the small helpers Torch-era scripts assume.
 pub fn load_th_environment(lua: &Lua) -> Result<()> {
     let require: Function = lua.globals().get("require")?;
-    require.call::<()>("trepl")
+    let loaded = require.call::<()>("trepl");
+    lua.gc_restart();
+    loaded
 }

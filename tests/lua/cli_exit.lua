@@ -1,0 +1,2 @@
+io.write('before exit\n')
+os.exit(tonumber(arg[1]) or 3)

@@ -1,0 +1,1 @@
+return 'only in rocks tree'

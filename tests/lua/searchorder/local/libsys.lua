@@ -1,0 +1,1 @@
+return 'local file shadowing a native module'
