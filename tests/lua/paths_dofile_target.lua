@@ -1,0 +1,2 @@
+-- Loaded by paths_fs.lua through paths.dofile, relative to that script.
+return 'target loaded'
