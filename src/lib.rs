@@ -5,3 +5,4 @@
 
 pub mod repl;
 pub mod runtime;
+pub mod torch;

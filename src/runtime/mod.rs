@@ -13,7 +13,11 @@ use mlua::{Function, Lua, Result, Table};
 pub type NativeOpen = fn(&Lua) -> Result<Table>;
 
 /// Native modules reachable through `package.preload`, first in `require`'s search order.
-pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[("libpaths", paths::open), ("libsys", sys::open)];
+pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
+    ("libpaths", paths::open),
+    ("libsys", sys::open),
+    ("libtorch", crate::torch::open),
+];
 
 /// A fresh Lua state with the standard library (ffi, jit, bit and debug included), and `require`
 /// set up to find, in order: native modules, the embedded `lua/` files, `LUA_PATH`/`LUA_CPATH`,

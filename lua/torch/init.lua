@@ -1,0 +1,285 @@
+-- The `torch` package: the class system (luaT's, in Lua), the tensor and storage classes of the
+-- seven Torch types over the native `libtorch`, and the `torch.*` functions.
+
+local C = require 'libtorch'
+
+local torch = rawget(_G, 'torch')
+if type(torch) ~= 'table' then torch = {} end
+rawset(_G, 'torch', torch)
+package.loaded.torch = torch
+torch._C = C
+
+---------------------------------------------------------------------------------------------------
+-- Class registry (what luaT keeps in the Lua registry): type name -> class table (the metatable of
+-- table-based instances; the method table of tensors and storages).
+
+local classes = {}
+local constructors = {}
+torch._classes = classes
+
+local getmetatable, setmetatable, rawget, rawset, type = getmetatable, setmetatable, rawget, rawset, type
+local debug_getmetatable = debug.getmetatable
+
+-- The class name of a torch object (tensor, storage or torch.class instance), nil otherwise.
+function torch.typename(obj)
+   local mt = debug_getmetatable(obj)
+   if type(mt) == 'table' then
+      local name = rawget(mt, '__typename')
+      if type(name) == 'string' then return name end
+   end
+   return nil
+end
+local typename = torch.typename
+
+function torch.type(obj)
+   return typename(obj) or type(obj)
+end
+
+function torch.getmetatable(name)
+   return classes[name]
+end
+
+function torch.getconstructortable(name)
+   return constructors[name]
+end
+
+function torch.isTensor(obj)
+   local name = typename(obj)
+   return name ~= nil and name:find('^torch%.[%a]*Tensor$') ~= nil
+end
+
+function torch.isStorage(obj)
+   local name = typename(obj)
+   return name ~= nil and name:find('^torch%.[%a]*Storage$') ~= nil
+end
+
+-- Walks the class and its parents; `class` is a name (matched as a Lua pattern, as luaT does) or
+-- a constructor table.
+function torch.isTypeOf(obj, class)
+   if type(class) == 'table' then
+      -- A class table, or a constructor table (whose protected metatable is the class).
+      local name = rawget(class, '__typename')
+      if name == nil then
+         local mt = getmetatable(class)
+         name = type(mt) == 'table' and rawget(mt, '__typename') or nil
+      end
+      class = name
+      if class == nil then return false end
+   end
+   local mt = debug_getmetatable(obj)
+   while type(mt) == 'table' do
+      local name = rawget(mt, '__typename')
+      if type(name) == 'string' and name:find(class) then return true end
+      local parent = getmetatable(mt)
+      mt = parent and rawget(parent, '__index')
+      if type(mt) ~= 'table' then break end
+   end
+   return false
+end
+
+-- The address that identifies an object (storages by their memory, others by themselves).
+function torch.pointer(obj)
+   return C.pointer(obj)
+end
+
+-- A function returning an empty instance of the class: what deserialization calls.
+function torch.factory(name)
+   local class = classes[name]
+   if class == nil then return nil end
+   return rawget(class, '__factory')
+end
+
+---------------------------------------------------------------------------------------------------
+-- Table-based classes: torch.class(name [, parentName] [, module])
+
+local operator_names = { 'add', 'sub', 'mul', 'div', 'mod', 'pow', 'unm', 'concat', 'len', 'eq', 'lt',
+   'le', 'call' }
+
+local function install_constructor(name, ctor, module)
+   local pkg, short = name:match('^(.*)%.([^.]+)$')
+   if module ~= nil then
+      short = short or name
+   elseif pkg then
+      module = rawget(_G, pkg) or package.loaded[pkg]
+      if module == nil then
+         module = {}
+         rawset(_G, pkg, module)
+      end
+   else
+      module, short = _G, name
+   end
+   rawset(module, short, ctor)
+end
+
+function torch.newmetatable(name, parentName, constructor, destructor, factory, module)
+   if type(name) ~= 'string' then error('torch.newmetatable: class name must be a string', 2) end
+   if classes[name] then error('torch.class: attempt to redefine Torch class <' .. name .. '>', 3) end
+   local parent
+   if parentName ~= nil then
+      parent = classes[parentName]
+      if parent == nil then
+         error('torch.class: parent class <' .. tostring(parentName) .. '> does not exist', 3)
+      end
+   end
+   local class = { __typename = name, __version = 1 }
+   class.__index = class
+   if parent then setmetatable(class, { __index = parent }) end
+   -- luaT's operator forwarding: `__add__` etc. defined anywhere in the class chain.
+   class.__tostring = function(self)
+      local f = self.__tostring__
+      if f then return f(self) end
+      return name .. ': ' .. string.format('%p', self)
+   end
+   for _, op in ipairs(operator_names) do
+      local field = '__' .. op .. '__'
+      class['__' .. op] = function(a, ...)
+         local target = a
+         if typename(a) == nil or a[field] == nil then target = ... end
+         local f = type(target) == 'table' and target[field]
+         if not f then error('attempt to perform ' .. op .. ' on a ' .. name .. ' value without ' .. field, 2) end
+         return f(a, ...)
+      end
+   end
+   class.__factory = factory or function() return setmetatable({}, class) end
+   local new = constructor or function(...)
+      local self = class.__factory()
+      local init = self.__init
+      if init then init(self, ...) end
+      return self
+   end
+   class.new = new
+   classes[name] = class
+   local ctor = setmetatable({}, {
+      __index = class,
+      __newindex = class,
+      __call = function(_, ...) return new(...) end,
+      __tostring = function() return name end,
+      __metatable = class,
+   })
+   constructors[name] = ctor
+   install_constructor(name, ctor, module)
+   return class, parent, ctor
+end
+
+function torch.class(name, parentName, module)
+   if type(parentName) == 'table' and module == nil then
+      module, parentName = parentName, nil
+   end
+   local class, parent = torch.newmetatable(name, parentName, nil, nil, nil, module)
+   return class, parent
+end
+
+---------------------------------------------------------------------------------------------------
+-- Tensor and storage classes.
+
+torch.types = C.types
+local default_type = 'torch.DoubleTensor'
+
+local function tensor_operators(class)
+   return {
+      __add = function(a, b) return class.__add__(a, b) end,
+      __sub = function(a, b) return class.__sub__(a, b) end,
+      __mul = function(a, b) return class.__mul__(a, b) end,
+      __div = function(a, b) return class.__div__(a, b) end,
+      __mod = function(a, b) return class.__mod__(a, b) end,
+      __pow = function(a, b) return class.__pow__(a, b) end,
+      __unm = function(a) return class.__unm__(a) end,
+   }
+end
+
+for _, T in ipairs(C.types) do
+   local tname, sname = 'torch.' .. T .. 'Tensor', 'torch.' .. T .. 'Storage'
+
+   local tclass = { __typename = tname, __version = 1 }
+   for k, f in pairs(C.tensorMethods) do tclass[k] = f end
+   local sclass = { __typename = sname, __version = 1 }
+   for k, f in pairs(C.storageMethods) do sclass[k] = f end
+
+   local function new_tensor(...) return C.newTensor(T, ...) end
+   local function new_storage(...) return C.newStorage(T, ...) end
+   tclass.new, sclass.new = new_tensor, new_storage
+   tclass.__factory, sclass.__factory = new_tensor, new_storage
+   tclass.__tostring__ = C.tostring
+   sclass.__tostring__ = C.tostring
+
+   local tindex, tnewindex = C.tensorIndex, C.tensorNewIndex
+   local tmeta = tensor_operators(tclass)
+   tmeta.__typename, tmeta.__version = tname, 1
+   tmeta.__index = function(t, k)
+      local v = tclass[k]
+      if v ~= nil then return v end
+      if type(k) ~= 'string' then return tindex(t, k) end
+   end
+   tmeta.__newindex = tnewindex
+   tmeta.__tostring = function(t) return tclass.__tostring__(t) end
+   tmeta.__len = function(t) return t:size() end
+
+   local sindex, snewindex = C.storageIndex, C.storageNewIndex
+   local smeta = {
+      __typename = sname,
+      __version = 1,
+      __index = function(s, k)
+         local v = sclass[k]
+         if v ~= nil then return v end
+         if type(k) ~= 'string' then return sindex(s, k) end
+      end,
+      __newindex = snewindex,
+      __tostring = function(s) return sclass.__tostring__(s) end,
+      __len = function(s) return s:size() end,
+   }
+   C.register(T, tmeta, smeta)
+
+   classes[tname], classes[sname] = tclass, sclass
+   local function ctor_table(name, class, new)
+      local ctor = setmetatable({}, {
+         __index = class,
+         __newindex = class,
+         __call = function(_, ...) return new(...) end,
+         __tostring = function() return name end,
+         __metatable = class,
+      })
+      constructors[name] = ctor
+      return ctor
+   end
+   torch[T .. 'Tensor'] = ctor_table(tname, tclass, new_tensor)
+   torch[T .. 'Storage'] = ctor_table(sname, sclass, new_storage)
+end
+
+function torch.setdefaulttensortype(name)
+   local T = type(name) == 'string' and name:match('^torch%.(%a+)Tensor$')
+   if not T or not classes[name] then
+      error('torch.setdefaulttensortype: invalid tensor type ' .. tostring(name), 2)
+   end
+   default_type = name
+   torch.Tensor = torch[T .. 'Tensor']
+   torch.Storage = torch[T .. 'Storage']
+end
+
+function torch.getdefaulttensortype()
+   return default_type
+end
+
+torch.setdefaulttensortype('torch.DoubleTensor')
+
+-- Methods written in Lua, shared by every tensor class.
+local Tensor = require 'torch.Tensor'
+for _, T in ipairs(C.types) do
+   local class = classes['torch.' .. T .. 'Tensor']
+   for k, f in pairs(Tensor) do
+      if rawget(class, k) == nil then class[k] = f end
+   end
+end
+
+-- getmetatable(tensor) gives its class, as under luaT (userdata metatables are otherwise hidden).
+do
+   local raw_getmetatable = getmetatable
+   function _G.getmetatable(obj)
+      if type(obj) == 'userdata' then
+         local name = typename(obj)
+         if name then return classes[name] end
+      end
+      return raw_getmetatable(obj)
+   end
+end
+
+return torch

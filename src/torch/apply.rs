@@ -1,0 +1,244 @@
+//! Strided iteration, shared by every kernel: element offsets of a tensor in Torch's logical
+//! (row-major) order, with dimensions merged where the memory allows, so that the common cases
+//! run as flat loops over contiguous runs.
+
+use super::layout::Tensor;
+
+/// A tensor's geometry with mergeable dimensions merged and size-1 dimensions dropped. Iterating
+/// the merged geometry visits the same offsets in the same order.
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    pub offset: usize,
+    /// Outer to inner.
+    pub size: Vec<usize>,
+    pub stride: Vec<usize>,
+}
+
+impl Geometry {
+    pub fn of(t: &Tensor) -> Geometry {
+        let mut size = Vec::with_capacity(t.dim());
+        let mut stride: Vec<usize> = Vec::with_capacity(t.dim());
+        for d in 0..t.dim() {
+            let (s, st) = (t.size[d], t.stride[d]);
+            if s == 1 {
+                continue;
+            }
+            if let (Some(&ps), Some(&pst)) = (size.last(), stride.last()) {
+                // The previous (outer) dimension continues this one exactly.
+                if pst == st * s {
+                    let n = size.len();
+                    size[n - 1] = ps * s;
+                    stride[n - 1] = st;
+                    continue;
+                }
+            }
+            size.push(s);
+            stride.push(st);
+        }
+        Geometry {
+            offset: t.offset,
+            size,
+            stride,
+        }
+    }
+
+    pub fn numel(&self) -> usize {
+        self.size.iter().product()
+    }
+
+    /// Size and stride of the innermost run.
+    pub fn inner(&self) -> (usize, usize) {
+        match (self.size.last(), self.stride.last()) {
+            (Some(&s), Some(&st)) => (s, st),
+            _ => (1, 1),
+        }
+    }
+
+    /// Calls `f(start_offset)` for each innermost run (of `inner().0` elements, stride `inner().1`).
+    pub fn for_each_run(&self, mut f: impl FnMut(usize)) {
+        self.for_each_run_with(self, |a, _| f(a));
+    }
+
+    /// Walks the runs of `self` and of `other` (same merged sizes) in lockstep.
+    pub fn for_each_run_with(&self, other: &Geometry, mut f: impl FnMut(usize, usize)) {
+        debug_assert_eq!(self.size, other.size);
+        let outer = self.size.len().saturating_sub(1);
+        let (mut a, mut b) = (self.offset, other.offset);
+        if outer == 0 {
+            f(a, b);
+            return;
+        }
+        let mut counter = vec![0usize; outer];
+        loop {
+            f(a, b);
+            let mut d = outer;
+            loop {
+                if d == 0 {
+                    return;
+                }
+                d -= 1;
+                counter[d] += 1;
+                a += self.stride[d];
+                b += other.stride[d];
+                if counter[d] < self.size[d] {
+                    break;
+                }
+                a -= self.stride[d] * self.size[d];
+                b -= other.stride[d] * other.size[d];
+                counter[d] = 0;
+            }
+        }
+    }
+}
+
+/// Element offsets of a tensor in logical order.
+pub struct Offsets {
+    geometry: Geometry,
+    counter: Vec<usize>,
+    current: usize,
+    remaining: usize,
+}
+
+impl Offsets {
+    pub fn new(t: &Tensor) -> Offsets {
+        let geometry = Geometry::of(t);
+        let remaining = if t.dim() == 0 { 0 } else { geometry.numel() };
+        Offsets {
+            counter: vec![0; geometry.size.len()],
+            current: geometry.offset,
+            geometry,
+            remaining,
+        }
+    }
+}
+
+impl Iterator for Offsets {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let out = self.current;
+        let g = &self.geometry;
+        let mut d = g.size.len();
+        while d > 0 {
+            d -= 1;
+            self.counter[d] += 1;
+            self.current += g.stride[d];
+            if self.counter[d] < g.size[d] {
+                break;
+            }
+            self.current -= g.stride[d] * g.size[d];
+            self.counter[d] = 0;
+        }
+        Some(out)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+/// Applies `f` to every element of `t` in logical order. `T` must be `t`'s element type.
+///
+/// # Safety
+/// `t` must be a valid view (see `Tensor::storage_checked`) of elements of type `T`, not accessed
+/// elsewhere during the call.
+pub unsafe fn for_each_mut<T>(base: *mut T, t: &Tensor, mut f: impl FnMut(&mut T)) {
+    if t.numel() == 0 {
+        return;
+    }
+    let g = Geometry::of(t);
+    let (n, st) = g.inner();
+    g.for_each_run(|start| unsafe {
+        let p = base.add(start);
+        if st == 1 {
+            for x in std::slice::from_raw_parts_mut(p, n) {
+                f(x);
+            }
+        } else {
+            for i in 0..n {
+                f(&mut *p.add(i * st));
+            }
+        }
+    });
+}
+
+/// Visits pairs (element of `a`, element of `b`) in logical order; both have `numel` elements,
+/// whatever their shapes (Torch's rule for copy and elementwise maths).
+///
+/// # Safety
+/// As for `for_each_mut`, for both views. The views may alias (Torch allows `x:add(x)`).
+pub unsafe fn for_each_pair<A, B>(pa: *mut A, a: &Tensor, pb: *const B, b: &Tensor, mut f: impl FnMut(&mut A, &B)) {
+    let ga = Geometry::of(a);
+    let gb = Geometry::of(b);
+    if a.numel() == 0 {
+        return;
+    }
+    // Same merged geometry: walk runs together.
+    if ga.size == gb.size {
+        let (n, sa) = ga.inner();
+        let (_, sb) = gb.inner();
+        ga.for_each_run_with(&gb, |ra, rb| unsafe {
+            let x = pa.add(ra);
+            let y = pb.add(rb);
+            if sa == 1 && sb == 1 {
+                for i in 0..n {
+                    f(&mut *x.add(i), &*y.add(i));
+                }
+            } else {
+                for i in 0..n {
+                    f(&mut *x.add(i * sa), &*y.add(i * sb));
+                }
+            }
+        });
+        return;
+    }
+    for (oa, ob) in Offsets::new(a).zip(Offsets::new(b)) {
+        unsafe { f(&mut *pa.add(oa), &*pb.add(ob)) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::torch::dtype::DType;
+
+    #[test]
+    fn merged_geometry_of_contiguous_and_views() {
+        let t = Tensor::zeros(DType::Float, &[2, 3, 4]).unwrap();
+        let g = Geometry::of(&t);
+        assert_eq!((g.size.clone(), g.stride.clone()), (vec![24], vec![1]));
+        let n = t.narrow(2, 1, 2).unwrap();
+        let g = Geometry::of(&n);
+        assert_eq!((g.size.clone(), g.stride.clone()), (vec![6, 2], vec![4, 1]));
+        let tt = t.transpose(0, 2).unwrap();
+        let offs: Vec<usize> = Offsets::new(&tt).take(4).collect();
+        assert_eq!(offs, vec![0, 12, 4, 16]);
+    }
+
+    #[test]
+    fn pairs_follow_logical_order_across_shapes() {
+        let a = Tensor::zeros(DType::Double, &[2, 3]).unwrap();
+        let b = Tensor::zeros(DType::Double, &[3, 2]).unwrap().transpose(0, 1).unwrap();
+        let mut seen = Vec::new();
+        let pa = a.storage.as_ref().unwrap().ptr::<f64>();
+        let pb = b.storage.as_ref().unwrap().ptr::<f64>();
+        unsafe {
+            let mut i = 0.0;
+            for_each_mut(pb, &b, |x| {
+                *x = i;
+                i += 1.0;
+            });
+            for_each_pair(pa, &a, pb, &b, |x, y| {
+                *x = *y;
+                seen.push(*y);
+            });
+        }
+        // b is the transpose of a 3x2 filled in b's logical order.
+        assert_eq!(seen, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
+}

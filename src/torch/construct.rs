@@ -1,0 +1,309 @@
+//! Constructors: `torch.FloatTensor(...)` in every form Torch accepts, and the storage ones, plus
+//! `resize` and `set`, which share the same geometry rules.
+
+use mlua::{Lua, Result, Table, Value};
+
+use super::args::{self, Args, arg, error, int_arg, is_number, long_storage_values, number};
+use super::dtype::{DType, Element};
+use super::layout::{Tensor, checked_numel, contiguous_strides};
+use super::storage::Storage;
+use super::userdata::{push_storage, push_tensor, storage_of, tensor_of};
+use crate::dispatch;
+
+/// THTensor_resizeNd: same sizes keep the strides; otherwise the tensor becomes contiguous, and the
+/// storage grows (never shrinks) to hold it. A tensor with no storage gets one.
+pub fn resize(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String> {
+    if t.size == size && t.storage.is_some() {
+        return Ok(());
+    }
+    let n = checked_numel(size)?;
+    t.size = size.to_vec();
+    t.stride = contiguous_strides(size);
+    let needed = if size.is_empty() { 0 } else { t.offset + n };
+    match &t.storage {
+        Some(s) if s.len() >= needed => {}
+        Some(s) => s.resize(needed)?,
+        None => t.storage = Some(Storage::new(t.dtype, needed)?),
+    }
+    Ok(())
+}
+
+/// The geometry of a `set`/constructor call given a storage: `(offset, sizes, strides)` from the
+/// Lua arguments starting at `pos` (offset 1-based).
+fn storage_view(storage: Storage, args: &Args, pos: usize, method: &str) -> Result<Tensor> {
+    let dtype = storage.dtype();
+    let len = storage.len();
+    let offset = match arg(args, pos) {
+        Value::Nil => 1,
+        _ => int_arg(args, pos, method)?,
+    };
+    if offset < 1 || (offset as usize > len.max(1)) {
+        return Err(error(
+            method,
+            format!("storage offset {offset} out of range for a storage of size {len}"),
+        ));
+    }
+    let offset = offset as usize - 1;
+    let (size, stride): (Vec<usize>, Option<Vec<usize>>) = if let Some(sz) = long_storage_values(arg(args, pos + 1)) {
+        let size = args::usize_sizes(&sz, method)?;
+        let stride = match long_storage_values(arg(args, pos + 2)) {
+            Some(st) => Some(args::usize_sizes(&st, method)?),
+            None => None,
+        };
+        (size, stride)
+    } else if is_number(arg(args, pos + 1)) {
+        // size1, stride1, size2, stride2, ... (a missing stride means contiguous).
+        let mut size = Vec::new();
+        let mut stride = Vec::new();
+        let mut p = pos + 1;
+        let mut strides_given = true;
+        while is_number(arg(args, p)) {
+            size.push(int_arg(args, p, method)?);
+            if is_number(arg(args, p + 1)) {
+                stride.push(int_arg(args, p + 1, method)?);
+            } else {
+                strides_given = false;
+            }
+            p += 2;
+        }
+        let size = args::usize_sizes(&size, method)?;
+        let stride = if strides_given {
+            Some(args::usize_sizes(&stride, method)?)
+        } else {
+            None
+        };
+        (size, stride)
+    } else {
+        // The whole storage from the offset, as 1-D.
+        let n = len - offset.min(len);
+        (if n == 0 { vec![] } else { vec![n] }, None)
+    };
+    let stride = stride.unwrap_or_else(|| contiguous_strides(&size));
+    if stride.len() != size.len() {
+        return Err(error(method, "sizes and strides have different lengths"));
+    }
+    let t = Tensor {
+        dtype,
+        storage: Some(storage),
+        offset,
+        size,
+        stride,
+    };
+    if t.numel() > 0 && t.extent() > len {
+        return Err(error(method, "the view extends past the end of the storage"));
+    }
+    Ok(t)
+}
+
+/// Nested Lua tables -> (sizes, values in row-major order).
+fn table_data(t: &Table, method: &str) -> Result<(Vec<usize>, Vec<f64>)> {
+    let mut size = Vec::new();
+    let mut cursor = t.clone();
+    loop {
+        let n = cursor.raw_len();
+        size.push(n);
+        match cursor.raw_get::<Value>(1)? {
+            Value::Table(inner) if n > 0 => cursor = inner,
+            _ => break,
+        }
+    }
+    let mut values = Vec::with_capacity(checked_numel(&size).map_err(|e| error(method, e))?);
+    fn walk(t: &Table, size: &[usize], values: &mut Vec<f64>, method: &str) -> Result<()> {
+        if t.raw_len() != size[0] {
+            return Err(error(method, "inconsistent table sizes"));
+        }
+        for i in 1..=size[0] {
+            let v: Value = t.raw_get(i)?;
+            if size.len() == 1 {
+                let x = number(&v).ok_or_else(|| {
+                    error(
+                        method,
+                        format!("table element is a {}, expected a number", v.type_name()),
+                    )
+                })?;
+                values.push(x);
+            } else {
+                match v {
+                    Value::Table(inner) => walk(&inner, &size[1..], values, method)?,
+                    _ => return Err(error(method, "inconsistent table sizes")),
+                }
+            }
+        }
+        Ok(())
+    }
+    walk(t, &size, &mut values, method)?;
+    if size == [0] {
+        size.clear();
+    }
+    Ok((size, values))
+}
+
+fn tensor_from_values<T: Element>(size: &[usize], values: &[f64]) -> std::result::Result<Tensor, String> {
+    let t = Tensor::zeros(T::DTYPE, size)?;
+    if let Some(s) = &t.storage {
+        // SAFETY: fresh contiguous storage of exactly `values.len()` elements.
+        let data = unsafe { s.as_mut_slice::<T>() };
+        for (d, v) in data.iter_mut().zip(values) {
+            *d = T::from_f64(*v);
+        }
+    }
+    Ok(t)
+}
+
+/// `torch.<T>Tensor(...)`.
+pub fn new_tensor(dtype: DType, args: &Args) -> Result<Tensor> {
+    let method = dtype.tensor_typename();
+    let first = arg(args, 1);
+    match first {
+        Value::Nil => Ok(Tensor::empty(dtype)),
+        Value::Table(t) => {
+            let (size, values) = table_data(t, method)?;
+            args::lift(dispatch!(dtype, T => tensor_from_values::<T>(&size, &values)))
+        }
+        _ if is_number(first) => {
+            let size = args::usize_sizes(&args::sizes_arg(args, 1, method)?, method)?;
+            args::lift(Tensor::zeros(dtype, &size))
+        }
+        _ => {
+            if let Some(t) = tensor_of(first) {
+                if t.dtype != dtype {
+                    return Err(error(
+                        method,
+                        format!("expected a {method} to share, got a {}", t.dtype.tensor_typename()),
+                    ));
+                }
+                return Ok(t);
+            }
+            if let Some(s) = storage_of(first) {
+                let is_size_list = s.dtype() == DType::Long && dtype != DType::Long;
+                if !is_size_list {
+                    if s.dtype() != dtype {
+                        return Err(error(
+                            method,
+                            format!(
+                                "expected a {}, got a {}",
+                                dtype.storage_typename(),
+                                s.dtype().storage_typename()
+                            ),
+                        ));
+                    }
+                    return storage_view(s, args, 2, method);
+                }
+                let size = args::usize_sizes(&long_storage_values(first).unwrap_or_default(), method)?;
+                let mut t = args::lift(Tensor::zeros(dtype, &size))?;
+                if let Some(st) = long_storage_values(arg(args, 2)) {
+                    let stride = args::usize_sizes(&st, method)?;
+                    if stride.len() != size.len() {
+                        return Err(error(method, "sizes and strides have different lengths"));
+                    }
+                    t.stride = stride;
+                    let needed = t.extent();
+                    args::lift(t.storage.as_ref().expect("zeros has storage").resize(needed))?;
+                }
+                return Ok(t);
+            }
+            Err(error(
+                method,
+                format!(
+                    "invalid arguments ({}); expected () | (sz1 [,sz2 [,sz3 [,sz4]]]) | (LongStorage sizes [, LongStorage strides]) | (tensor) | (storage [, offset [, sizes [, strides]]]) | (table)",
+                    args::type_name(first)
+                ),
+            ))
+        }
+    }
+}
+
+/// `tensor:set(...)`: `()` empties, `(tensor)` takes its view, `(storage, ...)` as the constructor.
+pub fn set_view(dtype: DType, args: &Args, method: &str) -> Result<Tensor> {
+    let first = arg(args, 2);
+    if matches!(first, Value::Nil) {
+        return Ok(Tensor::empty(dtype));
+    }
+    if let Some(t) = tensor_of(first) {
+        if t.dtype != dtype {
+            return Err(error(method, "source tensor has a different type"));
+        }
+        return Ok(t);
+    }
+    match storage_of(first) {
+        Some(s) if s.dtype() == dtype => storage_view(s, args, 3, method),
+        _ => Err(error(
+            method,
+            format!(
+                "expected a tensor or a {}, got {}",
+                dtype.storage_typename(),
+                args::type_name(first)
+            ),
+        )),
+    }
+}
+
+/// `torch.<T>Storage(...)`: `()`, `(n)`, `(table)`, `(storage [, offset [, size]])` (a view; here
+/// sharing its memory), and `(filename [, shared [, size]])` (read into memory).
+pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
+    let method = dtype.storage_typename();
+    let first = arg(args, 1);
+    let storage = match first {
+        Value::Nil => args::lift(Storage::new(dtype, 0))?,
+        Value::Table(t) => {
+            let mut values = Vec::new();
+            for v in t.sequence_values::<Value>() {
+                let v = v?;
+                values.push(number(&v).ok_or_else(|| error(method, "table must hold numbers"))?);
+            }
+            let t = args::lift(dispatch!(dtype, T => tensor_from_values::<T>(&[values.len()], &values)))?;
+            t.storage.unwrap_or(args::lift(Storage::new(dtype, 0))?)
+        }
+        _ if is_number(first) => {
+            let n = int_arg(args, 1, method)?;
+            if n < 0 {
+                return Err(error(method, format!("invalid size {n}")));
+            }
+            args::lift(Storage::new(dtype, n as usize))?
+        }
+        Value::String(path) => {
+            let bytes = std::fs::read(path.to_str()?.as_ref())
+                .map_err(|e| error(method, format!("cannot read {}: {e}", path.to_string_lossy())))?;
+            let n = bytes.len() / dtype.size_of();
+            let s = args::lift(Storage::new(dtype, n))?;
+            // SAFETY: fresh storage of n elements; copy whole elements only.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), n * dtype.size_of()) };
+            s
+        }
+        _ => {
+            let Some(src) = storage_of(first) else {
+                return Err(error(method, format!("invalid arguments ({})", args::type_name(first))));
+            };
+            if src.dtype() != dtype {
+                return Err(error(method, "source storage has a different type"));
+            }
+            let offset = match arg(args, 2) {
+                Value::Nil => 1,
+                _ => int_arg(args, 2, method)?,
+            };
+            let size = match arg(args, 3) {
+                Value::Nil => src.len() as i64 - offset + 1,
+                _ => int_arg(args, 3, method)?,
+            };
+            if offset < 1 || size < 0 || (offset - 1 + size) as usize > src.len() {
+                return Err(error(method, "offset and size out of range of the source storage"));
+            }
+            let es = dtype.size_of();
+            // SAFETY: the range is inside `src`, which the new storage keeps alive. As in Torch,
+            // resizing `src` afterwards invalidates the view.
+            unsafe {
+                Storage::from_external(
+                    dtype,
+                    src.data_ptr().add((offset as usize - 1) * es),
+                    size as usize,
+                    Box::new(src.clone()),
+                )
+            }
+        }
+    };
+    push_storage(lua, storage)
+}
+
+pub fn push(lua: &Lua, t: Tensor) -> Result<Value> {
+    push_tensor(lua, t)
+}

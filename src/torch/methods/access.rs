@@ -1,0 +1,381 @@
+//! Element access: `t[i]`, `t[{...}]`, `t[mask]` and their assignments, storage `s[i]`, and the
+//! storage methods (size, resize, elementSize, totable, string).
+
+use mlua::{Lua, MultiValue, Result, Table, Value};
+
+use super::{add, one, receiver};
+use crate::dispatch;
+use crate::torch::args::{self, Args, arg, error, index_in, number, tensor_arg};
+use crate::torch::dtype::{DType, Element};
+use crate::torch::layout::Tensor;
+use crate::torch::methods::copy::{copy_into, fill};
+use crate::torch::storage::Storage;
+use crate::torch::userdata::{push_tensor, storage_of, tensor_of};
+use crate::torch::{apply, userdata};
+
+/// Reads element `offset` of a storage as a Lua number.
+pub fn read(s: &Storage, offset: usize) -> f64 {
+    assert!(offset < s.len());
+    // SAFETY: bounds checked above.
+    dispatch!(s.dtype(), T => unsafe { (*s.ptr::<T>().add(offset)).to_f64() })
+}
+
+pub fn write(s: &Storage, offset: usize, v: f64) {
+    assert!(offset < s.len());
+    // SAFETY: bounds checked above.
+    dispatch!(s.dtype(), T => unsafe { *s.ptr::<T>().add(offset) = T::from_f64(v) })
+}
+
+/// What a key selects in a tensor: one element (its storage offset) or a view.
+enum Target {
+    Element(Storage, usize),
+    View(Tensor),
+}
+
+fn element_of(t: &Tensor, method: &str) -> Result<Target> {
+    let s = args::lift_in(method, t.storage_checked())?.clone();
+    Ok(Target::Element(s, t.offset))
+}
+
+/// Resolves a number, LongStorage or table key (Torch's `__index__` rules).
+fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> {
+    if let Some(i) = number(key) {
+        if t.dim() == 0 {
+            return Err(error(method, "cannot index an empty tensor"));
+        }
+        let idx = index_in(i as i64, t.size[0], method)?;
+        let v = args::lift_in(method, t.select(0, idx))?;
+        return Ok(Some(if t.dim() == 1 {
+            element_of(&v, method)?
+        } else {
+            Target::View(v)
+        }));
+    }
+    if let Some(idx) = args::long_storage_values(key) {
+        if idx.len() != t.dim() {
+            return Err(error(
+                method,
+                format!("expected {} indices, got {}", t.dim(), idx.len()),
+            ));
+        }
+        let mut off = t.offset;
+        for (d, &i) in idx.iter().enumerate() {
+            off += index_in(i, t.size[d], method)? * t.stride[d];
+        }
+        let s = args::lift_in(method, t.storage_checked())?.clone();
+        return Ok(Some(Target::Element(s, off)));
+    }
+    let Value::Table(keys) = key else { return Ok(None) };
+    let n = keys.raw_len();
+    if n > t.dim() {
+        return Err(error(
+            method,
+            format!("too many indices ({n}) for a {}D tensor", t.dim()),
+        ));
+    }
+    let mut v = t.clone();
+    let mut d = 0; // current dimension in `v`
+    let mut selected_all = true;
+    for k in 1..=n {
+        let entry: Value = keys.raw_get(k)?;
+        match &entry {
+            _ if number(&entry).is_some() => {
+                let i = index_in(number(&entry).unwrap() as i64, v.size[d], method)?;
+                v = if v.dim() == 1 {
+                    let mut e = v.clone();
+                    e.offset += i * v.stride[0];
+                    e.size.clear();
+                    e.stride.clear();
+                    e
+                } else {
+                    args::lift_in(method, v.select(d, i))?
+                };
+            }
+            Value::Table(range) => {
+                selected_all = false;
+                let size = v.size[d] as i64;
+                let resolve = |x: i64| if x < 0 { size + x + 1 } else { x };
+                let (start, end) = match range.raw_len() {
+                    0 => (1, size),
+                    1 => {
+                        let a = resolve(range.raw_get::<f64>(1)? as i64);
+                        (a, a)
+                    }
+                    _ => (
+                        resolve(range.raw_get::<f64>(1)? as i64),
+                        resolve(range.raw_get::<f64>(2)? as i64),
+                    ),
+                };
+                if start < 1 || end > size || end < start {
+                    return Err(error(
+                        method,
+                        format!(
+                            "range {{{start}, {end}}} out of bounds for dimension {} of size {size}",
+                            d + 1
+                        ),
+                    ));
+                }
+                v = args::lift_in(method, v.narrow(d, start as usize - 1, (end - start + 1) as usize))?;
+                d += 1;
+            }
+            other => {
+                return Err(error(
+                    method,
+                    format!(
+                        "index table entries must be numbers or tables, got {}",
+                        other.type_name()
+                    ),
+                ));
+            }
+        }
+    }
+    if selected_all && n == t.dim() {
+        let s = args::lift_in(method, t.storage_checked())?.clone();
+        return Ok(Some(Target::Element(s, v.offset)));
+    }
+    Ok(Some(Target::View(v)))
+}
+
+/// `mask` must be a ByteTensor with as many elements as `t`.
+fn check_mask(t: &Tensor, mask: &Tensor, method: &str) -> Result<()> {
+    if mask.dtype != DType::Byte {
+        return Err(error(method, "mask must be a ByteTensor"));
+    }
+    if mask.numel() != t.numel() {
+        return Err(error(
+            method,
+            format!("mask has {} elements, tensor has {}", mask.numel(), t.numel()),
+        ));
+    }
+    Ok(())
+}
+
+/// The offsets of `t`'s elements where `mask` is non-zero, in logical order.
+pub fn masked_offsets(t: &Tensor, mask: &Tensor, method: &str) -> Result<Vec<usize>> {
+    check_mask(t, mask, method)?;
+    if t.numel() == 0 {
+        return Ok(Vec::new());
+    }
+    let ms = args::lift_in(method, mask.storage_checked())?;
+    // SAFETY: mask view checked; read only.
+    let mdata = unsafe { ms.as_slice::<u8>() };
+    Ok(apply::Offsets::new(t)
+        .zip(apply::Offsets::new(mask))
+        .filter(|&(_, mo)| mdata[mo] != 0)
+        .map(|(o, _)| o)
+        .collect())
+}
+
+/// maskedSelect: a new 1-D tensor of the selected elements.
+pub fn masked_select(t: &Tensor, mask: &Tensor, method: &str) -> Result<Tensor> {
+    let offs = masked_offsets(t, mask, method)?;
+    let out = args::lift(Tensor::zeros(t.dtype, &[offs.len()]))?;
+    if offs.is_empty() {
+        return Ok(Tensor::empty(t.dtype));
+    }
+    let src = args::lift_in(method, t.storage_checked())?;
+    let dst = out.storage.as_ref().expect("zeros has storage");
+    dispatch!(t.dtype, T => unsafe {
+        let (p, q) = (src.ptr::<T>(), dst.ptr::<T>());
+        for (i, &o) in offs.iter().enumerate() {
+            *q.add(i) = *p.add(o);
+        }
+    });
+    Ok(out)
+}
+
+pub fn masked_fill(t: &Tensor, mask: &Tensor, v: f64, method: &str) -> Result<()> {
+    let s = args::lift_in(method, t.storage_checked())?.clone();
+    for o in masked_offsets(t, mask, method)? {
+        write(&s, o, v);
+    }
+    Ok(())
+}
+
+pub fn masked_copy(t: &Tensor, mask: &Tensor, src: &Tensor, method: &str) -> Result<()> {
+    let offs = masked_offsets(t, mask, method)?;
+    if src.numel() < offs.len() {
+        return Err(error(
+            method,
+            format!("source has {} elements, mask selects {}", src.numel(), offs.len()),
+        ));
+    }
+    let flat = super::copy::clone_tensor(src)?;
+    let converted = args::lift(Tensor::zeros(t.dtype, &[src.numel().max(1)]))?;
+    if src.numel() > 0 {
+        copy_into(
+            &converted.narrow(0, 0, src.numel()).map_err(mlua::Error::RuntimeError)?,
+            &flat,
+            method,
+        )?;
+    }
+    let s = args::lift_in(method, t.storage_checked())?;
+    let c = converted.storage.as_ref().expect("zeros has storage");
+    let es = t.dtype.size_of();
+    for (i, o) in offs.into_iter().enumerate() {
+        // SAFETY: o is a checked element offset of t; i < src.numel() <= converted length.
+        unsafe { std::ptr::copy_nonoverlapping(c.data_ptr().add(i * es), s.data_ptr().add(o * es), es) };
+    }
+    Ok(())
+}
+
+/// `t[k]` for a key that is not a method name.
+fn tensor_index(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let t = tensor_arg(&a, 1, "__index")?;
+    let key = arg(&a, 2);
+    if let Some(mask) = tensor_of(key) {
+        return one(push_tensor(lua, masked_select(&t, &mask, "__index")?)?);
+    }
+    match resolve(&t, key, "__index")? {
+        Some(Target::Element(s, off)) => one(Value::Number(read(&s, off))),
+        Some(Target::View(v)) => one(push_tensor(lua, v)?),
+        None => one(Value::Nil),
+    }
+}
+
+fn tensor_newindex(_: &Lua, a: Args) -> Result<MultiValue> {
+    let t = tensor_arg(&a, 1, "__newindex")?;
+    let key = arg(&a, 2);
+    let value = arg(&a, 3);
+    if let Some(mask) = tensor_of(key) {
+        if let Some(x) = number(value) {
+            masked_fill(&t, &mask, x, "__newindex")?;
+        } else if let Some(src) = tensor_of(value) {
+            masked_copy(&t, &mask, &src, "__newindex")?;
+        } else {
+            return Err(error("__newindex", "a mask assignment takes a number or a tensor"));
+        }
+        return Ok(MultiValue::new());
+    }
+    match resolve(&t, key, "__newindex")? {
+        Some(Target::Element(s, off)) => match number(value) {
+            Some(x) => write(&s, off, x),
+            None => {
+                let src = tensor_of(value).ok_or_else(|| error("__newindex", "expected a number or a tensor"))?;
+                let mut e = t.clone();
+                e.offset = off;
+                e.size = vec![1];
+                e.stride = vec![1];
+                copy_into(&e, &src, "__newindex")?;
+            }
+        },
+        Some(Target::View(v)) => match number(value) {
+            Some(x) => fill(&v, x, "__newindex")?,
+            None => {
+                let src = tensor_of(value).ok_or_else(|| error("__newindex", "expected a number or a tensor"))?;
+                copy_into(&v, &src, "__newindex")?;
+            }
+        },
+        None => return Err(error("__newindex", format!("invalid key of type {}", key.type_name()))),
+    }
+    Ok(MultiValue::new())
+}
+
+fn storage_arg(a: &Args, pos: usize, method: &str) -> Result<Storage> {
+    storage_of(arg(a, pos)).ok_or_else(|| {
+        error(
+            method,
+            format!(
+                "bad argument #{pos} (storage expected, got {})",
+                args::type_name(arg(a, pos))
+            ),
+        )
+    })
+}
+
+fn storage_index(_: &Lua, a: Args) -> Result<MultiValue> {
+    let s = storage_arg(&a, 1, "__index")?;
+    match number(arg(&a, 2)) {
+        Some(i) => {
+            let idx = index_in(i as i64, s.len(), "__index")?;
+            one(Value::Number(read(&s, idx)))
+        }
+        None => one(Value::Nil),
+    }
+}
+
+fn storage_newindex(_: &Lua, a: Args) -> Result<MultiValue> {
+    let s = storage_arg(&a, 1, "__newindex")?;
+    let i = number(arg(&a, 2)).ok_or_else(|| error("__newindex", "storage index must be a number"))?;
+    let v = number(arg(&a, 3)).ok_or_else(|| error("__newindex", "storage value must be a number"))?;
+    write(&s, index_in(i as i64, s.len(), "__newindex")?, v);
+    Ok(MultiValue::new())
+}
+
+pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) -> Result<()> {
+    add(lua, functions, "tensorIndex", tensor_index)?;
+    add(lua, functions, "tensorNewIndex", tensor_newindex)?;
+    add(lua, functions, "storageIndex", storage_index)?;
+    add(lua, functions, "storageNewIndex", storage_newindex)?;
+    add(lua, tensor, "maskedSelect", |lua, a| {
+        // x:maskedSelect(mask) or res:maskedSelect(src, mask)
+        let (src, mask, into) = match (tensor_of(arg(&a, 2)), tensor_of(arg(&a, 3))) {
+            (Some(src), Some(mask)) => (src, mask, true),
+            (Some(mask), None) => (tensor_arg(&a, 1, "maskedSelect")?, mask, false),
+            _ => return Err(error("maskedSelect", "expected (mask) or (src, mask)")),
+        };
+        let out = masked_select(&src, &mask, "maskedSelect")?;
+        if into {
+            userdata::set_view(arg(&a, 1), out)?;
+            return receiver(&a);
+        }
+        one(push_tensor(lua, out)?)
+    })?;
+    add(lua, tensor, "maskedFill", |_, a| {
+        let t = tensor_arg(&a, 1, "maskedFill")?;
+        let mask = tensor_arg(&a, 2, "maskedFill")?;
+        masked_fill(&t, &mask, args::number_arg(&a, 3, "maskedFill")?, "maskedFill")?;
+        receiver(&a)
+    })?;
+    add(lua, tensor, "maskedCopy", |_, a| {
+        let t = tensor_arg(&a, 1, "maskedCopy")?;
+        let mask = tensor_arg(&a, 2, "maskedCopy")?;
+        let src = tensor_arg(&a, 3, "maskedCopy")?;
+        masked_copy(&t, &mask, &src, "maskedCopy")?;
+        receiver(&a)
+    })?;
+
+    add(lua, storage, "size", |_, a| {
+        one(Value::Number(storage_arg(&a, 1, "size")?.len() as f64))
+    })?;
+    add(lua, storage, "elementSize", |_, a| {
+        one(Value::Number(
+            storage_arg(&a, 1, "elementSize")?.dtype().size_of() as f64
+        ))
+    })?;
+    add(lua, storage, "resize", |_, a| {
+        let s = storage_arg(&a, 1, "resize")?;
+        let n = args::int_arg(&a, 2, "resize")?;
+        if n < 0 {
+            return Err(error("resize", format!("invalid size {n}")));
+        }
+        args::lift_in("resize", s.resize(n as usize))?;
+        receiver(&a)
+    })?;
+    add(lua, storage, "totable", |lua, a| {
+        let s = storage_arg(&a, 1, "totable")?;
+        let t = lua.create_table_with_capacity(s.len(), 0)?;
+        for i in 0..s.len() {
+            t.raw_set(i + 1, read(&s, i))?;
+        }
+        one(Value::Table(t))
+    })?;
+    add(lua, storage, "string", |lua, a| {
+        let s = storage_arg(&a, 1, "string")?;
+        if !matches!(s.dtype(), DType::Byte | DType::Char) {
+            return Err(error("string", "only for ByteStorage and CharStorage"));
+        }
+        match arg(&a, 2) {
+            Value::String(text) => {
+                let bytes = text.as_bytes();
+                args::lift_in("string", s.resize(bytes.len()))?;
+                // SAFETY: resized to exactly the string's length.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), bytes.len()) };
+                receiver(&a)
+            }
+            // SAFETY: read-only copy.
+            _ => one(Value::String(lua.create_string(unsafe { s.bytes() })?)),
+        }
+    })?;
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! The `torch` package's native side (`libtorch`): tensors and storages of the seven Torch types
+//! as userdata, their methods, and Torch7's print format. `lua/torch/init.lua` builds the Lua API
+//! (class tables, `torch.class`, the `torch.*` functions) on top.
+
+pub mod apply;
+pub mod args;
+pub mod construct;
+pub mod dtype;
+pub mod layout;
+pub mod methods;
+pub mod print;
+pub mod storage;
+pub mod userdata;
+
+use mlua::{Lua, Result, Table, Value};
+
+use args::{Args, arg, error};
+use dtype::DType;
+use userdata::{Object, classify, push_tensor, storage_of, tensor_of};
+
+fn dtype_arg(a: &Args, pos: usize, method: &str) -> Result<DType> {
+    let v = arg(a, pos);
+    let name = match v {
+        Value::String(s) => s.to_string_lossy(),
+        _ => return Err(error(method, "expected a type name")),
+    };
+    DType::from_name(&name).ok_or_else(|| error(method, format!("unknown type {name}")))
+}
+
+/// The `libtorch` module table.
+pub fn open(lua: &Lua) -> Result<Table> {
+    let m = lua.create_table()?;
+    let tensor_methods = lua.create_table()?;
+    let storage_methods = lua.create_table()?;
+    let functions = lua.create_table()?;
+    methods::install(lua, &tensor_methods, &storage_methods, &functions)?;
+    for pair in functions.pairs::<String, Value>() {
+        let (k, v) = pair?;
+        m.set(k, v)?;
+    }
+    m.set("tensorMethods", tensor_methods)?;
+    m.set("storageMethods", storage_methods)?;
+    m.set("types", lua.create_sequence_from(DType::ALL.iter().map(|d| d.name()))?)?;
+
+    m.set(
+        "register",
+        lua.create_function(|lua, (name, tmeta, smeta): (String, Table, Table)| {
+            let d = DType::from_name(&name).ok_or_else(|| error("register", format!("unknown type {name}")))?;
+            userdata::register_types(lua, d, &tmeta, &smeta)
+        })?,
+    )?;
+    m.set(
+        "newTensor",
+        lua.create_function(|lua, a: Args| {
+            let d = dtype_arg(&a, 1, "torch.Tensor")?;
+            let rest: Args = mlua::Variadic::from_iter(a.iter().skip(1).cloned());
+            push_tensor(lua, construct::new_tensor(d, &rest)?)
+        })?,
+    )?;
+    m.set(
+        "newStorage",
+        lua.create_function(|lua, a: Args| {
+            let d = dtype_arg(&a, 1, "torch.Storage")?;
+            let rest: Args = mlua::Variadic::from_iter(a.iter().skip(1).cloned());
+            construct::new_storage(lua, d, &rest)
+        })?,
+    )?;
+    m.set(
+        "tostring",
+        lua.create_function(|_, v: Value| {
+            if let Some(t) = tensor_of(&v) {
+                return Ok(print::tensor_to_string(&t));
+            }
+            match storage_of(&v) {
+                Some(s) => Ok(print::storage_to_string(&s)),
+                None => Err(error("tostring", "expected a tensor or a storage")),
+            }
+        })?,
+    )?;
+    // (kind, type name) of a tensor or storage, nil otherwise: 'tensor'|'storage', 'Float'.
+    m.set(
+        "classify",
+        lua.create_function(|_, v: Value| {
+            Ok(match classify(&v) {
+                Some(Object::Tensor(_, d)) => (Some("tensor"), Some(d.name())),
+                Some(Object::Storage(_, d)) => (Some("storage"), Some(d.name())),
+                None => (None, None),
+            })
+        })?,
+    )?;
+    // Identity used by torch.pointer and serialization: the storage for storages, the userdata
+    // for tensors.
+    m.set(
+        "pointer",
+        lua.create_function(|_, v: Value| {
+            Ok(match &v {
+                _ if storage_of(&v).is_some() => storage_of(&v).map(|s| s.id() as f64),
+                Value::UserData(ud) => Some(ud.to_pointer() as usize as f64),
+                Value::Table(t) => Some(t.to_pointer() as usize as f64),
+                Value::Function(f) => Some(f.to_pointer() as usize as f64),
+                Value::Thread(t) => Some(t.to_pointer() as usize as f64),
+                _ => None,
+            })
+        })?,
+    )?;
+    Ok(m)
+}

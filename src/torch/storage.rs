@@ -1,0 +1,226 @@
+//! Reference-counted element buffers. One type for every backing: heap memory owned here, or memory
+//! owned by something else (a shared-memory mapping, a received message, a device allocation) that
+//! is released when the last reference goes. Tensors and Lua storages share a `Storage` by cloning it.
+
+use std::alloc::Layout;
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+use super::dtype::{DType, Element};
+
+/// Alignment of heap buffers: enough for any element type and for SIMD loads.
+const ALIGN: usize = 64;
+
+enum Backing {
+    /// Owned here; freed with this layout.
+    Heap(Layout),
+    /// Owned by the boxed value, dropped with the storage.
+    External(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+    /// No memory (length 0).
+    Empty,
+}
+
+struct Buffer {
+    ptr: NonNull<u8>,
+    len: usize,
+    backing: Backing,
+}
+
+impl Buffer {
+    fn empty() -> Buffer {
+        Buffer {
+            ptr: NonNull::<u64>::dangling().cast(),
+            len: 0,
+            backing: Backing::Empty,
+        }
+    }
+
+    fn heap_zeroed(dtype: DType, len: usize) -> Result<Buffer, String> {
+        let bytes = len
+            .checked_mul(dtype.size_of())
+            .ok_or_else(|| format!("storage of {len} elements is too large"))?;
+        if bytes == 0 {
+            return Ok(Buffer::empty());
+        }
+        let layout =
+            Layout::from_size_align(bytes, ALIGN).map_err(|_| format!("storage of {len} elements is too large"))?;
+        // SAFETY: layout has a non-zero size.
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(ptr).ok_or_else(|| format!("out of memory allocating {bytes} bytes"))?;
+        Ok(Buffer {
+            ptr,
+            len,
+            backing: Backing::Heap(layout),
+        })
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        if let Backing::Heap(layout) = self.backing {
+            // SAFETY: allocated in heap_zeroed with this layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
+        }
+    }
+}
+
+struct StorageCell {
+    dtype: DType,
+    buffer: UnsafeCell<Buffer>,
+}
+
+// SAFETY: the buffer is plain memory. As in Torch, code that shares a storage between threads is
+// responsible for not resizing it while another thread uses it; element access is unsynchronised.
+unsafe impl Send for StorageCell {}
+unsafe impl Sync for StorageCell {}
+
+/// A shared handle on a typed buffer.
+#[derive(Clone)]
+pub struct Storage(Arc<StorageCell>);
+
+impl Storage {
+    /// A zero-filled storage of `len` elements.
+    pub fn new(dtype: DType, len: usize) -> Result<Storage, String> {
+        Ok(Storage(Arc::new(StorageCell {
+            dtype,
+            buffer: UnsafeCell::new(Buffer::heap_zeroed(dtype, len)?),
+        })))
+    }
+
+    pub fn from_slice<T: Element>(data: &[T]) -> Result<Storage, String> {
+        let s = Storage::new(T::DTYPE, data.len())?;
+        // SAFETY: fresh storage of the same type and length.
+        unsafe { s.as_mut_slice::<T>().copy_from_slice(data) };
+        Ok(s)
+    }
+
+    /// Wraps memory owned by `owner`, which must keep `ptr..ptr+len*size_of(dtype)` valid and
+    /// suitably aligned for as long as it lives.
+    ///
+    /// # Safety
+    /// `ptr` must point to `len` initialised elements of `dtype` that stay valid while `owner` lives.
+    pub unsafe fn from_external(dtype: DType, ptr: *mut u8, len: usize, owner: Box<dyn Any + Send + Sync>) -> Storage {
+        let buffer = match NonNull::new(ptr) {
+            Some(ptr) if len > 0 => Buffer {
+                ptr,
+                len,
+                backing: Backing::External(owner),
+            },
+            _ => Buffer::empty(),
+        };
+        Storage(Arc::new(StorageCell {
+            dtype,
+            buffer: UnsafeCell::new(buffer),
+        }))
+    }
+
+    fn buffer(&self) -> &Buffer {
+        // SAFETY: see the Send/Sync note; the buffer is only replaced by `resize`.
+        unsafe { &*self.0.buffer.get() }
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.0.dtype
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.buffer().len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Identity of the underlying storage (what `torch.pointer` returns, and the key for dedupe).
+    pub fn id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    pub fn same(&self, other: &Storage) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Whether the memory is owned by this storage (heap), as opposed to an external owner.
+    pub fn is_heap(&self) -> bool {
+        !matches!(self.buffer().backing, Backing::External(_))
+    }
+
+    /// Start of the data as bytes.
+    pub fn data_ptr(&self) -> *mut u8 {
+        self.buffer().ptr.as_ptr()
+    }
+
+    /// Start of the data.
+    pub fn ptr<T: Element>(&self) -> *mut T {
+        assert_eq!(T::DTYPE, self.0.dtype, "storage element type mismatch");
+        self.buffer().ptr.as_ptr().cast()
+    }
+
+    /// # Safety
+    /// No other live reference to the data may write while the slice is used.
+    pub unsafe fn as_slice<T: Element>(&self) -> &[T] {
+        unsafe { std::slice::from_raw_parts(self.ptr::<T>(), self.len()) }
+    }
+
+    /// # Safety
+    /// The caller must be the only one accessing the data while the slice is used.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn as_mut_slice<T: Element>(&self) -> &mut [T] {
+        unsafe { std::slice::from_raw_parts_mut(self.ptr::<T>(), self.len()) }
+    }
+
+    /// The raw bytes of the data.
+    ///
+    /// # Safety
+    /// As for `as_slice`.
+    pub unsafe fn bytes(&self) -> &[u8] {
+        unsafe { std::slice::from_raw_parts(self.data_ptr(), self.len() * self.0.dtype.size_of()) }
+    }
+
+    /// Changes the number of elements, keeping the common prefix; new elements are zero. Every
+    /// tensor and Lua storage sharing this storage sees the new buffer (Torch's semantics).
+    pub fn resize(&self, len: usize) -> Result<(), String> {
+        if len == self.len() {
+            return Ok(());
+        }
+        let fresh = Buffer::heap_zeroed(self.0.dtype, len)?;
+        let keep = len.min(self.len()) * self.0.dtype.size_of();
+        // SAFETY: distinct allocations; `keep` bytes are valid in both.
+        unsafe {
+            std::ptr::copy_nonoverlapping(self.data_ptr(), fresh.ptr.as_ptr(), keep);
+            *self.0.buffer.get() = fresh;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Storage({:?}, {})", self.dtype(), self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_is_zeroed_and_resize_keeps_prefix() {
+        let s = Storage::from_slice(&[1.0f32, 2.0, 3.0]).unwrap();
+        let view = s.clone();
+        s.resize(5).unwrap();
+        assert_eq!(unsafe { view.as_slice::<f32>() }, &[1.0, 2.0, 3.0, 0.0, 0.0]);
+        s.resize(2).unwrap();
+        assert_eq!(unsafe { view.as_slice::<f32>() }, &[1.0, 2.0]);
+        assert!(view.same(&s));
+    }
+
+    #[test]
+    fn absurd_sizes_are_errors() {
+        assert!(Storage::new(DType::Double, usize::MAX / 2).is_err());
+        assert!(Storage::new(DType::Double, 0).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,120 @@
+//! Tensors and storages as Lua userdata. Each element type is its own Rust type (`TensorUd<f32>`,
+//! ...) so that it gets its own metatable, whose `__index` is a Lua function over that type's class
+//! table: methods added from Lua (`torch.FloatTensor.foo = ...`) are seen by every instance.
+
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::marker::PhantomData;
+
+use mlua::{AnyUserData, Lua, Result, Table, UserDataFields, Value};
+
+use super::dtype::{DType, Element};
+use super::layout::Tensor;
+use super::storage::Storage;
+use crate::dispatch;
+
+/// A tensor handle: the view can change in place (`resize`, `set`, `transpose` on self, ...).
+pub struct TensorUd<T: Element> {
+    pub view: RefCell<Tensor>,
+    _t: PhantomData<T>,
+}
+
+pub struct StorageUd<T: Element> {
+    pub storage: Storage,
+    _t: PhantomData<T>,
+}
+
+/// Which of our userdata types a Lua value holds.
+pub enum Object {
+    Tensor(AnyUserData, DType),
+    Storage(AnyUserData, DType),
+}
+
+fn tensor_dtype_of(id: TypeId) -> Option<DType> {
+    DType::ALL
+        .into_iter()
+        .find(|&d| dispatch!(d, T => id == TypeId::of::<TensorUd<T>>()))
+}
+
+fn storage_dtype_of(id: TypeId) -> Option<DType> {
+    DType::ALL
+        .into_iter()
+        .find(|&d| dispatch!(d, T => id == TypeId::of::<StorageUd<T>>()))
+}
+
+pub fn classify(value: &Value) -> Option<Object> {
+    let Value::UserData(ud) = value else { return None };
+    let id = ud.type_id()?;
+    if let Some(d) = tensor_dtype_of(id) {
+        return Some(Object::Tensor(ud.clone(), d));
+    }
+    storage_dtype_of(id).map(|d| Object::Storage(ud.clone(), d))
+}
+
+/// The view of a tensor userdata (a cheap copy: the storage is shared).
+pub fn tensor_of(value: &Value) -> Option<Tensor> {
+    match classify(value)? {
+        Object::Tensor(ud, d) => Some(with_tensor_cell(&ud, d, |c| c.borrow().clone())),
+        Object::Storage(..) => None,
+    }
+}
+
+pub fn storage_of(value: &Value) -> Option<Storage> {
+    match classify(value)? {
+        Object::Storage(ud, d) => Some(dispatch!(d, T => ud.borrow::<StorageUd<T>>().ok()?.storage.clone())),
+        Object::Tensor(..) => None,
+    }
+}
+
+fn with_tensor_cell<R>(ud: &AnyUserData, dtype: DType, f: impl FnOnce(&RefCell<Tensor>) -> R) -> R {
+    dispatch!(dtype, T => {
+        let r = ud.borrow::<TensorUd<T>>().expect("tensor userdata of the classified type");
+        f(&r.view)
+    })
+}
+
+/// Replaces the view held by a tensor userdata (in-place view operations).
+pub fn set_view(value: &Value, tensor: Tensor) -> Result<()> {
+    match classify(value) {
+        Some(Object::Tensor(ud, d)) if d == tensor.dtype => {
+            with_tensor_cell(&ud, d, |c| *c.borrow_mut() = tensor);
+            Ok(())
+        }
+        _ => Err(mlua::Error::runtime(
+            "internal error: set_view on a value that is not a tensor of that type",
+        )),
+    }
+}
+
+pub fn push_tensor(lua: &Lua, tensor: Tensor) -> Result<Value> {
+    let ud = dispatch!(tensor.dtype, T => lua.create_any_userdata(TensorUd::<T> { view: RefCell::new(tensor), _t: PhantomData })?);
+    Ok(Value::UserData(ud))
+}
+
+pub fn push_storage(lua: &Lua, storage: Storage) -> Result<Value> {
+    let ud = dispatch!(storage.dtype(), T => lua.create_any_userdata(StorageUd::<T> { storage, _t: PhantomData })?);
+    Ok(Value::UserData(ud))
+}
+
+/// Installs the metatables of the tensor and storage userdata of `dtype`: every field of `meta`
+/// (`__index`, `__newindex`, `__tostring`, operators, `__typename`, ...) becomes a metatable field.
+pub fn register_types(lua: &Lua, dtype: DType, tensor_meta: &Table, storage_meta: &Table) -> Result<()> {
+    fn fields(meta: &Table) -> Result<Vec<(String, Value)>> {
+        meta.pairs::<String, Value>().collect()
+    }
+    let tm = fields(tensor_meta)?;
+    let sm = fields(storage_meta)?;
+    dispatch!(dtype, T => {
+        lua.register_userdata_type::<TensorUd<T>>(|reg| {
+            for (k, v) in tm {
+                reg.add_meta_field(k, v);
+            }
+        })?;
+        lua.register_userdata_type::<StorageUd<T>>(|reg| {
+            for (k, v) in sm {
+                reg.add_meta_field(k, v);
+            }
+        })?;
+    });
+    Ok(())
+}
