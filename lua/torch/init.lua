@@ -261,14 +261,25 @@ end
 
 torch.setdefaulttensortype('torch.DoubleTensor')
 
--- Methods written in Lua, shared by every tensor class.
-local Tensor = require 'torch.Tensor'
-for _, T in ipairs(C.types) do
-   local class = classes['torch.' .. T .. 'Tensor']
-   for k, f in pairs(Tensor) do
-      if rawget(class, k) == nil then class[k] = f end
+-- Native functions of the torch table (torch.manualSeed, ...).
+for k, f in pairs(C.torchFunctions) do torch[k] = f end
+
+-- Methods written in Lua, shared by every tensor class; each file returns a table of methods
+-- and may also define `torch.*` functions.
+for _, file in ipairs { 'torch.Tensor', 'torch.math', 'torch.random' } do
+   local methods = require(file)
+   for _, T in ipairs(C.types) do
+      local class = classes['torch.' .. T .. 'Tensor']
+      for k, f in pairs(methods) do
+         if rawget(class, k) == nil then class[k] = f end
+      end
    end
 end
+
+-- The rest of the package: files, serialization, utilities.
+require 'torch.File'
+require 'torch.Timer'
+require 'torch.CmdLine'
 
 -- getmetatable(tensor) gives its class, as under luaT (userdata metatables are otherwise hidden).
 do

@@ -32,12 +32,14 @@ pub fn open(lua: &Lua) -> Result<Table> {
     let m = lua.create_table()?;
     let tensor_methods = lua.create_table()?;
     let storage_methods = lua.create_table()?;
+    let internal = lua.create_table()?;
     let functions = lua.create_table()?;
-    methods::install(lua, &tensor_methods, &storage_methods, &functions)?;
-    for pair in functions.pairs::<String, Value>() {
+    methods::install(lua, &tensor_methods, &storage_methods, &internal, &functions)?;
+    for pair in internal.pairs::<String, Value>() {
         let (k, v) = pair?;
         m.set(k, v)?;
     }
+    m.set("torchFunctions", functions)?;
     m.set("tensorMethods", tensor_methods)?;
     m.set("storageMethods", storage_methods)?;
     m.set("types", lua.create_sequence_from(DType::ALL.iter().map(|d| d.name()))?)?;

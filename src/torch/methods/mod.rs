@@ -10,6 +10,11 @@ use super::args::Args;
 
 pub mod access;
 pub mod copy;
+pub mod index;
+pub mod linalg;
+pub mod math;
+pub mod random;
+pub mod reduce;
 pub mod shape;
 
 pub type Method = fn(&Lua, Args) -> Result<MultiValue>;
@@ -32,10 +37,16 @@ pub fn receiver(args: &Args) -> Result<MultiValue> {
 }
 
 /// Fills the method tables: `tensor` for all tensor classes, `storage` for all storage classes,
-/// `functions` for functions of the `torch` table that are not methods.
-pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) -> Result<()> {
+/// `internal` for helpers that `lua/torch` uses (fields of `libtorch`), and `functions` for
+/// functions that become fields of the `torch` table as they are (`torch.manualSeed`, ...).
+pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, functions: &Table) -> Result<()> {
     shape::install(lua, tensor)?;
     copy::install(lua, tensor, storage)?;
-    access::install(lua, tensor, storage, functions)?;
+    access::install(lua, tensor, storage, internal)?;
+    math::install(lua, tensor, functions)?;
+    linalg::install(lua, tensor, functions)?;
+    reduce::install(lua, tensor, functions)?;
+    index::install(lua, tensor, functions)?;
+    random::install(lua, tensor, functions)?;
     Ok(())
 }

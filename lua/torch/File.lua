@@ -1,0 +1,1 @@
+-- torch.File and its subclasses (DiskFile, MemoryFile, PipeFile), torch.save/load, serialize/deserialize.
