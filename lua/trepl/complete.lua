@@ -4,11 +4,12 @@
 -- debug.getmetatable, type), every loop is bounded, and the Rust side calls this protected.
 
 local rawget, next, type, ipairs = rawget, next, type, ipairs
-local getmetatable = debug.getmetatable
+local getmetatable, getupvalue = debug.getmetatable, debug.getupvalue
 local sort = table.sort
 
 local MAX_KEYS = 20000 -- keys looked at per table
 local MAX_CHAIN = 32 -- metatables followed per value
+local MAX_UPVALUES = 16 -- upvalues of an `__index` function looked at
 
 local keywords = {
    'and', 'break', 'do', 'else', 'elseif', 'end', 'false', 'for', 'function', 'goto', 'if', 'in',
@@ -19,7 +20,8 @@ for _, k in ipairs(keywords) do is_keyword[k] = true end
 
 -- The tables whose keys read as fields of `v`: `v` itself when it is a table, then along its
 -- metatables: an `__index` table (and that table's own metatable after it), or, when `__index` is a
--- function, the metatable itself, where luaT-style classes (Torch tensors) keep their methods.
+-- function, the metatable itself (where luaT-style classes keep their methods) and the tables among
+-- the function's upvalues (where mlua's userdata `__index` keeps its methods and fields).
 local function sources(v)
    local out, seen = {}, {}
    local function add(t)
@@ -38,6 +40,13 @@ local function sources(v)
          mt = getmetatable(index)
       else
          if not add(mt) then break end
+         if type(index) == 'function' then
+            for i = 1, MAX_UPVALUES do
+               local name, up = getupvalue(index, i)
+               if name == nil then break end
+               add(up)
+            end
+         end
          mt = getmetatable(mt)
       end
    end
