@@ -228,6 +228,23 @@ fn tab_completes_fields_and_methods() {
 }
 
 #[test]
+fn tensors_print_in_torch_format_and_complete() {
+    let mut th = Th::start(&home("tensor"), &[]);
+    th.type_keys("t = torch.FloatTen\t");
+    th.expect("torch.FloatTensor");
+    th.quiet("(2, 3):fill(1)");
+    let out = th.output_of("t");
+    assert!(
+        out.contains(" 1  1  1\r\n 1  1  1\r\n[torch.FloatTensor of size 2x3]"),
+        "{out:?}"
+    );
+    th.type_keys("t:narr\t");
+    th.expect("t:narrow");
+    th.eval("(1, 2, 1):size(2) * 14", "42");
+    assert_eq!(th.quit(), 0);
+}
+
+#[test]
 fn history_is_written_and_reloaded() {
     let dir = home("history");
     let mut th = Th::start(&dir, &[]);
