@@ -27,7 +27,13 @@ pub struct Output {
 impl Output {
     /// Panics with both streams shown unless `th` exited 0.
     pub fn assert_ok(&self) -> &Self {
-        assert_eq!(self.status, Some(0), "th failed\n--- stdout\n{}\n--- stderr\n{}", self.stdout, self.stderr);
+        assert_eq!(
+            self.status,
+            Some(0),
+            "th failed\n--- stdout\n{}\n--- stderr\n{}",
+            self.stdout,
+            self.stderr
+        );
         self
     }
 }
@@ -43,7 +49,11 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// Runs `th args` in `cwd` with `stdin` fed in, extra environment `env`, waiting at most TIMEOUT.
 pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(th_path());
-    cmd.args(args).current_dir(cwd).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     for (k, v) in env {
         cmd.env(k, v);
     }
