@@ -111,6 +111,20 @@ local function install_constructor(name, ctor, module)
    rawset(module, short, ctor)
 end
 
+-- The table users call to construct (`torch.FloatTensor(...)`, `nn.Linear(...)`): it reads and
+-- writes through to the class, and its protected metatable is the class (as luaT's).
+local function constructor_table(name, class, new)
+   local ctor = setmetatable({}, {
+      __index = class,
+      __newindex = class,
+      __call = function(_, ...) return new(...) end,
+      __tostring = function() return name end,
+      __metatable = class,
+   })
+   constructors[name] = ctor
+   return ctor
+end
+
 function torch.newmetatable(name, parentName, constructor, destructor, factory, module)
    if type(name) ~= 'string' then error('torch.newmetatable: class name must be a string', 2) end
    if classes[name] then error('torch.class: attempt to redefine Torch class <' .. name .. '>', 3) end
@@ -149,14 +163,7 @@ function torch.newmetatable(name, parentName, constructor, destructor, factory, 
    end
    class.new = new
    classes[name] = class
-   local ctor = setmetatable({}, {
-      __index = class,
-      __newindex = class,
-      __call = function(_, ...) return new(...) end,
-      __tostring = function() return name end,
-      __metatable = class,
-   })
-   constructors[name] = ctor
+   local ctor = constructor_table(name, class, new)
    install_constructor(name, ctor, module)
    return class, parent, ctor
 end
@@ -230,19 +237,8 @@ for _, T in ipairs(C.types) do
    C.register(T, tmeta, smeta)
 
    classes[tname], classes[sname] = tclass, sclass
-   local function ctor_table(name, class, new)
-      local ctor = setmetatable({}, {
-         __index = class,
-         __newindex = class,
-         __call = function(_, ...) return new(...) end,
-         __tostring = function() return name end,
-         __metatable = class,
-      })
-      constructors[name] = ctor
-      return ctor
-   end
-   torch[T .. 'Tensor'] = ctor_table(tname, tclass, new_tensor)
-   torch[T .. 'Storage'] = ctor_table(sname, sclass, new_storage)
+   torch[T .. 'Tensor'] = constructor_table(tname, tclass, new_tensor)
+   torch[T .. 'Storage'] = constructor_table(sname, sclass, new_storage)
 end
 
 function torch.setdefaulttensortype(name)
