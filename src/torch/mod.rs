@@ -10,6 +10,7 @@ pub mod layout;
 pub mod methods;
 pub mod print;
 pub mod storage;
+pub mod timer;
 pub mod userdata;
 
 use mlua::{Lua, Result, Table, Value};
@@ -105,5 +106,6 @@ pub fn open(lua: &Lua) -> Result<Table> {
             })
         })?,
     )?;
+    timer::install(lua, &m)?;
     Ok(m)
 }
