@@ -276,6 +276,8 @@ end
 require 'torch.File'
 require 'torch.Timer'
 require 'torch.CmdLine'
+require 'torch.Tester'
+require 'torch.utils'
 
 -- getmetatable(tensor) gives its class, as under luaT (userdata metatables are otherwise hidden).
 do
