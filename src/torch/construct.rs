@@ -10,9 +10,25 @@ use super::storage::Storage;
 use super::userdata::{push_storage, push_tensor, storage_of, tensor_of};
 use crate::dispatch;
 
+/// Torch's rule for size lists (THTensor_resizeNd): the dimensions end at the first size of 0, so
+/// `torch.Tensor(0)` has no dimension and `torch.Tensor(2, 0)` is 1-D.
+pub fn torch_dims(size: &[usize]) -> &[usize] {
+    &size[..size.iter().position(|&s| s == 0).unwrap_or(size.len())]
+}
+
+/// A zero-filled tensor of `size` (after `torch_dims`); no storage when it has no dimension.
+fn new_zeros(dtype: DType, size: &[usize]) -> Result<Tensor> {
+    let size = torch_dims(size);
+    if size.is_empty() {
+        return Ok(Tensor::empty(dtype));
+    }
+    args::lift(Tensor::zeros(dtype, size))
+}
+
 /// THTensor_resizeNd: same sizes keep the strides; otherwise the tensor becomes contiguous, and the
 /// storage grows (never shrinks) to hold it. A tensor with no storage gets one.
 pub fn resize(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String> {
+    let size = torch_dims(size);
     if t.size == size && t.storage.is_some() {
         return Ok(());
     }
@@ -21,6 +37,8 @@ pub fn resize(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String>
     t.stride = contiguous_strides(size);
     let needed = if size.is_empty() { 0 } else { t.offset + n };
     match &t.storage {
+        // A tensor with no dimension needs no memory (Torch gives it no storage).
+        None if size.is_empty() => {}
         Some(s) if s.len() >= needed => {}
         Some(s) => s.resize(needed)?,
         None => t.storage = Some(Storage::new(t.dtype, needed)?),
@@ -44,44 +62,50 @@ fn storage_view(storage: Storage, args: &Args, pos: usize, method: &str) -> Resu
         ));
     }
     let offset = offset as usize - 1;
-    let (size, stride): (Vec<usize>, Option<Vec<usize>>) = if let Some(sz) = long_storage_values(arg(args, pos + 1)) {
+    // Sizes, and strides where given (Torch computes a missing or negative stride as
+    // contiguous, dimension by dimension).
+    let (size, stride): (Vec<usize>, Vec<Option<i64>>) = if let Some(sz) = long_storage_values(arg(args, pos + 1)) {
         let size = args::usize_sizes(&sz, method)?;
         let stride = match long_storage_values(arg(args, pos + 2)) {
-            Some(st) => Some(args::usize_sizes(&st, method)?),
-            None => None,
+            Some(st) if st.len() != size.len() => {
+                return Err(error(method, "sizes and strides have different lengths"));
+            }
+            Some(st) => st.into_iter().map(Some).collect(),
+            None => vec![None; size.len()],
         };
         (size, stride)
     } else if is_number(arg(args, pos + 1)) {
-        // size1, stride1, size2, stride2, ... (a missing stride means contiguous).
+        // size1, stride1, size2, stride2, ...
         let mut size = Vec::new();
         let mut stride = Vec::new();
         let mut p = pos + 1;
-        let mut strides_given = true;
         while is_number(arg(args, p)) {
             size.push(int_arg(args, p, method)?);
-            if is_number(arg(args, p + 1)) {
-                stride.push(int_arg(args, p + 1, method)?);
+            stride.push(if is_number(arg(args, p + 1)) {
+                Some(int_arg(args, p + 1, method)?)
             } else {
-                strides_given = false;
-            }
+                None
+            });
             p += 2;
         }
-        let size = args::usize_sizes(&size, method)?;
-        let stride = if strides_given {
-            Some(args::usize_sizes(&stride, method)?)
-        } else {
-            None
-        };
-        (size, stride)
+        (args::usize_sizes(&size, method)?, stride)
+    } else if matches!(arg(args, pos), Value::Nil) {
+        // The whole storage, as 1-D.
+        (if len == 0 { vec![] } else { vec![len] }, vec![None])
     } else {
-        // The whole storage from the offset, as 1-D.
-        let n = len - offset.min(len);
-        (if n == 0 { vec![] } else { vec![n] }, None)
+        // An offset without sizes gives a tensor with no dimension, as in Torch.
+        (vec![], vec![])
     };
-    let stride = stride.unwrap_or_else(|| contiguous_strides(&size));
-    if stride.len() != size.len() {
-        return Err(error(method, "sizes and strides have different lengths"));
+    let size = torch_dims(&size).to_vec();
+    let mut strides = vec![0usize; size.len()];
+    for d in (0..size.len()).rev() {
+        strides[d] = match stride[d] {
+            Some(st) if st >= 0 => st as usize,
+            _ if d + 1 == size.len() => 1,
+            _ => size[d + 1] * strides[d + 1],
+        };
     }
+    let stride = strides;
     let t = Tensor {
         dtype,
         storage: Some(storage),
@@ -162,7 +186,7 @@ pub fn new_tensor(dtype: DType, args: &Args) -> Result<Tensor> {
         }
         _ if is_number(first) => {
             let size = args::usize_sizes(&args::sizes_arg(args, 1, method)?, method)?;
-            args::lift(Tensor::zeros(dtype, &size))
+            new_zeros(dtype, &size)
         }
         _ => {
             if let Some(t) = tensor_of(first) {
@@ -190,13 +214,16 @@ pub fn new_tensor(dtype: DType, args: &Args) -> Result<Tensor> {
                     return storage_view(s, args, 2, method);
                 }
                 let size = args::usize_sizes(&long_storage_values(first).unwrap_or_default(), method)?;
-                let mut t = args::lift(Tensor::zeros(dtype, &size))?;
+                let mut t = new_zeros(dtype, &size)?;
                 if let Some(st) = long_storage_values(arg(args, 2)) {
                     let stride = args::usize_sizes(&st, method)?;
                     if stride.len() != size.len() {
                         return Err(error(method, "sizes and strides have different lengths"));
                     }
-                    t.stride = stride;
+                    if t.dim() == 0 {
+                        return Ok(t);
+                    }
+                    t.stride = stride[..t.dim()].to_vec();
                     let needed = t.extent();
                     args::lift(t.storage.as_ref().expect("zeros has storage").resize(needed))?;
                 }

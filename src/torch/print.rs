@@ -45,47 +45,54 @@ fn g_format(x: f64) -> String {
 struct Format {
     format: String,
     scale: Option<f64>,
-    width: usize,
+    /// Characters per number; None when NaN made it meaningless (Torch then puts every column
+    /// on one line).
+    width: Option<usize>,
 }
 
-/// Torch's choice of format for a set of values.
+/// Torch's choice of format for a set of values. The exponents stay floating point as in
+/// Torch's Lua, so infinities and NaN take the same branches there as here.
 fn choose_format(values: &[f64]) -> Format {
     if values.is_empty() {
         return Format {
             format: String::new(),
             scale: None,
-            width: 0,
+            width: Some(0),
         };
     }
     let int_mode = values.iter().all(|&v| v == v.ceil());
-    let exponent = |x: f64| if x != 0.0 { (x.log10().floor() + 1.0) as i64 } else { 1 };
-    let min = values.iter().map(|v| v.abs()).fold(f64::INFINITY, f64::min);
-    let max = values.iter().map(|v| v.abs()).fold(f64::NEG_INFINITY, f64::max);
+    // Torch's min and max propagate NaN.
+    let (min, max) = if values.iter().any(|v| v.is_nan()) {
+        (f64::NAN, f64::NAN)
+    } else {
+        let min = values.iter().map(|v| v.abs()).fold(f64::INFINITY, f64::min);
+        let max = values.iter().map(|v| v.abs()).fold(f64::NEG_INFINITY, f64::max);
+        (min, max)
+    };
+    let exponent = |x: f64| if x != 0.0 { x.log10().floor() + 1.0 } else { 1.0 };
     let (exp_min, exp_max) = (exponent(min), exponent(max));
     let (format, scale, width) = if int_mode {
-        if exp_max > 9 {
-            ("%11.4e".to_string(), None, 11)
+        if exp_max > 9.0 {
+            ("%11.4e".to_string(), None, Some(11))
         } else {
-            (format!("%{}d", exp_max + 1), None, (exp_max + 1) as usize)
+            let w = exp_max as usize + 1;
+            (format!("%{w}d"), None, Some(w))
         }
-    } else if exp_max - exp_min > 4 {
-        let w = if exp_max.abs() > 99 || exp_min.abs() > 99 {
+    } else if exp_max - exp_min > 4.0 {
+        let w = if exp_max.abs() > 99.0 || exp_min.abs() > 99.0 {
             12
         } else {
             11
         };
-        (format!("%{w}.4e"), None, w)
-    } else if !(0..=5).contains(&exp_max) {
-        ("%7.4f".to_string(), Some(10f64.powi((exp_max - 1) as i32)), 7)
+        (format!("%{w}.4e"), None, Some(w))
+    } else if exp_max.is_nan() {
+        // Torch's width comes out as "nan", and it falls back to %f.
+        ("%f".to_string(), None, None)
+    } else if !(0.0..=5.0).contains(&exp_max) {
+        ("%7.4f".to_string(), Some(10f64.powi(exp_max as i32 - 1)), Some(7))
     } else {
-        let w = if exp_max == 0 { 7 } else { exp_max + 6 };
-        (format!("%{w}.4f"), None, w as usize)
-    };
-    // NaN and infinities make the exponent meaningless; Torch falls back to %f.
-    let format = if !min.is_finite() || !max.is_finite() {
-        "%f".to_string()
-    } else {
-        format
+        let w = if exp_max == 0.0 { 7 } else { exp_max as usize + 6 };
+        (format!("%{w}.4f"), None, Some(w))
     };
     Format {
         format,
@@ -104,7 +111,10 @@ fn values_of(t: &Tensor) -> Vec<f64> {
 fn print_matrix(out: &mut String, values: &[f64], rows: usize, cols: usize, f: &Format, indent: &str) {
     let scale = f.scale.unwrap_or(1.0);
     out.push_str(indent);
-    let per_line = ((80 - indent.len() as i64) / (f.width as i64 + 1)).max(1) as usize;
+    let per_line = match f.width {
+        Some(w) => ((80 - indent.len() as i64) / (w as i64 + 1)).max(1) as usize,
+        None => cols.max(1),
+    };
     let mut first = 0;
     while first < cols {
         let last = (first + per_line).min(cols);

@@ -178,6 +178,12 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
         let t = tensor_arg(&a, 1, "select")?;
         let d = dim_arg(&a, 2, &t, "select")?;
         let i = args::index_in(int_arg(&a, 3, "select")?, t.size[d], "select")?;
+        // As in Torch, selecting in a 1-D tensor gives the element itself.
+        if t.dim() == 1 {
+            let s = args::lift_in("select", t.storage_checked())?;
+            let v = crate::torch::methods::access::read(s, t.offset + i * t.stride[0]);
+            return one(Value::Number(v));
+        }
         new_view(lua, args::lift_in("select", t.select(d, i)))
     })?;
     add(lua, m, "sub", sub)?;
