@@ -36,6 +36,8 @@ pub fn type_name(v: &Value) -> String {
     match classify(v) {
         Some(Object::Tensor(_, d)) => d.tensor_typename().into(),
         Some(Object::Storage(_, d)) => d.storage_typename().into(),
+        // LuaJIT has only one number type: Lua code never sees "integer".
+        None if matches!(v, Value::Integer(_)) => "number".into(),
         None => v.type_name().into(),
     }
 }
