@@ -216,7 +216,7 @@ function CmdLine:string(prefix, params, ignore)
    local sep, kv = self.argseparator, self.keyseparator
    local arguments, options = {}, {}
    for k, v in pairs(params) do
-      local option = self.options['-' .. k]
+      local option = self.options['-' .. k] or self.options['--' .. k]
       if ignore[k] then
          print('-- ignore option ' .. k)
       elseif option then

@@ -1,0 +1,3 @@
+-- A package on disk for the torch.include tests.
+local pkg = {}
+return pkg
