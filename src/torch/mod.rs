@@ -6,10 +6,12 @@ pub mod apply;
 pub mod args;
 pub mod construct;
 pub mod dtype;
+pub mod file;
 pub mod layout;
 pub mod methods;
 pub mod print;
 pub mod storage;
+pub mod t7;
 pub mod timer;
 pub mod userdata;
 
@@ -44,6 +46,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
     m.set("tensorMethods", tensor_methods)?;
     m.set("storageMethods", storage_methods)?;
     m.set("types", lua.create_sequence_from(DType::ALL.iter().map(|d| d.name()))?)?;
+    m.set("file", file::open(lua)?)?;
 
     m.set(
         "register",

@@ -1,0 +1,492 @@
+//! The torch.File classes' native side. Instances are tables of the torch classes `torch.DiskFile`,
+//! `torch.MemoryFile` and `torch.PipeFile` (made in lua/torch/File.lua, inheriting `torch.File`)
+//! holding a `FileHandle` userdata under `__handle`; the methods here find the File's state
+//! through it. The format itself lives in `crate::torch::t7`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use mlua::{Lua, MultiValue, Result, Table, Value};
+
+use super::args::{Args, arg, error, int_arg, number, type_name};
+use super::dtype::DType;
+use super::methods::{add, one, receiver};
+use super::storage::Storage;
+use super::t7::codec::{FileCore, Kind, Scalar, StringFormat};
+use super::t7::stream::{BufferedStream, MemoryStream};
+use super::t7::{self, Ctx};
+use super::userdata::{classify, push_storage, storage_of};
+use crate::dispatch;
+
+/// The Rust half of a File object.
+pub struct FileHandle(pub Rc<RefCell<FileCore>>);
+
+impl mlua::UserData for FileHandle {}
+
+const HANDLE: &str = "__handle";
+
+/// A File object of class `class` around `core`, as Rust code (ipc, parallel) needs one to pass
+/// to class read/write methods. Without the torch classes loaded it is a bare table.
+pub fn file_object(lua: &Lua, core: Rc<RefCell<FileCore>>, class: &str) -> Result<Value> {
+    let t = lua.create_table()?;
+    t.raw_set(HANDLE, lua.create_userdata(FileHandle(core))?)?;
+    if let Ok(Value::Table(torch)) = lua.globals().get::<Value>("torch")
+        && let Ok(Value::Function(getmt)) = torch.get::<Value>("getmetatable")
+        && let Ok(Value::Table(class)) = getmt.call::<Value>(class)
+    {
+        t.set_metatable(Some(class))?;
+    }
+    Ok(Value::Table(t))
+}
+
+fn new_object(lua: &Lua, class: &Table, core: FileCore) -> Result<Value> {
+    let t = lua.create_table()?;
+    t.raw_set(HANDLE, lua.create_userdata(FileHandle(Rc::new(RefCell::new(core))))?)?;
+    t.set_metatable(Some(class.clone()))?;
+    Ok(Value::Table(t))
+}
+
+fn core_of(a: &Args, method: &str) -> Result<Rc<RefCell<FileCore>>> {
+    let this = arg(a, 1);
+    if let Value::Table(t) = this
+        && let Ok(Value::UserData(ud)) = t.raw_get::<Value>(HANDLE)
+        && let Ok(h) = ud.borrow::<FileHandle>()
+    {
+        return Ok(h.0.clone());
+    }
+    Err(error(
+        method,
+        format!(
+            "expected a torch.File as receiver (call it with ':'), got {}",
+            type_name(this)
+        ),
+    ))
+}
+
+/// Runs `f` on the receiver's state, Torch-style errors named after `method`.
+fn with<R>(a: &Args, method: &str, f: impl FnOnce(&mut FileCore) -> std::result::Result<R, String>) -> Result<R> {
+    let core = core_of(a, method)?;
+    let mut c = core.try_borrow_mut().map_err(|_| error(method, "the file is in use"))?;
+    f(&mut c).map_err(|m| error(method, m))
+}
+
+fn boolean(v: bool) -> Result<MultiValue> {
+    one(Value::Boolean(v))
+}
+
+fn flag_method(lua: &Lua, t: &Table, name: &'static str, set: fn(&mut FileCore)) -> Result<()> {
+    t.raw_set(
+        name,
+        lua.create_function(move |_, a: Args| {
+            with(&a, name, |c| {
+                set(c);
+                Ok(())
+            })?;
+            receiver(&a)
+        })?,
+    )
+}
+
+fn query_method(lua: &Lua, t: &Table, name: &'static str, get: fn(&FileCore) -> bool) -> Result<()> {
+    t.raw_set(
+        name,
+        lua.create_function(move |_, a: Args| {
+            let v = with(&a, name, |c| Ok(get(c)))?;
+            boolean(v)
+        })?,
+    )
+}
+
+fn read_typed<T: Scalar>(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let d = T::DTYPE;
+    let method = format!("read{}", d.name());
+    let target = arg(&a, 2);
+    match target {
+        Value::Nil => {
+            let v: T = with(&a, &method, |c| c.read_scalar::<T>())?;
+            one(Value::Number(v.to_f64()))
+        }
+        _ if number(target).is_some() => {
+            let n = int_arg(&a, 2, &method)?;
+            if n < 0 {
+                return Err(error(&method, format!("cannot read {n} elements")));
+            }
+            let (s, _) = with(&a, &method, |c| c.read_storage(d, n as usize))?;
+            one(push_storage(lua, s)?)
+        }
+        _ => match storage_of(target) {
+            Some(s) if s.dtype() == d => {
+                // SAFETY: the storage is only written by this read; no Lua code runs meanwhile.
+                let got = with(&a, &method, |c| c.read_into(unsafe { s.as_mut_slice::<T>() }))?;
+                one(Value::Number(got as f64))
+            }
+            _ => Err(error(
+                &method,
+                format!(
+                    "bad argument #1 (nothing, a number or a {} expected, got {})",
+                    d.storage_typename(),
+                    type_name(target)
+                ),
+            )),
+        },
+    }
+}
+
+fn write_typed<T: Scalar>(_lua: &Lua, a: Args) -> Result<MultiValue> {
+    let d = T::DTYPE;
+    let method = format!("write{}", d.name());
+    let source = arg(&a, 2);
+    let n = if let Some(v) = number(source) {
+        with(&a, &method, |c| c.write_scalar(T::from_f64(v)))?
+    } else {
+        match storage_of(source) {
+            Some(s) if s.dtype() == d => {
+                // SAFETY: read-only view while it is written; no Lua code runs meanwhile.
+                with(&a, &method, |c| c.write_from(unsafe { s.as_slice::<T>() }))?
+            }
+            _ => {
+                return Err(error(
+                    &method,
+                    format!(
+                        "bad argument #1 (a number or a {} expected, got {})",
+                        d.storage_typename(),
+                        type_name(source)
+                    ),
+                ));
+            }
+        }
+    };
+    one(Value::Number(n as f64))
+}
+
+fn install_typed(lua: &Lua, t: &Table) -> Result<()> {
+    for d in DType::ALL {
+        let (r, w): (super::methods::Method, super::methods::Method) =
+            dispatch!(d, T => (read_typed::<T>, write_typed::<T>));
+        add(lua, t, &format!("read{}", d.name()), r)?;
+        add(lua, t, &format!("write{}", d.name()), w)?;
+    }
+    Ok(())
+}
+
+fn ctx_call<R>(lua: &Lua, a: &Args, method: &str, f: impl FnOnce(&Ctx) -> Result<R>) -> Result<R> {
+    let core = core_of(a, method)?;
+    let h = t7::helpers(lua)?;
+    let ctx = Ctx {
+        lua,
+        core: &core,
+        file: arg(a, 1),
+        helpers: &h,
+    };
+    f(&ctx)
+}
+
+/// The methods every File class has (torch.File's).
+fn file_methods(lua: &Lua) -> Result<Table> {
+    let t = lua.create_table()?;
+    install_typed(lua, &t)?;
+    flag_method(lua, &t, "binary", |c| c.binary = true)?;
+    flag_method(lua, &t, "ascii", |c| c.binary = false)?;
+    flag_method(lua, &t, "autoSpacing", |c| c.auto_spacing = true)?;
+    flag_method(lua, &t, "noAutoSpacing", |c| c.auto_spacing = false)?;
+    flag_method(lua, &t, "quiet", |c| c.quiet = true)?;
+    flag_method(lua, &t, "pedantic", |c| c.quiet = false)?;
+    flag_method(lua, &t, "clearError", |c| c.has_error = false)?;
+    query_method(lua, &t, "hasError", |c| c.has_error)?;
+    query_method(lua, &t, "isQuiet", |c| c.quiet)?;
+    query_method(lua, &t, "isReadable", |c| c.is_readable())?;
+    query_method(lua, &t, "isWritable", |c| c.is_writable())?;
+    query_method(lua, &t, "isBinary", |c| c.binary)?;
+    query_method(lua, &t, "isAutoSpacing", |c| c.auto_spacing)?;
+    query_method(lua, &t, "isReferenced", |c| c.refs.enabled)?;
+    add(lua, &t, "referenced", |_, a| {
+        let on = !matches!(arg(&a, 2), Value::Nil | Value::Boolean(false));
+        with(&a, "referenced", |c| {
+            c.refs.enabled = on;
+            Ok(())
+        })?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "longSize", |_, a| {
+        let n = int_arg(&a, 2, "longSize")?;
+        with(&a, "longSize", |c| c.set_long_size(n.max(-1) as usize))?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "seek", |_, a| {
+        let pos = int_arg(&a, 2, "seek")?;
+        if pos < 1 {
+            return Err(error("seek", format!("position must be positive, got {pos}")));
+        }
+        with(&a, "seek", |c| c.seek(pos as u64 - 1))?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "seekEnd", |_, a| {
+        with(&a, "seekEnd", |c| c.seek_end())?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "position", |_, a| {
+        let p = with(&a, "position", |c| c.position())?;
+        one(Value::Number(p as f64 + 1.0))
+    })?;
+    add(lua, &t, "synchronize", |_, a| {
+        with(&a, "synchronize", |c| c.synchronize())?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "close", |_, a| {
+        with(&a, "close", |c| c.close())?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "readBool", |_, a| {
+        let v = with(&a, "readBool", |c| c.read_scalar::<i32>())?;
+        boolean(v == 1)
+    })?;
+    add(lua, &t, "writeBool", |_, a| {
+        let v = !matches!(arg(&a, 2), Value::Nil | Value::Boolean(false));
+        let n = with(&a, "writeBool", |c| c.write_scalar::<i32>(v as i32))?;
+        one(Value::Number(n as f64))
+    })?;
+    add(lua, &t, "readString", |lua, a| {
+        let format = match arg(&a, 2) {
+            Value::String(s) if s.as_bytes().starts_with(b"*a") => StringFormat::All,
+            Value::String(s) if s.as_bytes().starts_with(b"*l") => StringFormat::Line,
+            v if number(v).is_some() => {
+                let n = int_arg(&a, 2, "readString")?;
+                if n < 0 {
+                    return Err(error("readString", format!("cannot read {n} bytes")));
+                }
+                StringFormat::Bytes(n as usize)
+            }
+            v => {
+                return Err(error(
+                    "readString",
+                    format!("format must be '*a', '*l' or a byte count, got {}", type_name(v)),
+                ));
+            }
+        };
+        let bytes = with(&a, "readString", |c| c.read_string(format))?;
+        one(Value::String(lua.create_string(bytes)?))
+    })?;
+    add(lua, &t, "writeString", |_, a| {
+        let s = match arg(&a, 2) {
+            Value::String(s) => s.as_bytes().to_vec(),
+            v if number(v).is_some() => v.to_string()?.into_bytes(),
+            v => {
+                return Err(error(
+                    "writeString",
+                    format!("bad argument #1 (string expected, got {})", type_name(v)),
+                ));
+            }
+        };
+        let n = with(&a, "writeString", |c| c.write_string(&s))?;
+        one(Value::Number(n as f64))
+    })?;
+    add(lua, &t, "readObject", |lua, a| {
+        let core = core_of(&a, "readObject")?;
+        let had = std::mem::replace(&mut core.borrow_mut().has_error, false);
+        let r = ctx_call(lua, &a, "readObject", t7::read::read_object);
+        let mut c = core.borrow_mut();
+        let failed_read = c.has_error;
+        c.has_error |= had;
+        match r {
+            Ok(v) => one(v),
+            // Quiet mode: a short read gives nil and the error flag, as Torch's reads do.
+            Err(_) if c.quiet && failed_read => one(Value::Nil),
+            Err(e) => Err(e),
+        }
+    })?;
+    add(lua, &t, "writeObject", |lua, a| {
+        let hook = match arg(&a, 4) {
+            Value::Function(f) => Some(f.clone()),
+            Value::Nil => None,
+            v => {
+                return Err(error(
+                    "writeObject",
+                    format!("bad argument #3 (hook function expected, got {})", type_name(v)),
+                ));
+            }
+        };
+        let name = match arg(&a, 3) {
+            Value::String(s) => Some(s.to_string_lossy()),
+            _ => None,
+        };
+        let value = arg(&a, 2).clone();
+        ctx_call(lua, &a, "writeObject", |ctx| {
+            t7::write::write_object(ctx, value, name, hook)
+        })?;
+        receiver(&a)
+    })?;
+    add(lua, &t, "isWritableObject", |lua, a| {
+        let v = arg(&a, 2).clone();
+        let tag = ctx_call(lua, &a, "isWritableObject", |ctx| t7::write::writable_tag(ctx, &v))?;
+        one(tag.map(|t| Value::Number(t as f64)).unwrap_or(Value::Nil))
+    })?;
+    Ok(t)
+}
+
+fn disk_methods(lua: &Lua) -> Result<Table> {
+    let t = lua.create_table()?;
+    let little = cfg!(target_endian = "little");
+    flag_method(lua, &t, "nativeEndianEncoding", |c| c.swap = false)?;
+    flag_method(lua, &t, "littleEndianEncoding", |c| {
+        c.swap = cfg!(target_endian = "big")
+    })?;
+    flag_method(lua, &t, "bigEndianEncoding", |c| {
+        c.swap = cfg!(target_endian = "little")
+    })?;
+    t.raw_set("isLittleEndianCPU", lua.create_function(move |_, _: Args| Ok(little))?)?;
+    t.raw_set("isBigEndianCPU", lua.create_function(move |_, _: Args| Ok(!little))?)?;
+    add(lua, &t, "noBuffer", |_, a| {
+        with(&a, "noBuffer", |c| {
+            c.stream()?.set_unbuffered();
+            Ok(())
+        })?;
+        receiver(&a)
+    })?;
+    Ok(t)
+}
+
+fn memory_methods(lua: &Lua) -> Result<Table> {
+    let t = lua.create_table()?;
+    add(lua, &t, "storage", |lua, a| {
+        let mut data = with(&a, "storage", |c| {
+            c.stream()?;
+            Ok(c.memory_data().map(|d| d.to_vec()).unwrap_or_default())
+        })?;
+        // Torch hands out the buffer with its terminating NUL.
+        data.push(0);
+        // SAFETY: u8 and i8 have the same layout.
+        let chars = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<i8>(), data.len()) };
+        let s = Storage::from_slice(chars).map_err(|e| error("storage", e))?;
+        one(push_storage(lua, s)?)
+    })?;
+    Ok(t)
+}
+
+/// 'r', 'w' or 'rw' -> (readable, writable).
+fn parse_mode(v: &Value, default: &str, allowed: &[&str], method: &str) -> Result<(bool, bool)> {
+    let mode = match v {
+        Value::Nil => default.to_string(),
+        Value::String(s) => s.to_string_lossy(),
+        other => {
+            return Err(error(
+                method,
+                format!("bad argument (mode string expected, got {})", type_name(other)),
+            ));
+        }
+    };
+    if !allowed.contains(&mode.as_str()) {
+        let list = allowed.iter().map(|m| format!("'{m}'")).collect::<Vec<_>>().join(", ");
+        return Err(error(
+            method,
+            format!("file mode should be one of {list}, got '{mode}'"),
+        ));
+    }
+    Ok((mode.contains('r'), mode.contains('w')))
+}
+
+fn new_disk(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "torch.DiskFile";
+    let Value::Table(class) = arg(&a, 1).clone() else {
+        return Err(error(M, "internal error: no class"));
+    };
+    let name = match arg(&a, 2) {
+        Value::String(s) => s.to_str()?.to_string(),
+        v => {
+            return Err(error(
+                M,
+                format!("bad argument #1 (file name expected, got {})", type_name(v)),
+            ));
+        }
+    };
+    let (r, w) = parse_mode(arg(&a, 3), "r", &["r", "w", "rw"], M)?;
+    let quiet = !matches!(arg(&a, 4), Value::Nil | Value::Boolean(false));
+    match BufferedStream::open_file(&name, r, w) {
+        Ok(stream) => one(new_object(
+            lua,
+            &class,
+            FileCore::new(Box::new(stream), Kind::Disk, r, w),
+        )?),
+        Err(_) if quiet => one(Value::Nil),
+        Err(e) => Err(error(
+            M,
+            format!(
+                "cannot open <{name}> in mode {}{} ({e})",
+                if r { "r" } else { "" },
+                if w { "w" } else { "" }
+            ),
+        )),
+    }
+}
+
+fn new_memory(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "torch.MemoryFile";
+    let Value::Table(class) = arg(&a, 1).clone() else {
+        return Err(error(M, "internal error: no class"));
+    };
+    let (data, mode_arg) = match classify(arg(&a, 2)) {
+        Some(_) => {
+            let s = storage_of(arg(&a, 2))
+                .filter(|s| s.dtype() == DType::Char)
+                .ok_or_else(|| {
+                    error(
+                        M,
+                        format!(
+                            "bad argument #1 (torch.CharStorage expected, got {})",
+                            type_name(arg(&a, 2))
+                        ),
+                    )
+                })?;
+            // SAFETY: read-only copy.
+            let bytes = unsafe { s.bytes() };
+            match bytes.split_last() {
+                Some((0, body)) => (body.to_vec(), arg(&a, 3)),
+                _ => return Err(error(M, "provided CharStorage must be terminated by 0")),
+            }
+        }
+        None => (Vec::new(), arg(&a, 2)),
+    };
+    let (r, w) = parse_mode(mode_arg, "rw", &["r", "w", "rw"], M)?;
+    let core = FileCore::new(Box::new(MemoryStream::new(data)), Kind::Memory, r, w);
+    one(new_object(lua, &class, core)?)
+}
+
+fn new_pipe(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "torch.PipeFile";
+    let Value::Table(class) = arg(&a, 1).clone() else {
+        return Err(error(M, "internal error: no class"));
+    };
+    let cmd = match arg(&a, 2) {
+        Value::String(s) => s.to_str()?.to_string(),
+        v => {
+            return Err(error(
+                M,
+                format!("bad argument #1 (command expected, got {})", type_name(v)),
+            ));
+        }
+    };
+    let (r, w) = parse_mode(arg(&a, 3), "r", &["r", "w"], M)?;
+    let quiet = !matches!(arg(&a, 4), Value::Nil | Value::Boolean(false));
+    match BufferedStream::open_pipe(&cmd, r) {
+        Ok(stream) => one(new_object(
+            lua,
+            &class,
+            FileCore::new(Box::new(stream), Kind::Pipe, r, w),
+        )?),
+        Err(_) if quiet => one(Value::Nil),
+        Err(e) => Err(error(M, format!("cannot run <{cmd}> ({e})"))),
+    }
+}
+
+/// `libtorch.file`: method tables and constructors for lua/torch/File.lua.
+pub fn open(lua: &Lua) -> Result<Table> {
+    // Taken now, before scripts can replace debug/string.
+    t7::helpers(lua)?;
+    let m = lua.create_table()?;
+    m.set("methods", file_methods(lua)?)?;
+    m.set("diskMethods", disk_methods(lua)?)?;
+    m.set("memoryMethods", memory_methods(lua)?)?;
+    add(lua, &m, "newDiskFile", new_disk)?;
+    add(lua, &m, "newMemoryFile", new_memory)?;
+    add(lua, &m, "newPipeFile", new_pipe)?;
+    Ok(m)
+}

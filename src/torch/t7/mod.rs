@@ -1,0 +1,184 @@
+//! The `.t7` format: Torch7's `File:writeObject`/`readObject` over any byte stream.
+//!
+//! Layers, bottom up: `stream` (memory, disk, pipe bytes), `codec` (THFile's typed binary/ASCII
+//! elements and error modes, plus the per-File reference tables), `write`/`read` (walking Lua
+//! values through mlua: tags, references, torch classes, tensors, functions). `bytecode` checks
+//! function dumps before LuaJIT sees them. `crate::torch::file` puts the torch.File classes on top.
+//!
+//! Other Rust code sends Lua values in this format with [`serialize`] and [`deserialize`].
+
+pub mod bytecode;
+pub mod codec;
+pub mod read;
+pub mod stream;
+pub mod write;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use mlua::{Function, Lua, Result, Value};
+
+use codec::{FileCore, Kind};
+use stream::MemoryStream;
+
+pub const TYPE_NIL: i32 = 0;
+pub const TYPE_NUMBER: i32 = 1;
+pub const TYPE_STRING: i32 = 2;
+pub const TYPE_TABLE: i32 = 3;
+pub const TYPE_TORCH: i32 = 4;
+pub const TYPE_BOOLEAN: i32 = 5;
+/// Legacy: bytecode and upvalue values, no index (read only).
+pub const TYPE_FUNCTION: i32 = 6;
+/// Legacy: index, bytecode and upvalue values (read only).
+pub const LEGACY_TYPE_RECUR_FUNCTION: i32 = 7;
+/// What Torch writes for Lua functions: index, bytecode, `{name, id, value}` upvalue entries.
+pub const TYPE_RECUR_FUNCTION: i32 = 8;
+
+/// Deepest nesting of objects read or written. Torch's Lua recursion overflows its stack a few
+/// thousand levels down; this keeps the Rust stack well inside its limit.
+pub const MAX_DEPTH: usize = 1000;
+
+/// What the writer keys references on: Lua objects by address, storages by their buffer, so
+/// that two tensors over one storage write it once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Identity {
+    Lua(usize),
+    Storage(usize),
+}
+
+/// Lua functions the format needs, taken when libtorch loads so that scripts replacing `debug`
+/// or `string` do not change what serialization does.
+pub struct LuaHelpers {
+    pub getupvalue: Function,
+    pub setupvalue: Function,
+    pub upvalueid: Function,
+    pub upvaluejoin: Function,
+    pub getmetatable: Function,
+    pub dump: Function,
+    /// Version and flags of this LuaJIT's own dumps (None when they cannot be made).
+    pub native: Option<bytecode::Native>,
+}
+
+impl LuaHelpers {
+    fn capture(lua: &Lua) -> Result<LuaHelpers> {
+        let g = lua.globals();
+        let debug: mlua::Table = g.get("debug")?;
+        let string: mlua::Table = g.get("string")?;
+        let dump: Function = string.get("dump")?;
+        let probe = lua.load("return function() end").eval::<Function>()?;
+        let native = dump
+            .call::<mlua::LuaString>(probe)
+            .ok()
+            .and_then(|d| bytecode::Native::from_dump(&d.as_bytes()));
+        Ok(LuaHelpers {
+            getupvalue: debug.get("getupvalue")?,
+            setupvalue: debug.get("setupvalue")?,
+            upvalueid: debug.get("upvalueid")?,
+            upvaluejoin: debug.get("upvaluejoin")?,
+            getmetatable: debug.get("getmetatable")?,
+            dump,
+            native,
+        })
+    }
+}
+
+/// The helpers of this state, captured on first use (libtorch asks at load time).
+pub fn helpers(lua: &Lua) -> Result<Rc<LuaHelpers>> {
+    if let Some(h) = lua.app_data_ref::<Rc<LuaHelpers>>() {
+        return Ok(h.clone());
+    }
+    let h = Rc::new(LuaHelpers::capture(lua)?);
+    lua.set_app_data(h.clone());
+    Ok(h)
+}
+
+/// One readObject/writeObject call: the File's state and the Lua File object that class
+/// `read`/`write` methods receive.
+pub struct Ctx<'a> {
+    pub lua: &'a Lua,
+    pub core: &'a RefCell<FileCore>,
+    pub file: &'a Value,
+    pub helpers: &'a LuaHelpers,
+}
+
+impl Ctx<'_> {
+    /// Runs `f` on the File's state. No borrow outlives it, so Lua code called between two of
+    /// these (class read/write methods) can use the same File.
+    pub fn with<R>(&self, method: &str, f: impl FnOnce(&mut FileCore) -> std::result::Result<R, String>) -> Result<R> {
+        let mut core = self
+            .core
+            .try_borrow_mut()
+            .map_err(|_| crate::torch::args::error(method, "the file is in use"))?;
+        f(&mut core).map_err(|m| crate::torch::args::error(method, m))
+    }
+}
+
+/// Counts nesting for the lifetime of one object; fails past MAX_DEPTH.
+pub struct DepthGuard<'a>(&'a RefCell<FileCore>);
+
+impl<'a> DepthGuard<'a> {
+    pub fn enter(core: &'a RefCell<FileCore>, method: &str) -> Result<DepthGuard<'a>> {
+        let mut c = core
+            .try_borrow_mut()
+            .map_err(|_| crate::torch::args::error(method, "the file is in use"))?;
+        if c.depth >= MAX_DEPTH {
+            return Err(crate::torch::args::error(
+                method,
+                format!("objects nested more than {MAX_DEPTH} deep (a cycle written with referenced(false)?)"),
+            ));
+        }
+        c.depth += 1;
+        Ok(DepthGuard(core))
+    }
+}
+
+impl Drop for DepthGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut c) = self.0.try_borrow_mut() {
+            c.depth = c.depth.saturating_sub(1);
+        }
+    }
+}
+
+/// Serialization mode of the in-memory helpers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Binary,
+    Ascii,
+}
+
+fn memory_file(lua: &Lua, data: Vec<u8>, mode: Mode) -> Result<(Rc<RefCell<FileCore>>, Value)> {
+    let mut core = FileCore::new(Box::new(MemoryStream::new(data)), Kind::Memory, true, true);
+    core.binary = mode == Mode::Binary;
+    let core = Rc::new(RefCell::new(core));
+    let obj = crate::torch::file::file_object(lua, core.clone(), "torch.MemoryFile")?;
+    Ok((core, obj))
+}
+
+/// `torch.serialize(value, mode)` without the Lua wrapper: the bytes of one writeObject.
+pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
+    let (core, obj) = memory_file(lua, Vec::new(), mode)?;
+    let h = helpers(lua)?;
+    let ctx = Ctx {
+        lua,
+        core: &core,
+        file: &obj,
+        helpers: &h,
+    };
+    write::write_object(&ctx, value.clone(), None, None)?;
+    let data = core.borrow().memory_data().map(|d| d.to_vec()).unwrap_or_default();
+    Ok(data)
+}
+
+/// `torch.deserialize(bytes, mode)` without the Lua wrapper: one readObject.
+pub fn deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
+    let (core, obj) = memory_file(lua, bytes.to_vec(), mode)?;
+    let h = helpers(lua)?;
+    let ctx = Ctx {
+        lua,
+        core: &core,
+        file: &obj,
+        helpers: &h,
+    };
+    read::read_object(&ctx)
+}

@@ -1,0 +1,529 @@
+//! readObject: the .t7 encoding back to Lua values. Every size read is checked before it is
+//! used, nesting is bounded, and a short read is an error even in quiet mode (the binding turns
+//! it into nil there), so hostile input ends in a Lua error.
+
+use mlua::{Function, Value};
+
+use super::write::{class_method, factory};
+use super::{
+    Ctx, DepthGuard, LEGACY_TYPE_RECUR_FUNCTION, TYPE_BOOLEAN, TYPE_FUNCTION, TYPE_NIL, TYPE_NUMBER,
+    TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE, TYPE_TORCH, bytecode,
+};
+use crate::torch::args::error;
+use crate::torch::dtype::DType;
+use crate::torch::layout::Tensor;
+use crate::torch::storage::Storage;
+use crate::torch::userdata::{Object, classify, push_storage, push_tensor, set_view, storage_of};
+
+const METHOD: &str = "readObject";
+
+/// Tensors with more dimensions than this are refused (Torch never writes them; a hostile
+/// count would otherwise size the reads below).
+const MAX_DIMS: i32 = 1024;
+
+/// A built-in class as read: element type, tensor or storage, and whether the data is half
+/// precision (stored as 2 bytes, loaded as Float).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Native {
+    pub dtype: DType,
+    pub tensor: bool,
+    pub half: bool,
+}
+
+/// `torch.FloatTensor`, `torch.CudaTensor` (float), `torch.CudaLongStorage`, `torch.HalfTensor`...
+/// GPU classes load as the CPU class of the same element type.
+pub fn native_class(name: &str) -> Option<Native> {
+    let rest = name.strip_prefix("torch.")?;
+    let rest = rest
+        .strip_prefix("Cuda")
+        .map(|r| {
+            if r == "Tensor" || r == "Storage" {
+                format!("Float{r}")
+            } else {
+                r.to_string()
+            }
+        })
+        .unwrap_or_else(|| rest.to_string());
+    let (elem, tensor) = if let Some(e) = rest.strip_suffix("Tensor") {
+        (e, true)
+    } else {
+        (rest.strip_suffix("Storage")?, false)
+    };
+    if elem == "Half" {
+        return Some(Native {
+            dtype: DType::Float,
+            tensor,
+            half: true,
+        });
+    }
+    DType::from_name(elem).map(|dtype| Native {
+        dtype,
+        tensor,
+        half: false,
+    })
+}
+
+/// Lua's `tonumber` on the part after `V ` of a version string.
+fn version_number(s: &str) -> Option<f64> {
+    let t = s.trim();
+    if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        return u64::from_str_radix(hex, 16).ok().map(|v| v as f64);
+    }
+    if t.is_empty() || t.chars().any(|c| c.is_ascii_alphabetic() && !matches!(c, 'e' | 'E')) {
+        return None;
+    }
+    t.parse::<f64>().ok()
+}
+
+/// `half` bits to f32.
+pub fn half_to_f32(h: u16) -> f32 {
+    let sign = ((h >> 15) as u32) << 31;
+    let exp = ((h >> 10) & 0x1f) as u32;
+    let man = (h & 0x3ff) as u32;
+    let bits = match (exp, man) {
+        (0, 0) => sign,
+        (0, m) => {
+            // Subnormal: value = m * 2^-24.
+            let v = m as f32 * (1.0 / 16_777_216.0);
+            return if sign != 0 { -v } else { v };
+        }
+        (31, 0) => sign | 0x7f80_0000,
+        (31, m) => sign | 0x7fc0_0000 | (m << 13),
+        (e, m) => sign | ((e + 127 - 15) << 23) | (m << 13),
+    };
+    f32::from_bits(bits)
+}
+
+struct Reader<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+}
+
+/// `file:readObject()`.
+pub fn read_object(ctx: &Ctx) -> mlua::Result<Value> {
+    Reader { ctx }.object()
+}
+
+impl Reader<'_, '_> {
+    /// One element, pedantic whatever the File's mode: the object layer never goes on after a
+    /// short read.
+    fn scalar<T: super::codec::Scalar>(&self) -> mlua::Result<T> {
+        self.ctx.with(METHOD, |c| {
+            let quiet = std::mem::replace(&mut c.quiet, false);
+            let r = c.read_scalar::<T>();
+            c.quiet = quiet;
+            r
+        })
+    }
+
+    fn int(&self) -> mlua::Result<i32> {
+        self.scalar::<i32>()
+    }
+
+    fn longs(&self, n: usize) -> mlua::Result<Vec<i64>> {
+        self.ctx.with(METHOD, |c| {
+            let quiet = std::mem::replace(&mut c.quiet, false);
+            let r = c.read_storage(DType::Long, n);
+            c.quiet = quiet;
+            // SAFETY: fresh storage owned here.
+            r.map(|(s, _)| unsafe { s.as_slice::<i64>() }.to_vec())
+        })
+    }
+
+    fn bytes(&self, what: &str) -> mlua::Result<Vec<u8>> {
+        let len = self.int()?;
+        if len < 0 {
+            return Err(error(METHOD, format!("corrupt file: {what} of length {len}")));
+        }
+        self.ctx.with(METHOD, |c| {
+            let quiet = std::mem::replace(&mut c.quiet, false);
+            let r = c.read_bytes(len as usize);
+            c.quiet = quiet;
+            r
+        })
+    }
+
+    fn referenced(&self) -> bool {
+        self.ctx.core.borrow().refs.enabled
+    }
+
+    fn lookup(&self, index: i32) -> Option<Value> {
+        let c = self.ctx.core.borrow();
+        if !c.refs.enabled {
+            return None;
+        }
+        c.refs.read.get(&index).cloned()
+    }
+
+    fn remember(&self, index: i32, v: &Value) {
+        if let Ok(mut c) = self.ctx.core.try_borrow_mut()
+            && c.refs.enabled
+        {
+            c.refs.read.insert(index, v.clone());
+        }
+    }
+
+    fn object(&self) -> mlua::Result<Value> {
+        let _depth = DepthGuard::enter(self.ctx.core, METHOD)?;
+        let tag = self.int()?;
+        match tag {
+            TYPE_NIL => Ok(Value::Nil),
+            TYPE_NUMBER => Ok(Value::Number(self.scalar::<f64>()?)),
+            TYPE_BOOLEAN => Ok(Value::Boolean(self.int()? == 1)),
+            TYPE_STRING => Ok(Value::String(self.ctx.lua.create_string(self.bytes("string")?)?)),
+            TYPE_FUNCTION => self.legacy_function(),
+            TYPE_TABLE | TYPE_TORCH | TYPE_RECUR_FUNCTION | LEGACY_TYPE_RECUR_FUNCTION => {
+                let index = self.int()?;
+                if let Some(v) = self.lookup(index) {
+                    return Ok(v);
+                }
+                match tag {
+                    TYPE_TABLE => self.table(index),
+                    TYPE_TORCH => self.torch(index),
+                    _ => self.function(index, tag == LEGACY_TYPE_RECUR_FUNCTION),
+                }
+            }
+            _ => Err(error(
+                METHOD,
+                format!("unknown object (type index {tag}): not a .t7 file, or the wrong mode (binary/ascii)"),
+            )),
+        }
+    }
+
+    fn table(&self, index: i32) -> mlua::Result<Value> {
+        let n = self.int()?;
+        if n < 0 {
+            return Err(error(METHOD, format!("corrupt file: table of {n} entries")));
+        }
+        let t = self.ctx.lua.create_table()?;
+        let v = Value::Table(t.clone());
+        self.remember(index, &v);
+        for _ in 0..n {
+            let k = self.object()?;
+            let val = self.object()?;
+            check_key(&k)?;
+            t.raw_set(k, val)?;
+        }
+        Ok(v)
+    }
+
+    fn torch(&self, index: i32) -> mlua::Result<Value> {
+        let version = self.bytes("class version")?;
+        let version = String::from_utf8_lossy(&version).into_owned();
+        let (class, version) = match version.strip_prefix("V ").and_then(version_number) {
+            Some(v) => (String::from_utf8_lossy(&self.bytes("class name")?).into_owned(), v),
+            // Files from before versioning hold the class name alone.
+            None => (version, 0.0),
+        };
+        if let Some(native) = native_class(&class) {
+            return if native.tensor {
+                self.tensor(index, native)
+            } else {
+                let v = push_storage(self.ctx.lua, self.storage_body(native)?)?;
+                self.remember(index, &v);
+                Ok(v)
+            };
+        }
+        let Some(factory) = factory(self.ctx, &class)? else {
+            return Err(error(
+                METHOD,
+                format!("unknown Torch class <{class}> (require the package that defines it before loading)"),
+            ));
+        };
+        let object: Value = factory.call(self.ctx.file.clone())?;
+        self.remember(index, &object);
+        if let Some(read) = class_method(self.ctx, &class, "read")? {
+            read.call::<()>((object.clone(), self.ctx.file.clone(), version))?;
+            return Ok(object);
+        }
+        let Value::Table(target) = &object else {
+            return Err(error(METHOD, format!("Cannot load object class <{class}>")));
+        };
+        match self.object()? {
+            Value::Table(fields) => {
+                for pair in fields.pairs::<Value, Value>() {
+                    let (k, v) = pair?;
+                    target.set(k, v)?;
+                }
+            }
+            other => {
+                return Err(error(
+                    METHOD,
+                    format!("corrupt file: the fields of <{class}> are a {}", other.type_name()),
+                ));
+            }
+        }
+        Ok(object)
+    }
+
+    fn storage_body(&self, native: Native) -> mlua::Result<Storage> {
+        let n = self.scalar::<i64>()?;
+        if n < 0 {
+            return Err(error(METHOD, format!("corrupt file: storage of {n} elements")));
+        }
+        let n = usize::try_from(n).map_err(|_| error(METHOD, "storage too large"))?;
+        let read_dtype = if native.half { DType::Short } else { native.dtype };
+        let storage = self.ctx.with(METHOD, |c| {
+            let quiet = std::mem::replace(&mut c.quiet, false);
+            let r = c.read_storage(read_dtype, n);
+            c.quiet = quiet;
+            r.map(|(s, _)| s)
+        })?;
+        if !native.half {
+            return Ok(storage);
+        }
+        // SAFETY: fresh storage owned here.
+        let halves = unsafe { storage.as_slice::<i16>() };
+        let floats: Vec<f32> = halves.iter().map(|&h| half_to_f32(h as u16)).collect();
+        Storage::from_slice(&floats).map_err(|e| error(METHOD, e))
+    }
+
+    fn tensor(&self, index: i32, native: Native) -> mlua::Result<Value> {
+        let dtype = native.dtype;
+        // Registered empty before its storage is read, as Torch does.
+        let v = push_tensor(self.ctx.lua, Tensor::empty(dtype))?;
+        self.remember(index, &v);
+        let ndim = self.int()?;
+        if !(0..=MAX_DIMS).contains(&ndim) {
+            return Err(error(METHOD, format!("corrupt file: tensor with {ndim} dimensions")));
+        }
+        let ndim = ndim as usize;
+        let size = self.longs(ndim)?;
+        let stride = self.longs(ndim)?;
+        let offset = self.scalar::<i64>()?;
+        let storage = match self.object()? {
+            Value::Nil => None,
+            s => match (storage_of(&s), classify(&s)) {
+                (Some(st), Some(Object::Storage(_, d))) if d == dtype => Some(st),
+                _ => {
+                    return Err(error(
+                        METHOD,
+                        format!(
+                            "corrupt file: the storage of a {} is a {}",
+                            dtype.tensor_typename(),
+                            crate::torch::args::type_name(&s)
+                        ),
+                    ));
+                }
+            },
+        };
+        let t = checked_view(dtype, storage, &size, &stride, offset)?;
+        set_view(&v, t)?;
+        Ok(v)
+    }
+
+    fn load(&self, code: &[u8]) -> Option<Function> {
+        let lua = self.ctx.lua;
+        let result = if code.first() == Some(&0x1b) {
+            match self.ctx.helpers.native {
+                Some(native) => bytecode::check(code, native).map_err(|e| e.to_string()),
+                None => Err(bytecode::INCOMPATIBLE.to_string()),
+            }
+            .and_then(|()| {
+                lua.load(code)
+                    .set_mode(mlua::chunk::ChunkMode::Binary)
+                    .set_name("=(t7 function)")
+                    .into_function()
+                    .map_err(|e| crate::runtime::errors::describe(&e))
+            })
+        } else {
+            // Torch's loadstring takes source text as well.
+            lua.load(code)
+                .set_mode(mlua::chunk::ChunkMode::Text)
+                .set_name("=(t7 function)")
+                .into_function()
+                .map_err(|e| crate::runtime::errors::describe(&e))
+        };
+        match result {
+            Ok(f) => Some(f),
+            Err(e) => {
+                // Torch's behaviour: warn and go on with nil.
+                eprintln!("Warning: Failed to load function from bytecode: {e}");
+                None
+            }
+        }
+    }
+
+    fn legacy_function(&self) -> mlua::Result<Value> {
+        let code = self.bytes("function")?;
+        let f = self.load(&code);
+        let upvalues = self.object()?;
+        if let (Some(f), Value::Table(ups)) = (&f, &upvalues) {
+            for (i, v) in ups.sequence_values::<Value>().enumerate() {
+                self.ctx
+                    .helpers
+                    .setupvalue
+                    .call::<Value>((f.clone(), i as i64 + 1, v?))?;
+            }
+        }
+        Ok(f.map(Value::Function).unwrap_or(Value::Nil))
+    }
+
+    fn function(&self, index: i32, legacy: bool) -> mlua::Result<Value> {
+        let code = self.bytes("function")?;
+        let f = self.load(&code);
+        if let Some(f) = &f {
+            self.remember(index, &Value::Function(f.clone()));
+        }
+        let upvalues = self.object()?;
+        let (Some(f), Value::Table(ups)) = (f, upvalues) else {
+            return Ok(Value::Nil);
+        };
+        let h = self.ctx.helpers;
+        for (i, entry) in ups.sequence_values::<Value>().enumerate() {
+            let entry = entry?;
+            let i = i as i64 + 1;
+            if legacy {
+                h.setupvalue.call::<Value>((f.clone(), i, entry))?;
+                continue;
+            }
+            let Value::Table(entry) = entry else {
+                return Err(error(METHOD, "corrupt file: a function upvalue entry is not a table"));
+            };
+            let name: Value = entry.raw_get("name")?;
+            let is_env = matches!(&name, Value::String(s) if s.as_bytes().as_ref() == b"_ENV");
+            let value: Value = if is_env { Value::Nil } else { entry.raw_get("value")? };
+            // setupvalue answers nil for an index the function does not have: nothing to join.
+            if h.setupvalue.call::<Value>((f.clone(), i, value))?.is_nil() || is_env {
+                continue;
+            }
+            let id = match entry.raw_get::<Value>("id")? {
+                Value::Integer(id) => id,
+                Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => n as i64,
+                _ => continue,
+            };
+            let existing = self.ctx.core.borrow().refs.upvalue_cells.get(&id).cloned();
+            match existing {
+                Some((other, j)) => h.upvaluejoin.call::<()>((f.clone(), i, other, j))?,
+                None => {
+                    if self.referenced() {
+                        self.ctx.core.borrow_mut().refs.upvalue_cells.insert(id, (f.clone(), i));
+                    }
+                }
+            }
+        }
+        Ok(Value::Function(f))
+    }
+}
+
+fn check_key(k: &Value) -> mlua::Result<()> {
+    match k {
+        Value::Nil => Err(error(METHOD, "corrupt file: table key is nil")),
+        Value::Number(n) if n.is_nan() => Err(error(METHOD, "corrupt file: table key is NaN")),
+        _ => Ok(()),
+    }
+}
+
+/// The view a file describes, checked to lie inside its storage.
+fn checked_view(
+    dtype: DType,
+    storage: Option<Storage>,
+    size: &[i64],
+    stride: &[i64],
+    offset: i64,
+) -> mlua::Result<Tensor> {
+    let corrupt = |what: &str| error(METHOD, format!("corrupt file: {} {what}", dtype.tensor_typename()));
+    if size.iter().chain(stride).any(|&v| v < 0) {
+        return Err(corrupt("with a negative size or stride"));
+    }
+    if offset < 1 {
+        return Err(corrupt("with a storage offset below 1"));
+    }
+    let size: Vec<usize> = size.iter().map(|&s| s as usize).collect();
+    let stride: Vec<usize> = stride.iter().map(|&s| s as usize).collect();
+    let offset = (offset - 1) as usize;
+    let numel = size.iter().try_fold(1usize, |a, &s| a.checked_mul(s));
+    let empty = size.is_empty() || numel == Some(0);
+    // Last element touched, computed without overflow.
+    let mut last = Some(offset);
+    if !empty {
+        for (&s, &st) in size.iter().zip(&stride) {
+            last = last.and_then(|l| (s - 1).checked_mul(st).and_then(|d| l.checked_add(d)));
+        }
+    }
+    let storage = match storage {
+        Some(s) => {
+            if !empty && last.is_none_or(|l| l >= s.len()) {
+                return Err(corrupt("whose view extends past the end of its storage"));
+            }
+            if offset > s.len() {
+                return Err(corrupt("whose storage offset is past the end of its storage"));
+            }
+            Some(s)
+        }
+        None if empty => {
+            if size.is_empty() {
+                None
+            } else {
+                Some(Storage::new(dtype, 0).map_err(|e| error(METHOD, e))?)
+            }
+        }
+        None => return Err(corrupt("with elements but no storage")),
+    };
+    let offset = if storage.is_none() { 0 } else { offset };
+    Ok(Tensor {
+        dtype,
+        storage,
+        offset,
+        size,
+        stride,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn class_names_map_to_cpu_types() {
+        let n = native_class("torch.CudaTensor").unwrap();
+        assert_eq!((n.dtype, n.tensor, n.half), (DType::Float, true, false));
+        let n = native_class("torch.CudaLongStorage").unwrap();
+        assert_eq!((n.dtype, n.tensor), (DType::Long, false));
+        let n = native_class("torch.CudaHalfTensor").unwrap();
+        assert_eq!((n.dtype, n.half), (DType::Float, true));
+        assert_eq!(native_class("torch.DoubleTensor").unwrap().dtype, DType::Double);
+        assert!(native_class("nn.Linear").is_none());
+        assert!(native_class("torch.File").is_none());
+        assert!(native_class("torch.CudaFooTensor").is_none());
+    }
+
+    #[test]
+    fn versions_parse_as_tonumber() {
+        assert_eq!(version_number("1"), Some(1.0));
+        assert_eq!(version_number(" 2 "), Some(2.0));
+        assert_eq!(version_number("0x10"), Some(16.0));
+        assert_eq!(version_number("1.5e1"), Some(15.0));
+        assert_eq!(version_number("abc"), None);
+        assert_eq!(version_number(""), None);
+    }
+
+    #[test]
+    fn halves_convert() {
+        assert_eq!(half_to_f32(0x3c00), 1.0);
+        assert_eq!(half_to_f32(0xc000), -2.0);
+        assert_eq!(half_to_f32(0x0001), 2f32.powi(-24));
+        assert_eq!(half_to_f32(0x7c00), f32::INFINITY);
+        assert!(half_to_f32(0x7e00).is_nan());
+        assert_eq!(half_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
+    }
+
+    #[test]
+    fn views_are_checked_against_storage() {
+        let s = Storage::new(DType::Float, 6).unwrap();
+        assert!(checked_view(DType::Float, Some(s.clone()), &[2, 3], &[3, 1], 1).is_ok());
+        assert!(checked_view(DType::Float, Some(s.clone()), &[2, 3], &[3, 1], 2).is_err());
+        assert!(checked_view(DType::Float, Some(s.clone()), &[2, 3], &[-3, 1], 1).is_err());
+        assert!(checked_view(DType::Float, Some(s.clone()), &[i64::MAX, 2], &[i64::MAX, 1], 1).is_err());
+        assert!(checked_view(DType::Float, Some(s.clone()), &[0], &[1], 7).is_ok());
+        assert!(checked_view(DType::Float, Some(s.clone()), &[0], &[1], 8).is_err());
+        assert!(checked_view(DType::Float, Some(s), &[1], &[1], 0).is_err());
+        assert!(checked_view(DType::Float, None, &[], &[], 1).unwrap().storage.is_none());
+        assert!(
+            checked_view(DType::Float, None, &[0, 3], &[3, 1], 1)
+                .unwrap()
+                .storage
+                .is_some()
+        );
+        assert!(checked_view(DType::Float, None, &[1], &[1], 1).is_err());
+    }
+}

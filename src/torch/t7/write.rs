@@ -1,0 +1,472 @@
+//! writeObject: Lua values to the .t7 encoding (see torch_core.md §2.2-2.4).
+
+use mlua::{Function, Table, Value};
+
+use super::{
+    Ctx, DepthGuard, Identity, TYPE_BOOLEAN, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE,
+    TYPE_TORCH,
+};
+use crate::dispatch;
+use crate::torch::args::error;
+use crate::torch::layout::Tensor;
+use crate::torch::storage::Storage;
+use crate::torch::userdata::{Object, classify, tensor_of};
+
+const METHOD: &str = "writeObject";
+
+/// One entry of the name path shown in errors (`<?>.layers.1.weight`). Upvalue lists push a
+/// marker so that their list index and entry fields are left out, as Torch does.
+#[derive(Clone)]
+enum Name {
+    Text(String),
+    Upvalues,
+}
+
+/// What a value is written as.
+enum Kind {
+    Nil,
+    Number(f64),
+    Boolean(bool),
+    Str(mlua::LuaString),
+    Table(Table),
+    /// A torch class object: its class name.
+    Torch(String),
+    Function(Function, Vec<u8>),
+}
+
+/// Lua's `tostring` of a number, for names in messages.
+fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        let mut out = Vec::new();
+        super::codec::format_g(n, 14, &mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+fn key_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.to_string_lossy()),
+        Value::Integer(i) => Some(i.to_string()),
+        Value::Number(n) => Some(number_text(*n)),
+        _ => None,
+    }
+}
+
+/// `torch.typename(v)`: the `__typename` of the metatable of a table or userdata.
+pub fn typename(ctx: &Ctx, v: &Value) -> mlua::Result<Option<String>> {
+    match classify(v) {
+        Some(Object::Tensor(_, d)) => return Ok(Some(d.tensor_typename().into())),
+        Some(Object::Storage(_, d)) => return Ok(Some(d.storage_typename().into())),
+        None => {}
+    }
+    let mt = match v {
+        Value::Table(t) => t.metatable(),
+        Value::UserData(_) => match ctx.helpers.getmetatable.call::<Value>(v.clone())? {
+            Value::Table(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    };
+    Ok(match mt.map(|m| m.raw_get::<Value>("__typename")) {
+        Some(Ok(Value::String(s))) => Some(s.to_str()?.to_string()),
+        _ => None,
+    })
+}
+
+fn torch_table(ctx: &Ctx) -> mlua::Result<Option<Table>> {
+    match ctx.lua.globals().get::<Value>("torch")? {
+        Value::Table(t) => Ok(Some(t)),
+        _ => Ok(None),
+    }
+}
+
+/// `torch.factory(name)`: the function that makes an empty instance, if the class exists.
+pub fn factory(ctx: &Ctx, name: &str) -> mlua::Result<Option<Function>> {
+    let Some(torch) = torch_table(ctx)? else {
+        return Ok(None);
+    };
+    match torch.get::<Value>("factory")? {
+        Value::Function(f) => match f.call::<Value>(name)? {
+            Value::Function(make) => Ok(Some(make)),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+fn has_factory(ctx: &Ctx, name: &str) -> mlua::Result<bool> {
+    Ok(factory(ctx, name)?.is_some())
+}
+
+/// The class table of a torch class (`torch.getmetatable(name)`).
+pub fn class_table(ctx: &Ctx, name: &str) -> mlua::Result<Option<Table>> {
+    let Some(torch) = torch_table(ctx)? else {
+        return Ok(None);
+    };
+    match torch.get::<Value>("getmetatable")? {
+        Value::Function(f) => match f.call::<Value>(name) {
+            Ok(Value::Table(t)) => Ok(Some(t)),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// A class's `__<name>` or `<name>` method (Torch's getmetamethod); lookup errors mean none.
+pub fn class_method(ctx: &Ctx, class: &str, name: &str) -> mlua::Result<Option<Function>> {
+    let Some(mt) = class_table(ctx, class)? else {
+        return Ok(None);
+    };
+    for key in [format!("__{name}"), name.to_string()] {
+        if let Ok(Value::Function(f)) = mt.get::<Value>(key) {
+            return Ok(Some(f));
+        }
+    }
+    Ok(None)
+}
+
+/// `string.dump(f)`, or None for functions that cannot be dumped (C functions).
+fn dump(ctx: &Ctx, f: &Function) -> Option<Vec<u8>> {
+    if f.info().what == "C" {
+        return None;
+    }
+    match ctx.helpers.dump.call::<mlua::LuaString>(f.clone()) {
+        Ok(s) => Some(s.as_bytes().to_vec()),
+        Err(_) => None,
+    }
+}
+
+fn classify_value(ctx: &Ctx, v: &Value) -> mlua::Result<Option<Kind>> {
+    Ok(Some(match v {
+        Value::Nil => Kind::Nil,
+        Value::Boolean(b) => Kind::Boolean(*b),
+        Value::Integer(i) => Kind::Number(*i as f64),
+        Value::Number(n) => Kind::Number(*n),
+        Value::String(s) => Kind::Str(s.clone()),
+        Value::Table(_) | Value::UserData(_) => {
+            if let Some(name) = typename(ctx, v)?
+                && (classify(v).is_some() || has_factory(ctx, &name)?)
+            {
+                Kind::Torch(name)
+            } else if let Value::Table(t) = v {
+                Kind::Table(t.clone())
+            } else {
+                return Ok(None);
+            }
+        }
+        Value::Function(f) => match dump(ctx, f) {
+            Some(code) => Kind::Function(f.clone(), code),
+            None => return Ok(None),
+        },
+        _ => return Ok(None),
+    }))
+}
+
+/// `File:isWritableObject(v)`: the tag `v` would be written with, or None.
+pub fn writable_tag(ctx: &Ctx, v: &Value) -> mlua::Result<Option<i32>> {
+    Ok(classify_value(ctx, v)?.map(|k| match k {
+        Kind::Nil => TYPE_NIL,
+        Kind::Number(_) => TYPE_NUMBER,
+        Kind::Boolean(_) => TYPE_BOOLEAN,
+        Kind::Str(_) => TYPE_STRING,
+        Kind::Table(_) => TYPE_TABLE,
+        Kind::Torch(_) => TYPE_TORCH,
+        Kind::Function(..) => TYPE_RECUR_FUNCTION,
+    }))
+}
+
+fn identity(v: &Value) -> Identity {
+    if let Some(Object::Storage(ud, d)) = classify(v) {
+        let id = dispatch!(d, T => ud
+            .borrow::<crate::torch::userdata::StorageUd<T>>()
+            .map(|s| s.storage.id())
+            .unwrap_or(0));
+        return Identity::Storage(id);
+    }
+    Identity::Lua(v.to_pointer() as usize)
+}
+
+fn unnamed() -> Name {
+    Name::Text("<?>".into())
+}
+
+fn format_names(names: &[Name]) -> String {
+    let mut parts = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        let after_marker = i > 0 && matches!(names[i - 1], Name::Upvalues);
+        if let (Name::Text(t), false) = (n, after_marker) {
+            parts.push(t.as_str());
+        }
+    }
+    parts.join(".")
+}
+
+struct Writer<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    hook: Option<Function>,
+    names: Vec<Name>,
+}
+
+/// `file:writeObject(value [, debugname [, hook]])`: `debugname` starts the path shown in errors,
+/// `hook` maps every object before it is written.
+pub fn write_object(ctx: &Ctx, value: Value, debugname: Option<String>, hook: Option<Function>) -> mlua::Result<()> {
+    let mut w = Writer {
+        ctx,
+        hook,
+        names: Vec::new(),
+    };
+    w.object(value, debugname.map(Name::Text).unwrap_or_else(unnamed))
+}
+
+impl Writer<'_, '_> {
+    fn int(&self, v: i32) -> mlua::Result<()> {
+        self.ctx.with(METHOD, |c| c.write_scalar(v)).map(|_| ())
+    }
+
+    fn long(&self, v: &[i64]) -> mlua::Result<()> {
+        self.ctx.with(METHOD, |c| c.write_from(v)).map(|_| ())
+    }
+
+    fn chars(&self, bytes: &[u8]) -> mlua::Result<()> {
+        let len = i32::try_from(bytes.len()).map_err(|_| error(METHOD, "string longer than 2 GiB"))?;
+        self.int(len)?;
+        // SAFETY: u8 and i8 have the same layout; Char elements are raw bytes.
+        let chars = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) };
+        self.ctx.with(METHOD, |c| c.write_from(chars)).map(|_| ())
+    }
+
+    fn unwritable(&self, v: &Value) -> mlua::Error {
+        error(
+            METHOD,
+            format!("Unwritable object <{}> at {}", v.type_name(), format_names(&self.names)),
+        )
+    }
+
+    /// Gives the next index; with references on, remembers `key` so later copies write only it.
+    fn register(&self, key: Identity, keep: Value) -> mlua::Result<(i32, bool)> {
+        self.ctx.with(METHOD, |c| {
+            let refs = &mut c.refs;
+            if refs.enabled
+                && let Some(&i) = refs.written.get(&key)
+            {
+                return Ok((i, false));
+            }
+            refs.counter = refs.counter.checked_add(1).ok_or("too many objects")?;
+            let i = refs.counter;
+            if refs.enabled {
+                refs.written.insert(key, i);
+                refs.keep.push(keep);
+            }
+            Ok((i, true))
+        })
+    }
+
+    fn object(&mut self, value: Value, name: Name) -> mlua::Result<()> {
+        let _depth = DepthGuard::enter(self.ctx.core, METHOD)?;
+        let original = value.clone();
+        let object = match &self.hook {
+            Some(h) => h.call::<Value>(value)?,
+            None => value,
+        };
+        if object.is_nil() {
+            return self.int(super::TYPE_NIL);
+        }
+        self.names.push(name);
+        let kind = classify_value(self.ctx, &object)?.ok_or_else(|| self.unwritable(&object))?;
+        match kind {
+            Kind::Nil => self.int(TYPE_NIL)?,
+            Kind::Number(n) => {
+                self.int(TYPE_NUMBER)?;
+                self.ctx.with(METHOD, |c| c.write_scalar(n))?;
+            }
+            Kind::Boolean(b) => {
+                self.int(TYPE_BOOLEAN)?;
+                self.int(b as i32)?;
+            }
+            Kind::Str(s) => {
+                self.int(TYPE_STRING)?;
+                self.chars(&s.as_bytes())?;
+            }
+            Kind::Table(t) => {
+                self.int(TYPE_TABLE)?;
+                let (index, fresh) = self.register(identity(&original), object.clone())?;
+                self.int(index)?;
+                if fresh {
+                    self.table_body(&t)?;
+                }
+            }
+            Kind::Torch(class) => {
+                self.int(TYPE_TORCH)?;
+                let (index, fresh) = self.register(identity(&original), object.clone())?;
+                self.int(index)?;
+                if fresh {
+                    self.torch_body(&object, &class)?;
+                }
+            }
+            Kind::Function(f, code) => {
+                self.int(TYPE_RECUR_FUNCTION)?;
+                let (index, fresh) = self.register(identity(&original), object.clone())?;
+                self.int(index)?;
+                if fresh {
+                    self.function_body(&f, &code)?;
+                }
+            }
+        }
+        self.names.pop();
+        Ok(())
+    }
+
+    fn table_body(&mut self, t: &Table) -> mlua::Result<()> {
+        // Collected first: class write methods run while the entries are written and must not
+        // disturb the traversal.
+        let pairs: Vec<(Value, Value)> = t.pairs::<Value, Value>().collect::<mlua::Result<_>>()?;
+        let n = i32::try_from(pairs.len()).map_err(|_| error(METHOD, "table too large"))?;
+        self.int(n)?;
+        let in_upvalue_entry = self.names.len() >= 2 && matches!(self.names[self.names.len() - 2], Name::Upvalues);
+        for (k, v) in pairs {
+            let mut name = key_text(&k);
+            if in_upvalue_entry
+                && name.as_deref() == Some("value")
+                && let Ok(Value::String(up)) = t.raw_get::<Value>("name")
+            {
+                name = Some(up.to_string_lossy());
+            }
+            self.object(k, unnamed())?;
+            self.object(v, name.map(Name::Text).unwrap_or_else(unnamed))?;
+        }
+        Ok(())
+    }
+
+    fn torch_body(&mut self, object: &Value, class: &str) -> mlua::Result<()> {
+        if let Some(t) = tensor_of(object) {
+            self.chars(b"V 1")?;
+            self.chars(class.as_bytes())?;
+            return self.tensor_body(&t);
+        }
+        if let Some(Object::Storage(ud, d)) = classify(object) {
+            self.chars(b"V 1")?;
+            self.chars(class.as_bytes())?;
+            let s = dispatch!(d, T => ud.borrow::<crate::torch::userdata::StorageUd<T>>()?.storage.clone());
+            return self.storage_body(&s);
+        }
+        let version = match class_table(self.ctx, class)?.map(|c| c.get::<Value>("__version")) {
+            Some(Ok(Value::Integer(i))) => i.to_string(),
+            Some(Ok(Value::Number(n))) => number_text(n),
+            Some(Ok(Value::String(s))) => s.to_string_lossy(),
+            _ => "1".to_string(),
+        };
+        self.chars(format!("V {version}").as_bytes())?;
+        self.chars(class.as_bytes())?;
+        if let Some(write) = class_method(self.ctx, class, "write")? {
+            return write.call::<()>((object.clone(), self.ctx.file.clone()));
+        }
+        let Value::Table(t) = object else {
+            return Err(error(
+                METHOD,
+                format!(
+                    "<{class}> is a non-serializable Torch object {}",
+                    format_names(&self.names)
+                ),
+            ));
+        };
+        // The fields as a plain table; values that cannot be written are left out with a warning.
+        let fields = self.ctx.lua.create_table()?;
+        for pair in t.pairs::<Value, Value>() {
+            let (k, v) = pair?;
+            if writable_tag(self.ctx, &v)?.is_some() {
+                fields.raw_set(k, v)?;
+            } else {
+                let print: Function = self.ctx.lua.globals().get("print")?;
+                print.call::<()>(format!(
+                    "$ Warning: cannot write object field <{}> of <{class}> {}",
+                    key_text(&k).unwrap_or_else(|| k.type_name().to_string()),
+                    format_names(&self.names)
+                ))?;
+            }
+        }
+        self.object(Value::Table(fields), Name::Text(class.to_string()))
+    }
+
+    fn tensor_body(&mut self, t: &Tensor) -> mlua::Result<()> {
+        let ndim = i32::try_from(t.dim()).map_err(|_| error(METHOD, "too many dimensions"))?;
+        self.int(ndim)?;
+        let size: Vec<i64> = t.size.iter().map(|&s| s as i64).collect();
+        let stride: Vec<i64> = t.stride.iter().map(|&s| s as i64).collect();
+        self.long(&size)?;
+        self.long(&stride)?;
+        self.long(&[t.offset as i64 + 1])?;
+        match &t.storage {
+            None => self.int(TYPE_NIL),
+            Some(s) => self.storage_object(s),
+        }
+    }
+
+    /// A tensor's storage as a full object (tag, index or back-reference, class, payload).
+    fn storage_object(&mut self, s: &Storage) -> mlua::Result<()> {
+        let _depth = DepthGuard::enter(self.ctx.core, METHOD)?;
+        self.int(TYPE_TORCH)?;
+        let key = Identity::Storage(s.id());
+        let (index, fresh) = self.ctx.with(METHOD, |c| {
+            let refs = &mut c.refs;
+            if refs.enabled
+                && let Some(&i) = refs.written.get(&key)
+            {
+                return Ok((i, false));
+            }
+            refs.counter = refs.counter.checked_add(1).ok_or("too many objects")?;
+            let i = refs.counter;
+            if refs.enabled {
+                refs.written.insert(key, i);
+                refs.keep_storages.push(s.clone());
+            }
+            Ok((i, true))
+        })?;
+        self.int(index)?;
+        if fresh {
+            self.chars(b"V 1")?;
+            self.chars(s.dtype().storage_typename().as_bytes())?;
+            self.storage_body(s)?;
+        }
+        Ok(())
+    }
+
+    fn storage_body(&mut self, s: &Storage) -> mlua::Result<()> {
+        self.long(&[s.len() as i64])?;
+        dispatch!(s.dtype(), T => {
+            // SAFETY: read-only view of the storage while it is written; nothing else runs.
+            let data = unsafe { s.as_slice::<T>() };
+            self.ctx.with(METHOD, |c| c.write_from(data))?;
+        });
+        Ok(())
+    }
+
+    fn function_body(&mut self, f: &Function, code: &[u8]) -> mlua::Result<()> {
+        let lua = self.ctx.lua;
+        let h = self.ctx.helpers;
+        let upvalues = lua.create_table()?;
+        let mut i = 1i64;
+        loop {
+            let (name, value): (Value, Value) = h.getupvalue.call((f.clone(), i))?;
+            let Value::String(name) = name else { break };
+            let is_env = name.as_bytes().as_ref() == b"_ENV";
+            let entry = lua.create_table()?;
+            entry.raw_set("name", name)?;
+            if let Value::LightUserData(cell) = h.upvalueid.call::<Value>((f.clone(), i))? {
+                let id = self.ctx.with(METHOD, |c| {
+                    let next = c.refs.upvalue_ids.len() as i32 + 1;
+                    Ok(*c.refs.upvalue_ids.entry(cell.0 as usize).or_insert(next))
+                })?;
+                entry.raw_set("id", id)?;
+            }
+            if !is_env {
+                entry.raw_set("value", value)?;
+            }
+            upvalues.raw_set(i, entry)?;
+            i += 1;
+        }
+        self.chars(code)?;
+        self.object(Value::Table(upvalues), Name::Upvalues)
+    }
+}
