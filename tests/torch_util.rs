@@ -80,6 +80,13 @@ fn cmdline_help_exits_zero_with_torchs_layout() {
     }
 }
 
+#[test]
+fn cmdline_help_flag_as_an_option_value_is_a_value() {
+    let out = run_th(&["torch_util_cmdline.lua", "-name", "-h", "a", "b"]);
+    out.assert_ok();
+    assert!(out.stdout.contains("name=-h (string)\n"), "{}", out.stdout);
+}
+
 /// A parse error prints a blank line and the help on stdout, and fails with the message.
 fn cmdline_fails(args: &[&str], message: &str) {
     let mut all = vec!["torch_util_cmdline.lua"];

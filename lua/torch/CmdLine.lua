@@ -175,17 +175,15 @@ function CmdLine:parse(words)
       error('CmdLine.parse: expected the argument table (arg), got ' .. type(words), 2)
    end
    local params = self:default()
-   for _, word in ipairs(words) do
-      if word == '-h' or word == '-help' or word == '--help' then
-         self:help(words)
-         os.exit(0)
-      end
-   end
    local i, n = 1, 0
    while i <= #words do
       local word = words[i]
       local option = self.options[word]
-      if option then
+      -- Checked where an option may stand, so '-name -h' gives name the value '-h'.
+      if word == '-h' or word == '-help' or word == '--help' then
+         self:help(words)
+         os.exit(0)
+      elseif option then
          local value, used = read_option(self, option, words, i)
          params[bare(word)] = value
          i = i + used

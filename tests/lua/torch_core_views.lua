@@ -179,4 +179,30 @@ for i = 1, bs:size() do bs[i] = i end
 local chain = big:narrow(1, 2, 2):select(3, 4):t():narrow(1, 2, 3)
 H.tensor(chain, { 3, 2 }, { 40, 70, 46, 76, 52, 82 }, 'narrow/select/t/narrow chain')
 
+-- permute, unsqueeze, split, chunk: views too.
+local pz = torch.Tensor(2, 3, 4)
+local pp = pz:permute(3, 1, 2)
+H.list(pp:size():totable(), { 4, 2, 3 }, 'permute sizes')
+H.list(pp:stride():totable(), { 1, 12, 4 }, 'permute strides')
+H.shares(pp, pz, 'permute')
+H.list(pz:unsqueeze(2):size():totable(), { 2, 1, 3, 4 }, 'unsqueeze(2)')
+H.list(pz:unsqueeze(4):size():totable(), { 2, 3, 4, 1 }, 'unsqueeze at the end')
+local sp = range2d():split(3, 2)
+H.eq(#sp, 2, 'split count')
+H.tensor(sp[1], { 3, 3 }, { 1, 2, 3, 5, 6, 7, 9, 10, 11 }, 'split first part')
+H.tensor(sp[2], { 3, 1 }, { 4, 8, 12 }, 'split remainder')
+local chunks = torch.chunk(range2d(), 2, 1)
+H.eq(#chunks, 2, 'chunk count')
+H.tensor(chunks[1], { 2, 4 }, nil, 'chunk 1')
+H.tensor(chunks[2], { 1, 4 }, { 9, 10, 11, 12 }, 'chunk 2')
+local parts = range2d()
+H.shares(parts:split(2)[2], parts, 'split parts are views')
+
+-- totable and repeatTensor copy.
+local tt2 = range2d():totable()
+H.eq(#tt2, 3, 'totable rows')
+H.list(tt2[2], { 5, 6, 7, 8 }, 'totable row 2')
+H.eq(#torch.Tensor():totable(), 0, 'totable of an empty tensor')
+H.tensor(torch.Tensor({ 1, 2 }):repeatTensor(2, 2), { 2, 4 }, { 1, 2, 1, 2, 1, 2, 1, 2 }, 'repeatTensor')
+
 print('ok')
