@@ -1,5 +1,6 @@
 -- Smaller torch.* utilities: torch.packageLuaPath, torch.include and the global include, and the
--- luaT helpers torch.isequal, torch.version, torch.setmetatable, torch.getenv and torch.setenv.
+-- luaT helpers torch.isequal, torch.version, torch.setmetatable, torch.getenv, torch.setenv,
+-- torch.typename2id and torch.id.
 
 local torch = require 'torch'
 local libpaths = require 'libpaths'
@@ -98,5 +99,19 @@ function torch.setenv(obj, env)
    end
    return debug.setfenv(obj, env)
 end
+
+-- A value identifying a class (luaT gave a light userdata; the class table serves the same
+-- purpose: one per class, comparable with ==). nil for an unknown name or a non-torch value.
+function torch.typename2id(name)
+   return type(name) == 'string' and torch.getmetatable(name) or nil
+end
+
+function torch.id(obj)
+   local name = torch.typename(obj)
+   return name and torch.getmetatable(name)
+end
+
+-- luaT's error-handler refresh; errors need no setup here.
+function torch.updateerrorhandlers() end
 
 return torch

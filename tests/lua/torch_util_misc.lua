@@ -51,4 +51,10 @@ torch.setenv(f, env)
 H.eq(f(), 'from env', 'setenv')
 H.check(torch.getenv(f) == env, 'getenv')
 
+-- typename2id/id: one value per class.
+H.check(torch.id(t) == torch.typename2id('torch.DoubleTensor'), 'id of a tensor')
+H.check(torch.id(torch.FloatTensor()) ~= torch.id(t), 'ids differ between classes')
+H.eq(torch.id({}), nil, 'id of a plain table')
+H.eq(torch.typename2id('NoClass'), nil, 'typename2id of an unknown class')
+
 print('ok')
