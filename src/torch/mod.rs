@@ -10,6 +10,7 @@ pub mod file;
 pub mod layout;
 pub mod methods;
 pub mod print;
+pub mod random;
 pub mod storage;
 pub mod t7;
 pub mod timer;
