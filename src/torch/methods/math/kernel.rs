@@ -1,0 +1,440 @@
+//! Elementwise loops over one to four tensors with the same number of elements.
+//!
+//! `runs` walks the tensors jointly in Torch's logical order and hands out runs: a start offset
+//! and a stride per tensor. When every tensor is contiguous that is a single run over all
+//! elements. The `run*` functions then execute one run; for unit strides they pick a loop the
+//! compiler can vectorise, according to how the output aliases the inputs (in place, disjoint, or
+//! partially overlapping, where they keep C's element-by-element order).
+
+use std::any::TypeId;
+
+use crate::torch::apply::Offsets;
+use crate::torch::layout::Tensor;
+
+/// Calls `f(n, starts, strides)` for each run of `n` elements. Every tensor must have the same
+/// number of elements; their shapes may differ (then elements pair up in logical order).
+pub fn runs<const K: usize>(ts: [&Tensor; K], mut f: impl FnMut(usize, [usize; K], [usize; K])) {
+    let n = ts[0].numel();
+    debug_assert!(ts.iter().all(|t| t.numel() == n));
+    if n == 0 {
+        return;
+    }
+    if ts.iter().all(|t| t.is_contiguous()) {
+        f(n, ts.map(|t| t.offset), [1; K]);
+        return;
+    }
+    if ts.iter().all(|t| t.size == ts[0].size) {
+        // Merge dimensions that are contiguous with the next one in every tensor, so that views
+        // like a narrowed matrix run as long inner loops.
+        let mut size: Vec<usize> = Vec::with_capacity(ts[0].dim());
+        let mut stride: Vec<[usize; K]> = Vec::with_capacity(ts[0].dim());
+        for d in 0..ts[0].dim() {
+            let s = ts[0].size[d];
+            if s == 1 {
+                continue;
+            }
+            let st: [usize; K] = std::array::from_fn(|k| ts[k].stride[d]);
+            if let (Some(ps), Some(pst)) = (size.last_mut(), stride.last_mut())
+                && (0..K).all(|k| pst[k] == st[k] * s)
+            {
+                *ps *= s;
+                *pst = st;
+                continue;
+            }
+            size.push(s);
+            stride.push(st);
+        }
+        walk(&size, &stride, ts.map(|t| t.offset), &mut f);
+        return;
+    }
+    // Different shapes: pair the elements one by one in logical order (rare).
+    let mut its = ts.map(Offsets::new);
+    for _ in 0..n {
+        let o = its.each_mut().map(|it| it.next().unwrap_or(0));
+        f(1, o, [1; K]);
+    }
+}
+
+fn walk<const K: usize>(
+    size: &[usize],
+    stride: &[[usize; K]],
+    base: [usize; K],
+    f: &mut impl FnMut(usize, [usize; K], [usize; K]),
+) {
+    let Some((&inner, outer_sizes)) = size.split_last() else {
+        f(1, base, [1; K]);
+        return;
+    };
+    let inner_stride = stride[size.len() - 1];
+    let outer = outer_sizes.len();
+    let mut counter = vec![0usize; outer];
+    let mut off = base;
+    loop {
+        f(inner, off, inner_stride);
+        let mut d = outer;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            counter[d] += 1;
+            for k in 0..K {
+                off[k] += stride[d][k];
+            }
+            if counter[d] < size[d] {
+                break;
+            }
+            for k in 0..K {
+                off[k] -= stride[d][k] * size[d];
+            }
+            counter[d] = 0;
+        }
+    }
+}
+
+#[inline(always)]
+fn same<A: 'static, B: 'static>(a: *const A, b: *const B) -> bool {
+    TypeId::of::<A>() == TypeId::of::<B>() && std::ptr::addr_eq(a, b)
+}
+
+#[inline(always)]
+fn disjoint<A, B>(a: *const A, b: *const B, n: usize) -> bool {
+    let (a0, b0) = (a as usize, b as usize);
+    let (a1, b1) = (a0 + n * size_of::<A>(), b0 + n * size_of::<B>());
+    a1 <= b0 || b1 <= a0
+}
+
+/// The loops of `run1`, inlined into a baseline and an AVX2 copy.
+///
+/// # Safety
+/// As for `run1`.
+#[inline(always)]
+unsafe fn run1_body<R: Copy + 'static, A: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const A,
+    as_: usize,
+    f: &impl Fn(A) -> R,
+) {
+    unsafe {
+        if rs == 1 && as_ == 1 {
+            if same(r, a) {
+                // In place: the load and the store share one address per element.
+                let a = r as *const A;
+                for i in 0..n {
+                    *r.add(i) = f(*a.add(i));
+                }
+                return;
+            }
+            if disjoint(r, a, n) {
+                let rv = std::slice::from_raw_parts_mut(r, n);
+                let av = std::slice::from_raw_parts(a, n);
+                for (x, &y) in rv.iter_mut().zip(av) {
+                    *x = f(y);
+                }
+                return;
+            }
+        }
+        for i in 0..n {
+            *r.add(i * rs) = f(*a.add(i * as_));
+        }
+    }
+}
+
+/// The loops of `run2`.
+///
+/// # Safety
+/// As for `run1`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run2_body<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const A,
+    as_: usize,
+    b: *const B,
+    bs: usize,
+    f: &impl Fn(A, B) -> R,
+) {
+    unsafe {
+        if rs == 1 && as_ == 1 && bs == 1 {
+            let (ra, rb) = (same(r, a), same(r, b));
+            if ra && rb {
+                let a = r as *const A;
+                let b = r as *const B;
+                for i in 0..n {
+                    *r.add(i) = f(*a.add(i), *b.add(i));
+                }
+                return;
+            }
+            if ra && disjoint(r, b, n) {
+                let rv = std::slice::from_raw_parts_mut(r, n);
+                let bv = std::slice::from_raw_parts(b, n);
+                for (x, &y) in rv.iter_mut().zip(bv) {
+                    // `same` checked that A is R.
+                    let old: A = std::mem::transmute_copy(x);
+                    *x = f(old, y);
+                }
+                return;
+            }
+            if rb && disjoint(r, a, n) {
+                let rv = std::slice::from_raw_parts_mut(r, n);
+                let av = std::slice::from_raw_parts(a, n);
+                for (x, &y) in rv.iter_mut().zip(av) {
+                    let old: B = std::mem::transmute_copy(x);
+                    *x = f(y, old);
+                }
+                return;
+            }
+            if disjoint(r, a, n) && disjoint(r, b, n) {
+                let rv = std::slice::from_raw_parts_mut(r, n);
+                let av = std::slice::from_raw_parts(a, n);
+                let bv = std::slice::from_raw_parts(b, n);
+                for ((x, &y), &z) in rv.iter_mut().zip(av).zip(bv) {
+                    *x = f(y, z);
+                }
+                return;
+            }
+        }
+        for i in 0..n {
+            *r.add(i * rs) = f(*a.add(i * as_), *b.add(i * bs));
+        }
+    }
+}
+
+/// The loops of `run3`.
+///
+/// # Safety
+/// As for `run1`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run3_body<R: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const R,
+    as_: usize,
+    b: *const R,
+    bs: usize,
+    c: *const R,
+    cs: usize,
+    f: &impl Fn(R, R, R) -> R,
+) {
+    unsafe {
+        if rs == 1 && as_ == 1 && bs == 1 && cs == 1 && disjoint(r, b, n) && disjoint(r, c, n) {
+            let rv = std::slice::from_raw_parts_mut(r, n);
+            let bv = std::slice::from_raw_parts(b, n);
+            let cv = std::slice::from_raw_parts(c, n);
+            if same(r, a) {
+                for ((x, &y), &z) in rv.iter_mut().zip(bv).zip(cv) {
+                    *x = f(*x, y, z);
+                }
+                return;
+            }
+            if disjoint(r, a, n) {
+                let av = std::slice::from_raw_parts(a, n);
+                for (((x, &w), &y), &z) in rv.iter_mut().zip(av).zip(bv).zip(cv) {
+                    *x = f(w, y, z);
+                }
+                return;
+            }
+        }
+        for i in 0..n {
+            *r.add(i * rs) = f(*a.add(i * as_), *b.add(i * bs), *c.add(i * cs));
+        }
+    }
+}
+
+/// Whether the contiguous loops may use AVX2 (checked once; the result is cached by std).
+#[inline(always)]
+fn use_avx2(n: usize) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        n >= 32 && std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = n;
+        false
+    }
+}
+
+// The same loops compiled for AVX2 (wider vectors; no FMA, so results are bit-identical).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn run1_avx2<R: Copy + 'static, A: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const A,
+    as_: usize,
+    f: &impl Fn(A) -> R,
+) {
+    unsafe { run1_body(n, r, rs, a, as_, f) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run2_avx2<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const A,
+    as_: usize,
+    b: *const B,
+    bs: usize,
+    f: &impl Fn(A, B) -> R,
+) {
+    unsafe { run2_body(n, r, rs, a, as_, b, bs, f) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn run3_avx2<R: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const R,
+    as_: usize,
+    b: *const R,
+    bs: usize,
+    c: *const R,
+    cs: usize,
+    f: &impl Fn(R, R, R) -> R,
+) {
+    unsafe { run3_body(n, r, rs, a, as_, b, bs, c, cs, f) }
+}
+
+/// `r[i] = f(a[i])` over one run.
+///
+/// # Safety
+/// Every strided position must be inside a live allocation of the right type.
+#[inline(always)]
+pub unsafe fn run1<R: Copy + 'static, A: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const A,
+    as_: usize,
+    f: &impl Fn(A) -> R,
+) {
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if use_avx2(n) {
+            return run1_avx2(n, r, rs, a, as_, f);
+        }
+        run1_body(n, r, rs, a, as_, f)
+    }
+}
+
+/// `r[i] = f(a[i], b[i])` over one run.
+///
+/// # Safety
+/// As for `run1`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn run2<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const A,
+    as_: usize,
+    b: *const B,
+    bs: usize,
+    f: &impl Fn(A, B) -> R,
+) {
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if use_avx2(n) {
+            return run2_avx2(n, r, rs, a, as_, b, bs, f);
+        }
+        run2_body(n, r, rs, a, as_, b, bs, f)
+    }
+}
+
+/// `r[i] = f(a[i], b[i], c[i])` over one run.
+///
+/// # Safety
+/// As for `run1`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn run3<R: Copy + 'static>(
+    n: usize,
+    r: *mut R,
+    rs: usize,
+    a: *const R,
+    as_: usize,
+    b: *const R,
+    bs: usize,
+    c: *const R,
+    cs: usize,
+    f: &impl Fn(R, R, R) -> R,
+) {
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if use_avx2(n) {
+            return run3_avx2(n, r, rs, a, as_, b, bs, c, cs, f);
+        }
+        run3_body(n, r, rs, a, as_, b, bs, c, cs, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::torch::dtype::DType;
+
+    fn collect<const K: usize>(ts: [&Tensor; K]) -> Vec<(usize, [usize; K], [usize; K])> {
+        let mut out = Vec::new();
+        runs(ts, |n, o, s| out.push((n, o, s)));
+        out
+    }
+
+    #[test]
+    fn contiguous_tensors_make_one_run() {
+        let a = Tensor::zeros(DType::Float, &[2, 3]).unwrap();
+        let b = Tensor::zeros(DType::Float, &[6]).unwrap();
+        assert_eq!(collect([&a, &b]), vec![(6, [0, 0], [1, 1])]);
+    }
+
+    #[test]
+    fn views_merge_jointly() {
+        let a = Tensor::zeros(DType::Float, &[3, 4]).unwrap();
+        let n = a.narrow(1, 1, 2).unwrap();
+        let c = Tensor::zeros(DType::Float, &[3, 2]).unwrap();
+        assert_eq!(
+            collect([&c, &n]),
+            vec![(2, [0, 1], [1, 1]), (2, [2, 5], [1, 1]), (2, [4, 9], [1, 1])]
+        );
+        let t = a.transpose(0, 1).unwrap();
+        let d = Tensor::zeros(DType::Float, &[4, 3]).unwrap();
+        let runs = collect([&d, &t]);
+        assert_eq!(runs.len(), 4);
+        assert_eq!(runs[1], (3, [3, 1], [1, 4]));
+    }
+
+    #[test]
+    fn different_shapes_pair_in_logical_order() {
+        let a = Tensor::zeros(DType::Float, &[2, 3]).unwrap().transpose(0, 1).unwrap();
+        let b = Tensor::zeros(DType::Float, &[6]).unwrap();
+        let offs: Vec<[usize; 2]> = collect([&a, &b]).iter().map(|r| r.1).collect();
+        assert_eq!(offs, vec![[0, 0], [3, 1], [1, 2], [4, 3], [2, 4], [5, 5]]);
+    }
+
+    #[test]
+    fn overlapping_runs_keep_c_order() {
+        let mut v = [1.0f64, 2.0, 3.0, 4.0, 5.0];
+        let p = v.as_mut_ptr();
+        // r = v[1..], a = v[..4]: each element takes its left neighbour's already-updated value.
+        unsafe { run1(4, p.add(1), 1, p as *const f64, 1, &|x: f64| x * 2.0) };
+        assert_eq!(v, [1.0, 2.0, 4.0, 8.0, 16.0]);
+        let mut w = [1.0f64, 2.0, 3.0];
+        let q = w.as_mut_ptr();
+        unsafe { run2(3, q, 1, q as *const f64, 1, q as *const f64, 1, &|x: f64, y: f64| x + y) };
+        assert_eq!(w, [2.0, 4.0, 6.0]);
+    }
+}
