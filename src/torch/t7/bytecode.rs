@@ -206,8 +206,9 @@ fn check_proto(body: &[u8], stripped: bool, ffi: bool) -> Check<usize> {
         }
     }
     if sizedbg > 0 {
-        let dbg = &body[c.pos..c.pos + sizedbg];
+        let start = c.pos;
         c.skip(sizedbg)?;
+        let dbg = &body[start..c.pos];
         check_debug(dbg, sizebc, numline, sizeuv)?;
     }
     if c.left() != 0 {

@@ -34,9 +34,57 @@ pub const LEGACY_TYPE_RECUR_FUNCTION: i32 = 7;
 /// What Torch writes for Lua functions: index, bytecode, `{name, id, value}` upvalue entries.
 pub const TYPE_RECUR_FUNCTION: i32 = 8;
 
-/// Deepest nesting of objects read or written. Torch's Lua recursion overflows its stack a few
-/// thousand levels down; this keeps the Rust stack well inside its limit.
-pub const MAX_DEPTH: usize = 1000;
+/// Deepest nesting of objects read or written (Torch's Lua recursion gives out a few thousand
+/// levels down). The stack check below usually stops first: how much stack a level takes depends
+/// on the build and on what class methods do.
+pub const MAX_DEPTH: usize = 20_000;
+
+/// Stack kept free below the deepest object: what one more level, mlua, LuaJIT and a class's
+/// Lua read/write method need before the next check.
+const STACK_RESERVE: usize = 256 * 1024;
+
+/// Bytes of stack left below the caller on this thread, when the platform can tell.
+fn stack_remaining() -> Option<usize> {
+    thread_local! {
+        static LOW: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+    }
+    let low = match LOW.with(|l| l.get()) {
+        Some(low) => low,
+        None => {
+            let low = stack_low_end()?;
+            LOW.with(|l| l.set(Some(low)));
+            low
+        }
+    };
+    let here = &low as *const usize as usize;
+    Some(here.saturating_sub(low))
+}
+
+/// The lowest address of this thread's stack (stacks grow down on every target we build for).
+#[cfg(target_os = "linux")]
+fn stack_low_end() -> Option<usize> {
+    // SAFETY: plain libc queries about the calling thread, with the attribute object initialised
+    // by pthread_getattr_np and destroyed after use.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return None;
+        }
+        let mut addr: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let r = libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        if r != 0 || addr.is_null() {
+            return None;
+        }
+        Some(addr as usize)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn stack_low_end() -> Option<usize> {
+    None
+}
 
 /// What the writer keys references on: Lua objects by address, storages by their buffer, so
 /// that two tensors over one storage write it once.
@@ -121,10 +169,14 @@ impl<'a> DepthGuard<'a> {
         let mut c = core
             .try_borrow_mut()
             .map_err(|_| crate::torch::args::error(method, "the file is in use"))?;
-        if c.depth >= MAX_DEPTH {
+        let out_of_stack = stack_remaining().is_some_and(|left| left < STACK_RESERVE);
+        if c.depth >= MAX_DEPTH || out_of_stack {
             return Err(crate::torch::args::error(
                 method,
-                format!("objects nested more than {MAX_DEPTH} deep (a cycle written with referenced(false)?)"),
+                format!(
+                    "objects nested more than {} deep (a cycle written with referenced(false)?)",
+                    c.depth
+                ),
             ));
         }
         c.depth += 1;
