@@ -39,6 +39,9 @@ same(eb, {{1, 0}, {0, 1}, {0, 0}})
 fails('eye: invalid argument: n must be positive (got 0)', function() torch.eye(0) end)
 fails('eye: bad argument #1 (number expected, got nil)', function() torch.eye() end)
 fails('eye: bad argument #1 (integer expected, got 2.5)', function() torch.eye(2.5) end)
+-- argument numbers count the result tensor
+fails('eye: bad argument #2 (number expected, got nil)', function() torch.eye(torch.Tensor()) end)
+fails('eye: bad argument #3 (number expected, got string)', function() torch.Tensor():eye(2, 'x') end)
 
 -- range: inclusive, floor((b - a) / step) + 1 elements
 same(torch.range(1, 5), {1, 2, 3, 4, 5}, 'torch.DoubleTensor')
@@ -69,6 +72,9 @@ fails('range: upper bound and larger bound inconsistent with step sign (from 5 t
 fails('range: upper bound and larger bound inconsistent with step sign (from 1 to 5 by -1)',
    function() torch.range(1, 5, -1) end)
 fails('range: bad argument #2 (number expected, got nil)', function() torch.range(1) end)
+fails('range: bad argument #3 (number expected, got nil)', function() torch.range(torch.Tensor(), 1) end)
+fails('linspace: bad argument #4 (integer expected, got 1.5)', function() torch.Tensor():linspace(0, 1, 1.5) end)
+fails('ones: bad argument #2 (number expected, got boolean)', function() torch.ones(torch.Tensor(), true) end)
 
 -- linspace
 same(torch.linspace(0, 1, 5), {0, 0.25, 0.5, 0.75, 1}, 'torch.DoubleTensor')

@@ -38,6 +38,10 @@ local nres = torch.zeros(3, 2):t()
 nres:index(x, 1, L{3, 2})
 same(nres, {{7, 8, 9}, {4, 5, 6}})
 assert(not nres:isContiguous())
+local nres2 = torch.zeros(2, 3):t()
+nres2:index(x, 2, L{3, 1})
+same(nres2, {{3, 1}, {6, 4}, {9, 7}})
+assert(not nres2:isContiguous())
 
 -- 1-D sources (contiguous and strided), other types
 same(torch.FloatTensor{10, 20, 30, 40}:index(1, L{4, 4, 1}), {40, 40, 10}, 'torch.FloatTensor')
@@ -85,6 +89,14 @@ same(base, {{0, 0, 0}, {2, 4, 6}, {0, 0, 0}, {1, 3, 5}})
 local t2 = torch.zeros(2, 2)
 t2:indexCopy(1, L{2, 1}, torch.Tensor{{1, 2}, {3, 4}}:t())
 same(t2, {{2, 4}, {1, 3}})
+-- the source may share memory with the target (slice by slice, as Torch does)
+local w = torch.Tensor{{1, 2, 3}, {4, 5, 6}}
+w:indexCopy(2, L{1}, w:narrow(2, 3, 1))
+same(w, {{3, 2, 3}, {6, 5, 6}})
+-- slices only need the same number of elements
+local t4 = torch.zeros(2, 4)
+t4:indexCopy(1, L{2}, torch.Tensor{{{1, 2}, {3, 4}}})
+same(t4, {{0, 0, 0, 0}, {1, 2, 3, 4}})
 -- 1-D and integer types; torch.indexCopy works in place too
 local v = torch.IntTensor(5):zero()
 assert(torch.indexCopy(v, 1, L{5, 1}, torch.IntTensor{9, 8}) == v)

@@ -229,10 +229,20 @@ fn index_select_into<T: Element>(dst: &Tensor, src: &Tensor, dim: usize, idx: &[
             for (i, &k) in idx.iter().enumerate() {
                 std::ptr::copy_nonoverlapping(ps.add(src.offset + k * row), pd.add(dst.offset + i * row), row);
             }
-        } else {
+        } else if dim == 0 {
             for (i, &k) in idx.iter().enumerate() {
                 apply::for_each_pair(pd, &slice(dst, dim, i), ps, &slice(src, dim, k), |a, b| *a = *b);
             }
+        } else {
+            // Along an inner dimension, walking line by line reads each source row once instead
+            // of striding through it once per index.
+            let (sd, ss) = (dst.stride[dim], src.stride[dim]);
+            for_each_line([dst, src], dim, |[bd, bs]| {
+                for (i, &k) in idx.iter().enumerate() {
+                    *pd.add(bd + i * sd) = *ps.add(bs + k * ss);
+                }
+                Ok(())
+            })?;
         }
     }
     Ok(())
@@ -327,6 +337,23 @@ fn index_copy_kernel<T: Accumulate>(
 ) -> Result<()> {
     let pt = ptr::<T>(t, method)?;
     let ps = ptr::<T>(src, method)?;
+    let same_shape = t.dim() == src.dim() && (0..t.dim()).all(|d| d == dim || t.size[d] == src.size[d]);
+    if dim > 0 && same_shape && !shares_memory(t, src) {
+        // Line by line, as in index_select_into; without aliasing the order of writes cannot
+        // change the result.
+        let (st, ss) = (t.stride[dim], src.stride[dim]);
+        return for_each_line([t, src], dim, |[bt, bs]| {
+            for (i, &k) in ks.iter().enumerate() {
+                // SAFETY: lines of checked views; k was range-checked.
+                unsafe {
+                    let x = pt.add(bt + k * st);
+                    let y = *ps.add(bs + i * ss);
+                    *x = if add { (*x).plus(y) } else { y };
+                }
+            }
+            Ok(())
+        });
+    }
     for (i, &k) in ks.iter().enumerate() {
         let (d, s) = (slice(t, dim, k), slice(src, dim, i));
         // SAFETY: slices of checked views; aliasing is allowed by for_each_pair.
@@ -596,6 +623,29 @@ fn nonzero(lua: &Lua, a: Args) -> Result<MultiValue> {
     out.finish(lua, dst, M)
 }
 
+/// Copies between two tensors of the same shape and type row by row (innermost dimension), which
+/// keeps the copy a run of contiguous moves when only the outer strides differ, as for a slice of
+/// a result concatenated along an inner dimension.
+fn copy_rows<T: Element>(dst: &Tensor, src: &Tensor, method: &str) -> Result<()> {
+    let (pd, ps) = (ptr::<T>(dst, method)?, ptr::<T>(src, method)?);
+    let last = dst.dim() - 1;
+    let (n, sd, ss) = (dst.size[last], dst.stride[last], src.stride[last]);
+    for_each_line([dst, src], last, |[bd, bs]| {
+        // SAFETY: rows of checked views; the two tensors do not overlap (cat writes a fresh or
+        // scratch result).
+        unsafe {
+            if sd == 1 && ss == 1 {
+                std::ptr::copy_nonoverlapping(ps.add(bs), pd.add(bd), n);
+            } else {
+                for i in 0..n {
+                    *pd.add(bd + i * sd) = *ps.add(bs + i * ss);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 /// The tensors of `torch.cat`'s table form.
 fn tensor_list(t: &Table, method: &str) -> Result<Vec<Tensor>> {
     let mut out = Vec::new();
@@ -708,7 +758,11 @@ fn cat(lua: &Lua, a: Args) -> Result<MultiValue> {
     for t in inputs.iter().filter(|t| t.dim() > 0) {
         let n = extent(t, cat_dim);
         let part = args::lift_in(M, dst.narrow(cat_dim, offset, n))?;
-        copy_into(&part, t, M)?;
+        if part.size == t.size && part.dim() > 1 && !part.is_contiguous() {
+            dispatch!(dtype, T => copy_rows::<T>(&part, t, M))?;
+        } else {
+            copy_into(&part, t, M)?;
+        }
         offset += n;
     }
     out.finish(lua, dst, M)
@@ -857,17 +911,17 @@ fn check_count(t: &Tensor, o: &Tensor, pos: usize, method: &str) -> Result<()> {
 
 /// The dtype of a factory's result: that of the leading result tensor, a trailing type name
 /// (`torch.zeros(2, 'torch.FloatTensor')`, as Torch's dispatcher allows), or the default type.
-/// Returns (output, the arguments after the result tensor).
-fn factory_output(lua: &Lua, a: &Args, method: &str) -> Result<(Output, Args)> {
+/// Returns the output, the arguments without a trailing type name, and the position of the
+/// first argument after the result tensor.
+fn factory_output(lua: &Lua, a: &Args, method: &str) -> Result<(Output, Args, usize)> {
     if let Some(t) = tensor_of(arg(a, 1)) {
-        let rest: Args = a.iter().skip(1).cloned().collect();
-        return Ok((Output::into(arg(a, 1), t.dtype, method)?, rest));
+        return Ok((Output::into(arg(a, 1), t.dtype, method)?, a.clone(), 2));
     }
     if let Some(Value::String(s)) = a.last()
         && let Some((d, true)) = DType::from_typename(&s.to_string_lossy())
     {
         let rest: Args = a.iter().take(a.len() - 1).cloned().collect();
-        return Ok((Output::new(d), rest));
+        return Ok((Output::new(d), rest, 1));
     }
     let torch: Table = lua.globals().get("torch")?;
     let name: String = torch.get::<Function>("getdefaulttensortype")?.call(())?;
@@ -875,7 +929,7 @@ fn factory_output(lua: &Lua, a: &Args, method: &str) -> Result<(Output, Args)> {
         .filter(|&(_, tensor)| tensor)
         .map(|(d, _)| d)
         .ok_or_else(|| error(method, format!("the default tensor type {name} is not a tensor type")))?;
-    Ok((Output::new(d), a.clone()))
+    Ok((Output::new(d), a.clone(), 1))
 }
 
 /// The result tensor of a factory, resized to `size` in place (Torch's factories write straight
@@ -885,8 +939,8 @@ fn factory_target(out: &mut Output, size: &[usize], method: &str) -> Result<Tens
 }
 
 fn zeros_or_ones(lua: &Lua, a: Args, method: &str, value: f64) -> Result<MultiValue> {
-    let (mut out, rest) = factory_output(lua, &a, method)?;
-    let size = normalize(args::usize_sizes(&args::sizes_arg(&rest, 1, method)?, method)?);
+    let (mut out, rest, p) = factory_output(lua, &a, method)?;
+    let size = normalize(args::usize_sizes(&args::sizes_arg(&rest, p, method)?, method)?);
     let dst = factory_target(&mut out, &size, method)?;
     fill(&dst, value, method)?;
     out.finish(lua, dst, method)
@@ -894,14 +948,14 @@ fn zeros_or_ones(lua: &Lua, a: Args, method: &str, value: f64) -> Result<MultiVa
 
 fn eye(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "eye";
-    let (mut out, rest) = factory_output(lua, &a, M)?;
-    let n = int_arg(&rest, 1, M)?;
+    let (mut out, rest, p) = factory_output(lua, &a, M)?;
+    let n = int_arg(&rest, p, M)?;
     if n <= 0 {
         return Err(error(M, format!("invalid argument: n must be positive (got {n})")));
     }
-    let m = match arg(&rest, 2) {
+    let m = match arg(&rest, p + 1) {
         Value::Nil => n,
-        _ => match int_arg(&rest, 2, M)? {
+        _ => match int_arg(&rest, p + 1, M)? {
             m if m <= 0 => n,
             m => m,
         },
@@ -946,10 +1000,10 @@ fn sequence_target(out: &mut Output, n: usize, method: &str) -> Result<Tensor> {
 /// in double for Float/Double and in integers (arguments truncated) for the integer types.
 fn range(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "range";
-    let (mut out, rest) = factory_output(lua, &a, M)?;
-    let xmin = number_arg(&rest, 1, M)?;
-    let xmax = number_arg(&rest, 2, M)?;
-    let step = args::opt_number(&rest, 3, M, 1.0)?;
+    let (mut out, rest, p) = factory_output(lua, &a, M)?;
+    let xmin = number_arg(&rest, p, M)?;
+    let xmax = number_arg(&rest, p + 1, M)?;
+    let step = args::opt_number(&rest, p + 2, M, 1.0)?;
     let check = |xmin: f64, xmax: f64, step: f64| -> Result<()> {
         // Torch's test `step > 0 || step < 0`, which also refuses NaN.
         if step == 0.0 || step.is_nan() {
@@ -1014,7 +1068,7 @@ fn spaced<T: Real>(dst: &Tensor, a: f64, b: f64, n: usize, log: bool, method: &s
 
 /// `torch.linspace([res,] a, b [, n=100])` and logspace (10^x of the same points).
 fn linspace_impl(lua: &Lua, a: Args, method: &str, log: bool) -> Result<MultiValue> {
-    let (mut out, rest) = factory_output(lua, &a, method)?;
+    let (mut out, rest, p) = factory_output(lua, &a, method)?;
     if !out.dtype.is_floating() {
         return Err(error(
             method,
@@ -1024,11 +1078,11 @@ fn linspace_impl(lua: &Lua, a: Args, method: &str, log: bool) -> Result<MultiVal
             ),
         ));
     }
-    let x1 = number_arg(&rest, 1, method)?;
-    let x2 = number_arg(&rest, 2, method)?;
-    let n = match arg(&rest, 3) {
+    let x1 = number_arg(&rest, p, method)?;
+    let x2 = number_arg(&rest, p + 1, method)?;
+    let n = match arg(&rest, p + 2) {
         Value::Nil => 100,
-        _ => int_arg(&rest, 3, method)?,
+        _ => int_arg(&rest, p + 2, method)?,
     };
     // Torch compares the bounds after converting them to the element type.
     let equal = if out.dtype == DType::Float {
