@@ -42,6 +42,45 @@ impl Geometry {
         }
     }
 
+    /// Geometries of two tensors of the same logical shape, with dimensions merged only where
+    /// both tensors allow it, so the runs of one line up with the runs of the other.
+    pub fn joint(a: &Tensor, b: &Tensor) -> Option<(Geometry, Geometry)> {
+        if a.size != b.size {
+            return None;
+        }
+        let mut ga = Geometry {
+            offset: a.offset,
+            size: Vec::new(),
+            stride: Vec::new(),
+        };
+        let mut gb = Geometry {
+            offset: b.offset,
+            size: Vec::new(),
+            stride: Vec::new(),
+        };
+        for d in 0..a.dim() {
+            let (s, sa, sb) = (a.size[d], a.stride[d], b.stride[d]);
+            if s == 1 {
+                continue;
+            }
+            if let (Some(&pa), Some(&pb)) = (ga.stride.last(), gb.stride.last()) {
+                if pa == sa * s && pb == sb * s {
+                    let n = ga.size.len();
+                    ga.size[n - 1] *= s;
+                    gb.size[n - 1] *= s;
+                    ga.stride[n - 1] = sa;
+                    gb.stride[n - 1] = sb;
+                    continue;
+                }
+            }
+            ga.size.push(s);
+            ga.stride.push(sa);
+            gb.size.push(s);
+            gb.stride.push(sb);
+        }
+        Some((ga, gb))
+    }
+
     pub fn numel(&self) -> usize {
         self.size.iter().product()
     }
@@ -173,12 +212,15 @@ pub unsafe fn for_each_mut<T>(base: *mut T, t: &Tensor, mut f: impl FnMut(&mut T
 /// # Safety
 /// As for `for_each_mut`, for both views. The views may alias (Torch allows `x:add(x)`).
 pub unsafe fn for_each_pair<A, B>(pa: *mut A, a: &Tensor, pb: *const B, b: &Tensor, mut f: impl FnMut(&mut A, &B)) {
-    let ga = Geometry::of(a);
-    let gb = Geometry::of(b);
     if a.numel() == 0 {
         return;
     }
-    // Same merged geometry: walk runs together.
+    // Same logical shape (the common case, transposed views included), or shapes that merge to
+    // the same runs: walk the runs of both together.
+    let (ga, gb) = match Geometry::joint(a, b) {
+        Some(pair) => pair,
+        None => (Geometry::of(a), Geometry::of(b)),
+    };
     if ga.size == gb.size {
         let (n, sa) = ga.inner();
         let (_, sb) = gb.inner();
@@ -197,9 +239,15 @@ pub unsafe fn for_each_pair<A, B>(pa: *mut A, a: &Tensor, pb: *const B, b: &Tens
         });
         return;
     }
-    for (oa, ob) in Offsets::new(a).zip(Offsets::new(b)) {
-        unsafe { f(&mut *pa.add(oa), &*pb.add(ob)) };
-    }
+    // Different shapes with the same element count: runs of `a`, elements of `b` one by one.
+    let (n, sa) = ga.inner();
+    let mut offsets_b = Offsets::new(b);
+    ga.for_each_run(|ra| unsafe {
+        for i in 0..n {
+            let ob = offsets_b.next().expect("same element count");
+            f(&mut *pa.add(ra + i * sa), &*pb.add(ob));
+        }
+    });
 }
 
 #[cfg(test)]
@@ -218,6 +266,18 @@ mod tests {
         let tt = t.transpose(0, 2).unwrap();
         let offs: Vec<usize> = Offsets::new(&tt).take(4).collect();
         assert_eq!(offs, vec![0, 12, 4, 16]);
+    }
+
+    #[test]
+    fn joint_geometry_keeps_runs_aligned() {
+        let a = Tensor::zeros(DType::Float, &[4, 3]).unwrap();
+        let b = Tensor::zeros(DType::Float, &[3, 4]).unwrap().transpose(0, 1).unwrap();
+        let (ga, gb) = Geometry::joint(&a, &b).unwrap();
+        assert_eq!((ga.size.clone(), ga.stride.clone()), (vec![4, 3], vec![3, 1]));
+        assert_eq!(gb.stride, vec![1, 4]);
+        let c = Tensor::zeros(DType::Float, &[2, 3, 4]).unwrap();
+        let (gc, gd) = Geometry::joint(&c, &c).unwrap();
+        assert_eq!((gc.size, gd.size), (vec![24], vec![24]));
     }
 
     #[test]
@@ -240,5 +300,24 @@ mod tests {
         }
         // b is the transpose of a 3x2 filled in b's logical order.
         assert_eq!(seen, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    }
+
+    #[test]
+    fn pairs_across_different_shapes() {
+        let a = Tensor::zeros(DType::Double, &[6]).unwrap();
+        let b = Tensor::zeros(DType::Double, &[3, 2]).unwrap().transpose(0, 1).unwrap();
+        let pa = a.storage.as_ref().unwrap().ptr::<f64>();
+        let pb = b.storage.as_ref().unwrap().ptr::<f64>();
+        unsafe {
+            for (i, x) in b.storage.as_ref().unwrap().as_mut_slice::<f64>().iter_mut().enumerate() {
+                *x = i as f64;
+            }
+            for_each_pair(pa, &a, pb, &b, |x, y| *x = *y);
+            // b (2x3, the transpose of [[0,1],[2,3],[4,5]]) in logical order.
+            assert_eq!(
+                a.storage.as_ref().unwrap().as_slice::<f64>(),
+                &[0.0, 2.0, 4.0, 1.0, 3.0, 5.0]
+            );
+        }
     }
 }
