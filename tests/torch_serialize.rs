@@ -163,3 +163,26 @@ fn error_paths() {
 fn hostile_input_gives_errors_not_crashes() {
     script("torch_serialize_hostile.lua");
 }
+
+#[test]
+fn buffered_files_reach_the_disk_at_os_exit() {
+    let dir = temp_dir("torch_serialize_exit");
+    let out = run_th_in(
+        &dir,
+        &[
+            "-e",
+            "local f = torch.DiskFile('kept.txt', 'w'); f:writeString('kept'); \
+             local p = torch.PipeFile('cat > piped.txt', 'w'); p:writeString('piped'); os.exit(0)",
+        ],
+        "",
+        &[],
+    );
+    out.assert_ok();
+    assert_eq!(std::fs::read_to_string(dir.join("kept.txt")).unwrap(), "kept");
+    // The command may still be finishing its write when th has exited.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_to_string(dir.join("piped.txt")).unwrap_or_default() != "piped" {
+        assert!(std::time::Instant::now() < deadline, "piped.txt never got its data");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

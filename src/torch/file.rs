@@ -39,9 +39,64 @@ pub fn file_object(lua: &Lua, core: Rc<RefCell<FileCore>>, class: &str) -> Resul
     Ok(Value::Table(t))
 }
 
+type OpenFiles = RefCell<Vec<std::rc::Weak<RefCell<FileCore>>>>;
+
+thread_local! {
+    /// Disk and pipe files of this thread, flushed at process exit: `os.exit()` skips the Lua
+    /// state's destructors, and Torch's stdio-buffered files do reach the disk then. A raw
+    /// pointer (leaked once per thread) rather than a value with a destructor, because glibc runs
+    /// thread-local destructors before atexit handlers.
+    static OPEN_FILES: std::cell::Cell<*const OpenFiles> = const { std::cell::Cell::new(std::ptr::null()) };
+}
+
+fn open_files() -> &'static OpenFiles {
+    OPEN_FILES.with(|cell| {
+        if cell.get().is_null() {
+            cell.set(Box::into_raw(Box::new(RefCell::new(Vec::new()))));
+        }
+        // SAFETY: leaked above, never freed, and only reached from its own thread.
+        unsafe { &*cell.get() }
+    })
+}
+
+extern "C" fn flush_open_files() {
+    let Ok(ptr) = OPEN_FILES.try_with(|cell| cell.get()) else {
+        return;
+    };
+    if ptr.is_null() {
+        return;
+    }
+    // SAFETY: see open_files.
+    let files = unsafe { &*ptr };
+    if let Ok(files) = files.try_borrow() {
+        for f in files.iter().filter_map(|w| w.upgrade()) {
+            if let Ok(mut c) = f.try_borrow_mut()
+                && c.is_open()
+            {
+                let _ = c.synchronize();
+            }
+        }
+    }
+}
+
+fn track_for_exit(core: &Rc<RefCell<FileCore>>) {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    REGISTER.call_once(|| {
+        // SAFETY: registering a plain function without captured state.
+        unsafe { libc::atexit(flush_open_files) };
+    });
+    let mut files = open_files().borrow_mut();
+    files.retain(|w| w.strong_count() > 0);
+    files.push(Rc::downgrade(core));
+}
+
 fn new_object(lua: &Lua, class: &Table, core: FileCore) -> Result<Value> {
     let t = lua.create_table()?;
-    t.raw_set(HANDLE, lua.create_userdata(FileHandle(Rc::new(RefCell::new(core))))?)?;
+    let core = Rc::new(RefCell::new(core));
+    if core.borrow().kind != Kind::Memory {
+        track_for_exit(&core);
+    }
+    t.raw_set(HANDLE, lua.create_userdata(FileHandle(core))?)?;
     t.set_metatable(Some(class.clone()))?;
     Ok(Value::Table(t))
 }

@@ -234,3 +234,86 @@ pub fn deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
     };
     read::read_object(&ctx)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn torch_state() -> Lua {
+        let lua = crate::runtime::new_state().unwrap();
+        lua.load("require 'torch'").exec().unwrap();
+        lua
+    }
+
+    #[test]
+    fn rust_api_round_trips_values() {
+        let lua = torch_state();
+        let v: Value = lua
+            .load("local t = {x = torch.FloatTensor({1, 2}), s = 'str'}; t.me = t; return t")
+            .eval()
+            .unwrap();
+        for mode in [Mode::Binary, Mode::Ascii] {
+            let bytes = serialize(&lua, &v, mode).unwrap();
+            let back = deserialize(&lua, &bytes, mode).unwrap();
+            let check: mlua::Function = lua
+                .load("return function(t) return t.me == t and t.s == 'str' and t.x[2] == 2 end")
+                .eval()
+                .unwrap();
+            assert!(check.call::<bool>(back).unwrap(), "{mode:?}");
+        }
+        // The bytes are torch.serialize's.
+        let lua_bytes: mlua::LuaString = lua.load("return torch.serialize({hello = 123})").eval().unwrap();
+        let hello = lua.load("return {hello = 123}").eval::<Value>().unwrap();
+        assert_eq!(
+            serialize(&lua, &hello, Mode::Binary).unwrap(),
+            lua_bytes.as_bytes().to_vec()
+        );
+    }
+
+    #[test]
+    fn rust_api_reports_errors() {
+        let lua = torch_state();
+        let err = deserialize(&lua, &[9, 0, 0, 0], Mode::Binary).unwrap_err().to_string();
+        assert!(err.contains("unknown object"), "{err}");
+        let err = deserialize(&lua, &[3, 0, 0], Mode::Binary).unwrap_err().to_string();
+        assert!(err.contains("read error"), "{err}");
+        let co = lua.load("return coroutine.create(print)").eval::<Value>().unwrap();
+        let err = serialize(&lua, &co, Mode::Binary).unwrap_err().to_string();
+        assert!(err.contains("Unwritable object <thread>"), "{err}");
+    }
+
+    #[test]
+    fn works_without_the_torch_package() {
+        // A state with libtorch but no torch classes: plain values still go through.
+        let lua = crate::runtime::new_state().unwrap();
+        let v = lua.load("return {1, 'two', {three = true}}").eval::<Value>().unwrap();
+        let bytes = serialize(&lua, &v, Mode::Binary).unwrap();
+        let back = deserialize(&lua, &bytes, Mode::Binary).unwrap();
+        let Value::Table(t) = back else { panic!("not a table") };
+        assert_eq!(t.get::<String>(2).unwrap(), "two");
+        // A torch object needs its class: without torch.factory it is unknown.
+        let obj = [4u8, 0, 0, 0, 1, 0, 0, 0, 3, 0, 0, 0, b'V', b' ', b'1', 1, 0, 0, 0, b'X'];
+        let err = deserialize(&lua, &obj, Mode::Binary).unwrap_err().to_string();
+        assert!(err.contains("unknown Torch class <X>"), "{err}");
+    }
+
+    #[test]
+    fn depth_guard_counts_and_limits() {
+        let core = RefCell::new(FileCore::new(
+            Box::new(MemoryStream::default()),
+            Kind::Memory,
+            true,
+            true,
+        ));
+        {
+            let _a = DepthGuard::enter(&core, "m").unwrap();
+            let _b = DepthGuard::enter(&core, "m").unwrap();
+            assert_eq!(core.borrow().depth, 2);
+        }
+        assert_eq!(core.borrow().depth, 0);
+        core.borrow_mut().depth = MAX_DEPTH;
+        let err = DepthGuard::enter(&core, "m").err().unwrap().to_string();
+        assert!(err.contains("nested more than"), "{err}");
+        assert!(stack_remaining().is_some_and(|left| left > STACK_RESERVE));
+    }
+}
