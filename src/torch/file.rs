@@ -545,3 +545,22 @@ pub fn open(lua: &Lua) -> Result<Table> {
     add(lua, &m, "newPipeFile", new_pipe)?;
     Ok(m)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modes_parse_with_defaults_and_errors() {
+        let lua = Lua::new();
+        let s = |m: &str| Value::String(lua.create_string(m).unwrap());
+        let all = ["r", "w", "rw"];
+        assert_eq!(parse_mode(&Value::Nil, "r", &all, "m").unwrap(), (true, false));
+        assert_eq!(parse_mode(&s("w"), "r", &all, "m").unwrap(), (false, true));
+        assert_eq!(parse_mode(&s("rw"), "r", &all, "m").unwrap(), (true, true));
+        let err = parse_mode(&s("rw"), "r", &["r", "w"], "m").unwrap_err().to_string();
+        assert!(err.contains("file mode should be one of 'r', 'w', got 'rw'"), "{err}");
+        let err = parse_mode(&Value::Integer(1), "r", &all, "m").unwrap_err().to_string();
+        assert!(err.contains("mode string expected, got number"), "{err}");
+    }
+}

@@ -67,10 +67,15 @@ impl Scalar for f64 {
     }
 }
 
-/// printf's `%.<prec>g`, through the C library so the text is byte-identical to Torch's.
+/// printf's `%.<prec>g` (9, 14 or 17), through the C library so the text is byte-identical to
+/// Torch's.
 pub fn format_g(v: f64, prec: u32, out: &mut Vec<u8>) {
     let mut buf = [0u8; 64];
-    let fmt = if prec == 9 { c"%.9g" } else { c"%.17g" };
+    let fmt = match prec {
+        9 => c"%.9g",
+        14 => c"%.14g",
+        _ => c"%.17g",
+    };
     // SAFETY: the buffer is large enough for any %.17g of a double (at most 24 bytes) and
     // snprintf never writes past the size it is given.
     let n = unsafe { libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr(), v) };

@@ -142,12 +142,8 @@ impl Reader<'_, '_> {
         })
     }
 
-    fn referenced(&self) -> bool {
-        self.ctx.core.borrow().refs.enabled
-    }
-
     fn lookup(&self, index: i32) -> Option<Value> {
-        let c = self.ctx.core.borrow();
+        let c = self.ctx.core.try_borrow().ok()?;
         if !c.refs.enabled {
             return None;
         }
@@ -391,12 +387,18 @@ impl Reader<'_, '_> {
                 Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => n as i64,
                 _ => continue,
             };
-            let existing = self.ctx.core.borrow().refs.upvalue_cells.get(&id).cloned();
+            let existing = self
+                .ctx
+                .core
+                .try_borrow()
+                .ok()
+                .and_then(|c| c.refs.upvalue_cells.get(&id).cloned());
             match existing {
                 Some((other, j)) => h.upvaluejoin.call::<()>((f.clone(), i, other, j))?,
+                // Recorded with references off too, as Torch does: joining is not dedupe.
                 None => {
-                    if self.referenced() {
-                        self.ctx.core.borrow_mut().refs.upvalue_cells.insert(id, (f.clone(), i));
+                    if let Ok(mut c) = self.ctx.core.try_borrow_mut() {
+                        c.refs.upvalue_cells.insert(id, (f.clone(), i));
                     }
                 }
             }

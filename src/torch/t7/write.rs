@@ -470,3 +470,27 @@ impl Writer<'_, '_> {
         self.object(Value::Table(upvalues), Name::Upvalues)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_print_as_lua_tostring() {
+        assert_eq!(number_text(3.0), "3");
+        assert_eq!(number_text(-0.5), "-0.5");
+        assert_eq!(number_text(0.1), "0.1");
+        assert_eq!(number_text(1e300), "1e+300");
+    }
+
+    #[test]
+    fn name_paths_skip_upvalue_lists_and_their_indices() {
+        let t = |s: &str| Name::Text(s.into());
+        assert_eq!(format_names(&[t("<?>"), t("a"), t("b")]), "<?>.a.b");
+        assert_eq!(
+            format_names(&[t("<?>"), t("f"), Name::Upvalues, t("1"), t("count")]),
+            "<?>.f.count"
+        );
+        assert_eq!(format_names(&[]), "");
+    }
+}
