@@ -4,6 +4,7 @@
 
 pub mod apply;
 pub mod args;
+pub mod blas;
 pub mod construct;
 pub mod dtype;
 pub mod file;

@@ -46,10 +46,79 @@ pub fn copy_into(dst: &Tensor, src: &Tensor, method: &str) -> Result<()> {
         };
         return Ok(());
     }
+    if let Some((gd, gs)) = transposed_pair(dst, src) {
+        dispatch!(dst.dtype, A => dispatch!(src.dtype, B => unsafe {
+            copy_transposed(ds.ptr::<A>(), &gd, ss.ptr::<B>(), &gs);
+        }));
+        return Ok(());
+    }
     dispatch!(dst.dtype, A => dispatch!(src.dtype, B => unsafe {
         apply::for_each_pair(ds.ptr::<A>(), dst, ss.ptr::<B>(), src, |a, b| *a = convert::<A, B>(*b));
     }));
     Ok(())
+}
+
+/// The merged geometries of `dst` and `src` when they are the same 2-D shape with the unit
+/// stride in different dimensions (one is a transposed layout of the other), in separate memory.
+fn transposed_pair(dst: &Tensor, src: &Tensor) -> Option<(apply::Geometry, apply::Geometry)> {
+    if matches!((&dst.storage, &src.storage), (Some(a), Some(b)) if a.same(b)) {
+        // Overlapping copies keep the plain element order.
+        return None;
+    }
+    let (mut gd, mut gs) = (apply::Geometry::of(dst), apply::Geometry::of(src));
+    // A contiguous side merges to one dimension: give it the other side's 2-D shape, row-major.
+    let shape_as = |a: &mut apply::Geometry, b: &apply::Geometry| {
+        if a.size.len() == 1 && a.stride[0] == 1 && b.size.len() == 2 {
+            a.size = b.size.clone();
+            a.stride = vec![b.size[1], 1];
+        }
+    };
+    shape_as(&mut gd, &gs);
+    shape_as(&mut gs, &gd);
+    let crossed = |a: &apply::Geometry, b: &apply::Geometry| a.stride[1] == 1 && b.stride[0] == 1;
+    (gd.size.len() == 2 && gd.size == gs.size && (crossed(&gd, &gs) || crossed(&gs, &gd))).then_some((gd, gs))
+}
+
+/// Copies a 2-D view into a 2-D view whose unit-stride dimension is the other one. Reading
+/// straight along one of them strides through the other by a whole row per element, and with
+/// power-of-two rows those lines all fall in the same few cache sets and evict each other. So
+/// the copy walks strips 8 elements wide along dst's unit dimension (8 source lines in flight,
+/// within L1's associativity) and 128 long along src's, reusing each loaded source line.
+///
+/// # Safety
+/// Both geometries must be valid views of elements of their types, in separate memory.
+unsafe fn copy_transposed<A: Element, B: Element>(
+    pd: *mut A,
+    gd: &apply::Geometry,
+    ps: *const B,
+    gs: &apply::Geometry,
+) {
+    const STRIP: usize = 8;
+    const TILE: usize = 128;
+    // u: dst's unit-stride dimension; v: src's.
+    let (u, v) = if gd.stride[1] == 1 { (1, 0) } else { (0, 1) };
+    let (nu, nv) = (gd.size[u], gd.size[v]);
+    let (dv, su) = (gd.stride[v], gs.stride[u]);
+    let mut v0 = 0;
+    while v0 < nv {
+        let v1 = (v0 + TILE).min(nv);
+        let mut u0 = 0;
+        while u0 < nu {
+            let u1 = (u0 + STRIP).min(nu);
+            for xv in v0..v1 {
+                // SAFETY: (xu, xv) stays inside both views.
+                unsafe {
+                    let drow = pd.add(gd.offset + xv * dv);
+                    let srow = ps.add(gs.offset + xv);
+                    for xu in u0..u1 {
+                        *drow.add(xu) = convert::<A, B>(*srow.add(xu * su));
+                    }
+                }
+            }
+            u0 = u1;
+        }
+        v0 = v1;
+    }
 }
 
 /// Sets every element of `t` to `value` (a Lua number, cast to the element type).
