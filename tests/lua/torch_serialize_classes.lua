@@ -98,6 +98,11 @@ for _, mode in ipairs { 'binary', 'ascii' } do
    local tb = C.roundtrip({ a = shared, b = shared, nested = { shared } }, mode)
    assert(tb.a == tb.b and tb.nested[1] == tb.a and tb.a() == 'hi')
 
+   -- Bitwise operators (a header flag of their own in this LuaJIT's dumps).
+   local mask = 6
+   local bits = C.roundtrip(function(v) return (v & mask) | 1 end, mode)
+   assert(bits(12) == 5)
+
    -- Upvalues holding tensors and tables with cycles.
    local cyc = {}
    cyc.me = cyc

@@ -112,4 +112,17 @@ local ok, v = pcall(function()
 end)
 assert(not ok or type(v) == 'table')
 
+-- Many objects: more than mlua can hold references to at once (about 65k on LuaJIT).
+local many = {}
+for i = 1, 70000 do many[i] = { i } end
+local back = torch.deserialize(torch.serialize(many))
+assert(#back == 70000 and back[69999][1] == 69999)
+local fns = {}
+for i = 1, 1000 do
+   local up = i
+   fns[i] = function() return up end
+end
+local fb = torch.deserialize(torch.serialize(fns))
+assert(fb[1000]() == 1000)
+
 print('ok')

@@ -14,7 +14,10 @@ const F_BE: u32 = 0x01;
 const F_STRIP: u32 = 0x02;
 const F_FFI: u32 = 0x04;
 const F_FR2: u32 = 0x08;
-const F_KNOWN: u32 = F_FR2 * 2 - 1;
+/// Set by this LuaJIT (luajit2 2.1) for prototypes that use its bitwise operators.
+const F_BITOP: u32 = 0x10;
+/// Flags this check understands; others may change the layout, so such dumps are refused.
+const F_KNOWN: u32 = F_BITOP * 2 - 1;
 
 /// Constant kinds in a prototype's GC constant list; larger values are strings of length tp-5.
 const KGC_CHILD: u32 = 0;
@@ -309,11 +312,20 @@ mod tests {
     fn accepts_what_luajit_dumps() {
         let src = "local a, b = 1, 'x'; local t = {1, 2.5, 'three', k = true, [10] = -7}
                    local function inner(y) return y + a + 0.5 end
-                   return function(...) return inner(select('#', ...)), b, t, 1e300, -2^40 end";
+                   return function(...) return inner(select('#', ...)), b, t, 1e300, -2^40, a ~ 3, a & b end";
         for strip in [false, true] {
             let d = native_dump(src, strip);
             assert_eq!(check(&d, native()), Ok(()), "strip={strip}");
         }
+        // Bitwise operators set a header flag of their own.
+        let d = native_dump("return function(x) return x ~ 1 end", false);
+        let d = {
+            let lua = mlua::Lua::new();
+            let f: mlua::Function = lua.load(&d[..]).eval().unwrap();
+            f.dump(false)
+        };
+        assert_ne!(Native::from_dump(&d).unwrap().flags & F_BITOP, 0);
+        assert_eq!(check(&d, native()), Ok(()));
     }
 
     #[test]

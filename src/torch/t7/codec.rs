@@ -207,7 +207,9 @@ impl AsciiReader<'_> {
     }
 }
 
-/// Reference bookkeeping for readObject/writeObject, one per File and kept across calls.
+/// Reference bookkeeping for readObject/writeObject, one per File and kept across calls. Lua
+/// objects are held in Lua tables, not as Rust values: mlua on LuaJIT can hold only some tens of
+/// thousands of references at a time, and a file can hold millions of objects.
 pub struct Refs {
     /// referenced(false) sets this off: indices are still written, nothing is shared.
     pub enabled: bool,
@@ -215,15 +217,16 @@ pub struct Refs {
     pub counter: i32,
     /// Write side: identity -> index.
     pub written: std::collections::HashMap<super::Identity, i32>,
-    /// Write side: keeps written objects alive so their identity cannot be reused.
-    pub keep: Vec<mlua::Value>,
+    /// Write side: index -> object, keeping written objects alive so that no identity is reused.
+    pub keep: Option<mlua::Table>,
     pub keep_storages: Vec<Storage>,
     /// Write side: `debug.upvalueid` -> small id.
     pub upvalue_ids: std::collections::HashMap<usize, i32>,
     /// Read side: index -> object.
-    pub read: std::collections::HashMap<i32, mlua::Value>,
-    /// Read side: upvalue id -> (function, upvalue index) that holds the cell.
-    pub upvalue_cells: std::collections::HashMap<i64, (mlua::Function, i64)>,
+    pub read: Option<mlua::Table>,
+    /// Read side: upvalue id -> the function holding that cell, and the upvalue's index there.
+    pub upvalue_funcs: Option<mlua::Table>,
+    pub upvalue_index: std::collections::HashMap<i64, i64>,
 }
 
 impl Default for Refs {
@@ -232,11 +235,24 @@ impl Default for Refs {
             enabled: true,
             counter: 0,
             written: Default::default(),
-            keep: Vec::new(),
+            keep: None,
             keep_storages: Vec::new(),
             upvalue_ids: Default::default(),
-            read: Default::default(),
-            upvalue_cells: Default::default(),
+            read: None,
+            upvalue_funcs: None,
+            upvalue_index: Default::default(),
+        }
+    }
+}
+
+/// The table in `slot`, made on first use.
+pub fn lua_table(lua: &mlua::Lua, slot: &mut Option<mlua::Table>) -> mlua::Result<mlua::Table> {
+    match slot {
+        Some(t) => Ok(t.clone()),
+        None => {
+            let t = lua.create_table()?;
+            *slot = Some(t.clone());
+            Ok(t)
         }
     }
 }

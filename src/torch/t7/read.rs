@@ -4,6 +4,7 @@
 
 use mlua::{Function, Value};
 
+use super::codec::lua_table;
 use super::write::{class_method, factory};
 use super::{
     Ctx, DepthGuard, LEGACY_TYPE_RECUR_FUNCTION, TYPE_BOOLEAN, TYPE_FUNCTION, TYPE_NIL, TYPE_NUMBER,
@@ -142,20 +143,28 @@ impl Reader<'_, '_> {
         })
     }
 
-    fn lookup(&self, index: i32) -> Option<Value> {
-        let c = self.ctx.core.try_borrow().ok()?;
-        if !c.refs.enabled {
-            return None;
+    fn lookup(&self, index: i32) -> mlua::Result<Option<Value>> {
+        let table = {
+            let Ok(c) = self.ctx.core.try_borrow() else {
+                return Ok(None);
+            };
+            if !c.refs.enabled {
+                return Ok(None);
+            }
+            c.refs.read.clone()
+        };
+        match table.map(|t| t.raw_get::<Value>(index)).transpose()? {
+            Some(Value::Nil) | None => Ok(None),
+            Some(v) => Ok(Some(v)),
         }
-        c.refs.read.get(&index).cloned()
     }
 
-    fn remember(&self, index: i32, v: &Value) {
-        if let Ok(mut c) = self.ctx.core.try_borrow_mut()
-            && c.refs.enabled
-        {
-            c.refs.read.insert(index, v.clone());
-        }
+    fn remember(&self, index: i32, v: &Value) -> mlua::Result<()> {
+        let table = match self.ctx.core.try_borrow_mut() {
+            Ok(mut c) if c.refs.enabled => lua_table(self.ctx.lua, &mut c.refs.read)?,
+            _ => return Ok(()),
+        };
+        table.raw_set(index, v.clone())
     }
 
     fn object(&self) -> mlua::Result<Value> {
@@ -169,7 +178,7 @@ impl Reader<'_, '_> {
             TYPE_FUNCTION => self.legacy_function(),
             TYPE_TABLE | TYPE_TORCH | TYPE_RECUR_FUNCTION | LEGACY_TYPE_RECUR_FUNCTION => {
                 let index = self.int()?;
-                if let Some(v) = self.lookup(index) {
+                if let Some(v) = self.lookup(index)? {
                     return Ok(v);
                 }
                 match tag {
@@ -192,7 +201,7 @@ impl Reader<'_, '_> {
         }
         let t = self.ctx.lua.create_table()?;
         let v = Value::Table(t.clone());
-        self.remember(index, &v);
+        self.remember(index, &v)?;
         for _ in 0..n {
             let k = self.object()?;
             let val = self.object()?;
@@ -215,7 +224,7 @@ impl Reader<'_, '_> {
                 self.tensor(index, native)
             } else {
                 let v = push_storage(self.ctx.lua, self.storage_body(native)?)?;
-                self.remember(index, &v);
+                self.remember(index, &v)?;
                 Ok(v)
             };
         }
@@ -226,7 +235,7 @@ impl Reader<'_, '_> {
             ));
         };
         let object: Value = factory.call(self.ctx.file.clone())?;
-        self.remember(index, &object);
+        self.remember(index, &object)?;
         if let Some(read) = class_method(self.ctx, &class, "read")? {
             read.call::<()>((object.clone(), self.ctx.file.clone(), version))?;
             return Ok(object);
@@ -277,7 +286,7 @@ impl Reader<'_, '_> {
         let dtype = native.dtype;
         // Registered empty before its storage is read, as Torch does.
         let v = push_tensor(self.ctx.lua, Tensor::empty(dtype))?;
-        self.remember(index, &v);
+        self.remember(index, &v)?;
         let ndim = self.int()?;
         if !(0..=MAX_DIMS).contains(&ndim) {
             return Err(error(METHOD, format!("corrupt file: tensor with {ndim} dimensions")));
@@ -358,7 +367,7 @@ impl Reader<'_, '_> {
         let code = self.bytes("function")?;
         let f = self.load(&code);
         if let Some(f) = &f {
-            self.remember(index, &Value::Function(f.clone()));
+            self.remember(index, &Value::Function(f.clone()))?;
         }
         let upvalues = self.object()?;
         let (Some(f), Value::Table(ups)) = (f, upvalues) else {
@@ -387,18 +396,22 @@ impl Reader<'_, '_> {
                 Value::Number(n) if n.fract() == 0.0 && n.abs() < 9e15 => n as i64,
                 _ => continue,
             };
-            let existing = self
-                .ctx
-                .core
-                .try_borrow()
-                .ok()
-                .and_then(|c| c.refs.upvalue_cells.get(&id).cloned());
-            match existing {
-                Some((other, j)) => h.upvaluejoin.call::<()>((f.clone(), i, other, j))?,
+            let (funcs, index) = {
+                let mut c = self
+                    .ctx
+                    .core
+                    .try_borrow_mut()
+                    .map_err(|_| error(METHOD, "the file is in use"))?;
+                let index = c.refs.upvalue_index.get(&id).copied();
+                (lua_table(self.ctx.lua, &mut c.refs.upvalue_funcs)?, index)
+            };
+            match (index, funcs.raw_get::<Value>(id)?) {
+                (Some(j), Value::Function(other)) => h.upvaluejoin.call::<()>((f.clone(), i, other, j))?,
                 // Recorded with references off too, as Torch does: joining is not dedupe.
-                None => {
+                _ => {
+                    funcs.raw_set(id, f.clone())?;
                     if let Ok(mut c) = self.ctx.core.try_borrow_mut() {
-                        c.refs.upvalue_cells.insert(id, (f.clone(), i));
+                        c.refs.upvalue_index.insert(id, i);
                     }
                 }
             }

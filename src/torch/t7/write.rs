@@ -2,6 +2,7 @@
 
 use mlua::{Function, Table, Value};
 
+use super::codec::lua_table;
 use super::{
     Ctx, DepthGuard, Identity, TYPE_BOOLEAN, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE,
     TYPE_TORCH,
@@ -246,21 +247,32 @@ impl Writer<'_, '_> {
 
     /// Gives the next index; with references on, remembers `key` so later copies write only it.
     fn register(&self, key: Identity, keep: Value) -> mlua::Result<(i32, bool)> {
-        self.ctx.with(METHOD, |c| {
+        let lua = self.ctx.lua;
+        let (index, keep_in) = self.ctx.with(METHOD, |c| {
             let refs = &mut c.refs;
             if refs.enabled
                 && let Some(&i) = refs.written.get(&key)
             {
-                return Ok((i, false));
+                return Ok((i, None));
             }
             refs.counter = refs.counter.checked_add(1).ok_or("too many objects")?;
             let i = refs.counter;
-            if refs.enabled {
-                refs.written.insert(key, i);
-                refs.keep.push(keep);
+            if !refs.enabled {
+                return Ok((i, Some(None)));
             }
-            Ok((i, true))
-        })
+            refs.written.insert(key, i);
+            let table = lua_table(lua, &mut refs.keep).map_err(|e| e.to_string())?;
+            Ok((i, Some(Some(table))))
+        })?;
+        match keep_in {
+            None => Ok((index, false)),
+            Some(table) => {
+                if let Some(t) = table {
+                    t.raw_set(index, keep)?;
+                }
+                Ok((index, true))
+            }
+        }
     }
 
     fn object(&mut self, value: Value, name: Name) -> mlua::Result<()> {
@@ -319,13 +331,23 @@ impl Writer<'_, '_> {
     }
 
     fn table_body(&mut self, t: &Table) -> mlua::Result<()> {
-        // Collected first: class write methods run while the entries are written and must not
-        // disturb the traversal.
-        let pairs: Vec<(Value, Value)> = t.pairs::<Value, Value>().collect::<mlua::Result<_>>()?;
-        let n = i32::try_from(pairs.len()).map_err(|_| error(METHOD, "table too large"))?;
+        // Counted first, then written while iterating (not collected: a big table would need as
+        // many live references as entries).
+        let mut count: usize = 0;
+        for pair in t.pairs::<Value, Value>() {
+            pair?;
+            count += 1;
+        }
+        let n = i32::try_from(count).map_err(|_| error(METHOD, "table too large"))?;
         self.int(n)?;
         let in_upvalue_entry = self.names.len() >= 2 && matches!(self.names[self.names.len() - 2], Name::Upvalues);
-        for (k, v) in pairs {
+        let mut written = 0;
+        for pair in t.pairs::<Value, Value>() {
+            let (k, v) = pair?;
+            written += 1;
+            if written > count {
+                break;
+            }
             let mut name = key_text(&k);
             if in_upvalue_entry
                 && name.as_deref() == Some("value")
@@ -335,6 +357,12 @@ impl Writer<'_, '_> {
             }
             self.object(k, unnamed())?;
             self.object(v, name.map(Name::Text).unwrap_or_else(unnamed))?;
+        }
+        if written != count {
+            return Err(error(
+                METHOD,
+                format!("a table changed while it was written ({count} entries, then {written})"),
+            ));
         }
         Ok(())
     }
