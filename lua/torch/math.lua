@@ -3,21 +3,29 @@
 -- native torch.add/csub/mul/... functions; the torch.* forms of every math method are native too.
 
 local torch = torch
+local type = type
 local isTensor = torch.isTensor
 local Math = {}
 
+-- Cheap operand checks (the operators are hot): one of the operands is the tensor whose
+-- metamethod ran, so a userdata is taken as a tensor and torch.* checks its type.
 local function tensor_and_number(a, b)
-   return isTensor(a) and type(b) == 'number'
+   return type(a) == 'userdata' and type(b) == 'number'
+end
+
+local function operands(a, b)
+   local ta, tb = type(a), type(b)
+   return ta == 'userdata' and (tb == 'userdata' or tb == 'number')
 end
 
 function Math.__add__(a, b)
-   if isTensor(a) and (isTensor(b) or type(b) == 'number') then return torch.add(a, b) end
+   if operands(a, b) then return torch.add(a, b) end
    if tensor_and_number(b, a) then return torch.add(b, a) end
    error('__add__: expecting two tensors or one tensor and one number', 2)
 end
 
 function Math.__sub__(a, b)
-   if isTensor(a) and (isTensor(b) or type(b) == 'number') then return torch.csub(a, b) end
+   if operands(a, b) then return torch.csub(a, b) end
    -- number - tensor: Torch fills with the number and adds -1 times the tensor.
    if tensor_and_number(b, a) then return torch.mul(b, -1):add(a) end
    error('__sub__: expecting two tensors or one tensor and one number', 2)

@@ -15,7 +15,7 @@ use crate::torch::args::{self, Args, arg, error, number};
 use crate::torch::construct;
 use crate::torch::dtype::{DType, Element};
 use crate::torch::layout::Tensor;
-use crate::torch::userdata::{push_tensor, set_view, tensor_of};
+use crate::torch::userdata::{Object, classify, push_tensor, set_view, tensor_of};
 use scalar::{Arith, Float};
 
 /// Method (`x:f(...)`, the receiver is the result) or function (`torch.f(...)`).
@@ -45,7 +45,7 @@ struct Call {
     form: usize,
     dtype: DType,
     /// The caller's result tensor (None: a new one).
-    res: Option<Value>,
+    res: Option<(Value, Tensor)>,
     src: Tensor,
     tensors: Vec<Tensor>,
     nums: Vec<f64>,
@@ -235,62 +235,98 @@ fn short_name(d: DType) -> &'static str {
     &d.tensor_typename()["torch.".len()..]
 }
 
-fn is_tensor_of(v: &Value, d: DType) -> bool {
-    tensor_of(v).is_some_and(|t| t.dtype == d)
-}
-
 /// The tensor type a call works on: the receiver's for a method; for a function, that of the
 /// first tensor argument (Torch's dispatch).
 fn call_dtype(a: &Args, mode: Mode) -> Option<DType> {
+    let dtype = |v: &Value| match classify(v) {
+        Some(Object::Tensor(_, d)) => Some(d),
+        _ => None,
+    };
     match mode {
-        Mode::Method => tensor_of(arg(a, 1)).map(|t| t.dtype),
-        Mode::Function => a.iter().find_map(|v| tensor_of(v).map(|t| t.dtype)),
+        Mode::Method => dtype(arg(a, 1)),
+        Mode::Function => a.iter().find_map(dtype),
     }
 }
 
 /// A form's arguments: (result, source, other tensors, numbers).
-type Bound = (Option<Value>, Option<Tensor>, Vec<Tensor>, Vec<f64>);
+type Bound = (Option<(Value, Tensor)>, Option<Tensor>, Vec<Tensor>, Vec<f64>);
 
-fn bind_form(a: &Args, mode: Mode, form: &[P], d: DType) -> Option<Bound> {
-    let optional: Vec<usize> = (0..form.len())
-        .filter(|&i| match form[i] {
-            P::Src => mode == Mode::Method,
-            P::Res => mode == Mode::Function,
-            P::OptN(_) => true,
-            _ => false,
-        })
-        .collect();
+/// A Lua argument, classified once per call.
+enum Kind {
+    Tensor(Tensor),
+    Number(f64),
+    Other,
+}
+
+impl Kind {
+    fn tensor(&self) -> Option<Tensor> {
+        match self {
+            Kind::Tensor(t) => Some(t.clone()),
+            _ => None,
+        }
+    }
+
+    fn of(v: &Value) -> Kind {
+        match (number(v), tensor_of(v)) {
+            (Some(x), _) => Kind::Number(x),
+            (None, Some(t)) => Kind::Tensor(t),
+            (None, None) => Kind::Other,
+        }
+    }
+}
+
+fn bind_form(a: &Args, kinds: &[Kind], mode: Mode, form: &[P], d: DType) -> Option<Bound> {
+    let optional = |p: P| match p {
+        P::Src => mode == Mode::Method,
+        P::Res => mode == Mode::Function,
+        P::OptN(_) => true,
+        _ => false,
+    };
+    let n_optional = form.iter().filter(|&&p| optional(p)).count();
     // Most arguments present first; the types then decide between equal counts.
-    'masks: for mask in (0..1usize << optional.len()).rev() {
-        let present = |i: usize| {
-            optional
-                .iter()
-                .position(|&o| o == i)
-                .is_none_or(|bit| mask & (1 << bit) != 0)
-        };
-        if (0..form.len()).filter(|&i| present(i)).count() != a.len() {
+    for mask in (0..1usize << n_optional).rev() {
+        // For each parameter, the argument position it takes (None: absent, defaulted).
+        let mut bit = 0;
+        let mut pos = 0;
+        let mut slots = [None; 8];
+        for (i, &p) in form.iter().enumerate() {
+            let present = !optional(p) || {
+                bit += 1;
+                mask & (1 << (bit - 1)) != 0
+            };
+            if present {
+                slots[i] = Some(pos);
+                pos += 1;
+            }
+        }
+        if pos != a.len() {
+            continue;
+        }
+        let fits = form
+            .iter()
+            .zip(slots)
+            .all(|(&p, slot)| match (p, slot.map(|i| &kinds[i])) {
+                (_, None) => true,
+                (P::Res | P::Src | P::T, Some(Kind::Tensor(t))) => t.dtype == d,
+                (P::N | P::OptN(_), Some(Kind::Number(_))) => true,
+                _ => false,
+            });
+        if !fits {
             continue;
         }
         let (mut res, mut src, mut tensors, mut nums) = (None, None, Vec::new(), Vec::new());
-        let mut pos = 0;
-        for (i, &p) in form.iter().enumerate() {
-            if !present(i) {
-                match p {
-                    P::Src => src = tensor_of(arg(a, 1)),
-                    P::OptN(v) => nums.push(v),
-                    _ => {}
-                }
-                continue;
-            }
-            let v = &a[pos];
-            pos += 1;
-            match p {
-                P::Res | P::Src | P::T if !is_tensor_of(v, d) => continue 'masks,
-                P::N | P::OptN(_) if number(v).is_none() => continue 'masks,
-                P::Res => res = Some(v.clone()),
-                P::Src => src = tensor_of(v),
-                P::T => tensors.extend(tensor_of(v)),
-                P::N | P::OptN(_) => nums.extend(number(v)),
+        for (&p, slot) in form.iter().zip(slots) {
+            match (p, slot) {
+                (P::Src, None) => src = kinds.first().and_then(Kind::tensor),
+                (P::OptN(v), None) => nums.push(v),
+                (_, None) => {}
+                (P::Res, Some(i)) => res = kinds[i].tensor().map(|t| (a[i].clone(), t)),
+                (_, Some(i)) => match &kinds[i] {
+                    Kind::Tensor(t) if p == P::Src => src = Some(t.clone()),
+                    Kind::Tensor(t) => tensors.push(t.clone()),
+                    Kind::Number(x) => nums.push(*x),
+                    Kind::Other => {}
+                },
             }
         }
         return Some((res, src, tensors, nums));
@@ -354,10 +390,11 @@ fn bind(a: &Args, mode: Mode, forms: &[&[P]], name: &str) -> Result<Call> {
         }
         return Err(invalid(name, a, describe_forms(forms, mode, DType::Double)));
     };
+    let kinds: Vec<Kind> = a.iter().map(Kind::of).collect();
     for (form, f) in forms.iter().enumerate() {
-        if let Some((res, src, tensors, nums)) = bind_form(a, mode, f, d) {
+        if let Some((res, src, tensors, nums)) = bind_form(a, &kinds, mode, f, d) {
             let res = match (res, mode) {
-                (None, Mode::Method) => Some(arg(a, 1).clone()),
+                (None, Mode::Method) => kinds[0].tensor().map(|t| (a[0].clone(), t)),
                 (res, _) => res,
             };
             let src = src.ok_or_else(|| invalid(name, a, describe_forms(forms, mode, d)))?;
@@ -419,9 +456,9 @@ fn new_like(d: DType, like: &Tensor) -> Result<Tensor> {
 
 /// The result tensor, shaped like `like`: the caller's, resized in place (Torch's resizeAs), or
 /// a new one of type `d`.
-fn result_tensor(res: &Option<Value>, d: DType, like: &Tensor, name: &str) -> Result<Tensor> {
-    let Some(v) = res else { return new_like(d, like) };
-    let mut t = tensor_of(v).ok_or_else(|| error(name, "result is not a tensor"))?;
+fn result_tensor(res: &Option<(Value, Tensor)>, d: DType, like: &Tensor, name: &str) -> Result<Tensor> {
+    let Some((v, t)) = res else { return new_like(d, like) };
+    let mut t = t.clone();
     if t.size != like.size || t.storage.is_none() {
         args::lift_in(name, construct::resize(&mut t, &like.size))?;
         set_view(v, t.clone())?;
@@ -430,9 +467,9 @@ fn result_tensor(res: &Option<Value>, d: DType, like: &Tensor, name: &str) -> Re
 }
 
 /// The Lua result: the caller's result tensor, or the new one.
-fn give(lua: &Lua, res: &Option<Value>, t: Tensor) -> Result<MultiValue> {
+fn give(lua: &Lua, res: &Option<(Value, Tensor)>, t: Tensor) -> Result<MultiValue> {
     match res {
-        Some(v) => one(v.clone()),
+        Some((v, _)) => one(v.clone()),
         None => one(push_tensor(lua, t)?),
     }
 }
@@ -875,9 +912,9 @@ fn comparison(lua: &Lua, a: Args, c: Cmp, name: &str) -> Result<MultiValue> {
         format!("[*ByteTensor*] {t} number | *{t}* {t} number | [*ByteTensor*] {t} {t} | *{t}* {t} {t}")
     };
     let default = || call_dtype(&a, Mode::Function).unwrap_or(DType::Double);
-    let (res, pos) = match a.len() {
-        2 => (None, 1),
-        3 if tensor_of(arg(&a, 1)).is_some() => (Some(arg(&a, 1).clone()), 2),
+    let (res, pos) = match (a.len(), tensor_of(arg(&a, 1))) {
+        (2, _) => (None, 1),
+        (3, Some(t)) => (Some((arg(&a, 1).clone(), t)), 2),
         _ => return Err(invalid(name, &a, expected(default()))),
     };
     let Some(src) = tensor_of(arg(&a, pos)) else {
@@ -891,10 +928,8 @@ fn comparison(lua: &Lua, a: Args, c: Cmp, name: &str) -> Result<MultiValue> {
     };
     let rd = match &res {
         None => DType::Byte,
-        Some(v) => match tensor_of(v) {
-            Some(t) if t.dtype == DType::Byte || t.dtype == d => t.dtype,
-            _ => return Err(invalid(name, &a, expected(d))),
-        },
+        Some((_, t)) if t.dtype == DType::Byte || t.dtype == d => t.dtype,
+        Some(_) => return Err(invalid(name, &a, expected(d))),
     };
     if let Other::Tensor(t) = &other {
         check_numel(name, &src, t)?;
