@@ -35,9 +35,10 @@ pub const LEGACY_TYPE_RECUR_FUNCTION: i32 = 7;
 pub const TYPE_RECUR_FUNCTION: i32 = 8;
 
 /// Deepest nesting of objects read or written (Torch's Lua recursion gives out a few thousand
-/// levels down). The stack check below usually stops first: how much stack a level takes depends
-/// on the build and on what class methods do.
-pub const MAX_DEPTH: usize = 20_000;
+/// levels down). Past about 4000 levels mlua runs out of reference slots and LuaJIT out of Lua
+/// stack (class methods recurse through Lua); this stops before either. In debug builds the
+/// stack check below can stop first: how much stack a level takes depends on the build.
+pub const MAX_DEPTH: usize = 3000;
 
 /// Stack kept free below the deepest object: what one more level, mlua, LuaJIT and a class's
 /// Lua read/write method need before the next check.
