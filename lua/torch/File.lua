@@ -24,8 +24,8 @@ MemoryFile = torch.newmetatable('torch.MemoryFile', 'torch.File', function(...)
 end)
 for k, f in pairs(F.memoryMethods) do MemoryFile[k] = f end
 
--- torch.PipeFile(command [, 'r'|'w'] [, quiet])
-PipeFile = torch.newmetatable('torch.PipeFile', 'torch.File', function(...)
+-- torch.PipeFile(command [, 'r'|'w'] [, quiet]): a DiskFile over a pipe, as in Torch.
+PipeFile = torch.newmetatable('torch.PipeFile', 'torch.DiskFile', function(...)
    return F.newPipeFile(PipeFile, ...)
 end)
 
