@@ -65,13 +65,13 @@ local ops = {
 
 for _, op in ipairs(ops) do
    for _, dt in ipairs { { 'float32', torch.FloatTensor }, { 'float64', torch.DoubleTensor } } do
-      local ok, f = pcall(op[2], dt[2])
-      local t
-      if ok then ok, t = pcall(median_time, f) end
+      -- result: the timed closure, then the time; or the error of whichever step failed.
+      local ok, result = pcall(op[2], dt[2])
+      if ok then ok, result = pcall(median_time, result) end
       if ok then
-         print(string.format('%s\t%s\t%.9f', op[1], dt[1], t))
+         print(string.format('%s\t%s\t%.9f', op[1], dt[1], result))
       else
-         print(string.format('%s\t%s\tn/a\t%s', op[1], dt[1], (tostring(f or t):gsub('%s+', ' '))))
+         print(string.format('%s\t%s\tn/a\t%s', op[1], dt[1], (tostring(result):gsub('%s+', ' '))))
       end
       io.stdout:flush()
    end

@@ -155,6 +155,12 @@ pub fn num_threads() -> usize {
     }
 }
 
+/// The thread count last given to `torch.setnumthreads` (0: never set). Reading it does not load
+/// OpenBLAS, so other kernels can follow the user's choice without paying for the library.
+pub fn requested_threads() -> usize {
+    REQUESTED_THREADS.load(Ordering::Relaxed)
+}
+
 /// A dimension or leading dimension as a BLAS int, None when it does not fit.
 pub fn int(n: usize) -> Option<c_int> {
     c_int::try_from(n).ok()
@@ -200,6 +206,7 @@ mod tests {
         let before = num_threads();
         set_num_threads(1);
         assert_eq!(num_threads(), 1);
+        assert_eq!(requested_threads(), 1);
         set_num_threads(before);
         assert_eq!(num_threads(), before);
     }
