@@ -4,7 +4,8 @@
 //! and a stride per tensor. When every tensor is contiguous that is a single run over all
 //! elements. The `run*` functions then execute one run; for unit strides they pick a loop the
 //! compiler can vectorise, according to how the output aliases the inputs (in place, disjoint, or
-//! partially overlapping, where they keep C's element-by-element order).
+//! partially overlapping, where they keep C's element-by-element order). Outputs too large for
+//! the cache are written with streaming stores.
 
 use std::any::TypeId;
 
@@ -104,12 +105,67 @@ fn disjoint<A, B>(a: *const A, b: *const B, n: usize) -> bool {
     a1 <= b0 || b1 <= a0
 }
 
-/// The loops of `run1`, inlined into a baseline and an AVX2 copy.
+/// Outputs this large, counting their inputs, do not fit in cache: they are written with streaming
+/// (non-temporal) stores, which saves reading each output line from memory before overwriting it.
+const STREAM_BYTES: usize = 32 << 20;
+
+/// Writes the `n` elements at `r`, `fill(start, out)` computing elements `start..start + out.len()`
+/// into `out`: in place for small outputs; for large ones (`traffic` bytes moved in all), through
+/// a small buffer that is then streamed out.
 ///
 /// # Safety
-/// As for `run1`.
+/// `r..r + n` must be writable and must not overlap anything `fill` reads.
 #[inline(always)]
-unsafe fn run1_body<R: Copy + 'static, A: Copy + 'static>(
+unsafe fn fill_out<R: Copy>(n: usize, r: *mut R, traffic: usize, fill: impl Fn(usize, &mut [R])) {
+    unsafe {
+        #[cfg(target_arch = "x86_64")]
+        if traffic >= STREAM_BYTES && 64 % size_of::<R>() == 0 {
+            return fill_streamed(n, r, fill);
+        }
+        let _ = traffic;
+        fill(0, std::slice::from_raw_parts_mut(r, n));
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn fill_streamed<R: Copy>(n: usize, r: *mut R, fill: impl Fn(usize, &mut [R])) {
+    use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_sfence, _mm_stream_si128};
+    // One cache line, computed on the stack (in registers once inlined) and streamed out whole.
+    #[repr(C, align(64))]
+    struct Line([u8; 64]);
+    unsafe {
+        let size = size_of::<R>();
+        // Elements up to the first line boundary (r is element-aligned and size divides 64).
+        let head = ((64 - (r as usize) % 64) % 64 / size).min(n);
+        fill(0, std::slice::from_raw_parts_mut(r, head));
+        let per_line = 64 / size;
+        let mut line = Line([0; 64]);
+        let mut i = head;
+        while n - i >= per_line {
+            fill(
+                i,
+                std::slice::from_raw_parts_mut(line.0.as_mut_ptr() as *mut R, per_line),
+            );
+            let src = line.0.as_ptr() as *const __m128i;
+            let dst = r.add(i) as *mut __m128i;
+            for k in 0..4 {
+                _mm_stream_si128(dst.add(k), _mm_load_si128(src.add(k)));
+            }
+            i += per_line;
+        }
+        fill(i, std::slice::from_raw_parts_mut(r.add(i), n - i));
+        // Streaming stores are weakly ordered: fence them before anything else reads the memory.
+        _mm_sfence();
+    }
+}
+
+/// `r[i] = f(a[i])` over one run.
+///
+/// # Safety
+/// Every strided position must be inside a live allocation of the right type.
+#[inline(always)]
+pub unsafe fn run1<R: Copy + 'static, A: Copy + 'static>(
     n: usize,
     r: *mut R,
     rs: usize,
@@ -128,11 +184,13 @@ unsafe fn run1_body<R: Copy + 'static, A: Copy + 'static>(
                 return;
             }
             if disjoint(r, a, n) {
-                let rv = std::slice::from_raw_parts_mut(r, n);
-                let av = std::slice::from_raw_parts(a, n);
-                for (x, &y) in rv.iter_mut().zip(av) {
-                    *x = f(y);
-                }
+                let traffic = n * (size_of::<R>() + size_of::<A>());
+                fill_out(n, r, traffic, |start, out| {
+                    let av = std::slice::from_raw_parts(a.add(start), out.len());
+                    for (x, &y) in out.iter_mut().zip(av) {
+                        *x = f(y);
+                    }
+                });
                 return;
             }
         }
@@ -142,13 +200,13 @@ unsafe fn run1_body<R: Copy + 'static, A: Copy + 'static>(
     }
 }
 
-/// The loops of `run2`.
+/// `r[i] = f(a[i], b[i])` over one run.
 ///
 /// # Safety
 /// As for `run1`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn run2_body<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
+pub unsafe fn run2<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
     n: usize,
     r: *mut R,
     rs: usize,
@@ -189,170 +247,20 @@ unsafe fn run2_body<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
                 return;
             }
             if disjoint(r, a, n) && disjoint(r, b, n) {
-                let rv = std::slice::from_raw_parts_mut(r, n);
-                let av = std::slice::from_raw_parts(a, n);
-                let bv = std::slice::from_raw_parts(b, n);
-                for ((x, &y), &z) in rv.iter_mut().zip(av).zip(bv) {
-                    *x = f(y, z);
-                }
+                let traffic = n * (size_of::<R>() + size_of::<A>() + size_of::<B>());
+                fill_out(n, r, traffic, |start, out| {
+                    let av = std::slice::from_raw_parts(a.add(start), out.len());
+                    let bv = std::slice::from_raw_parts(b.add(start), out.len());
+                    for ((x, &y), &z) in out.iter_mut().zip(av).zip(bv) {
+                        *x = f(y, z);
+                    }
+                });
                 return;
             }
         }
         for i in 0..n {
             *r.add(i * rs) = f(*a.add(i * as_), *b.add(i * bs));
         }
-    }
-}
-
-/// The loops of `run3`.
-///
-/// # Safety
-/// As for `run1`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn run3_body<R: Copy + 'static>(
-    n: usize,
-    r: *mut R,
-    rs: usize,
-    a: *const R,
-    as_: usize,
-    b: *const R,
-    bs: usize,
-    c: *const R,
-    cs: usize,
-    f: &impl Fn(R, R, R) -> R,
-) {
-    unsafe {
-        if rs == 1 && as_ == 1 && bs == 1 && cs == 1 && disjoint(r, b, n) && disjoint(r, c, n) {
-            let rv = std::slice::from_raw_parts_mut(r, n);
-            let bv = std::slice::from_raw_parts(b, n);
-            let cv = std::slice::from_raw_parts(c, n);
-            if same(r, a) {
-                for ((x, &y), &z) in rv.iter_mut().zip(bv).zip(cv) {
-                    *x = f(*x, y, z);
-                }
-                return;
-            }
-            if disjoint(r, a, n) {
-                let av = std::slice::from_raw_parts(a, n);
-                for (((x, &w), &y), &z) in rv.iter_mut().zip(av).zip(bv).zip(cv) {
-                    *x = f(w, y, z);
-                }
-                return;
-            }
-        }
-        for i in 0..n {
-            *r.add(i * rs) = f(*a.add(i * as_), *b.add(i * bs), *c.add(i * cs));
-        }
-    }
-}
-
-/// Whether the contiguous loops may use AVX2 (checked once; the result is cached by std).
-#[inline(always)]
-fn use_avx2(n: usize) -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        n >= 32 && std::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = n;
-        false
-    }
-}
-
-// The same loops compiled for AVX2 (wider vectors; no FMA, so results are bit-identical).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn run1_avx2<R: Copy + 'static, A: Copy + 'static>(
-    n: usize,
-    r: *mut R,
-    rs: usize,
-    a: *const A,
-    as_: usize,
-    f: &impl Fn(A) -> R,
-) {
-    unsafe { run1_body(n, r, rs, a, as_, f) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn run2_avx2<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
-    n: usize,
-    r: *mut R,
-    rs: usize,
-    a: *const A,
-    as_: usize,
-    b: *const B,
-    bs: usize,
-    f: &impl Fn(A, B) -> R,
-) {
-    unsafe { run2_body(n, r, rs, a, as_, b, bs, f) }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn run3_avx2<R: Copy + 'static>(
-    n: usize,
-    r: *mut R,
-    rs: usize,
-    a: *const R,
-    as_: usize,
-    b: *const R,
-    bs: usize,
-    c: *const R,
-    cs: usize,
-    f: &impl Fn(R, R, R) -> R,
-) {
-    unsafe { run3_body(n, r, rs, a, as_, b, bs, c, cs, f) }
-}
-
-/// `r[i] = f(a[i])` over one run.
-///
-/// # Safety
-/// Every strided position must be inside a live allocation of the right type.
-#[inline(always)]
-pub unsafe fn run1<R: Copy + 'static, A: Copy + 'static>(
-    n: usize,
-    r: *mut R,
-    rs: usize,
-    a: *const A,
-    as_: usize,
-    f: &impl Fn(A) -> R,
-) {
-    unsafe {
-        #[cfg(target_arch = "x86_64")]
-        if use_avx2(n) {
-            return run1_avx2(n, r, rs, a, as_, f);
-        }
-        run1_body(n, r, rs, a, as_, f)
-    }
-}
-
-/// `r[i] = f(a[i], b[i])` over one run.
-///
-/// # Safety
-/// As for `run1`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn run2<R: Copy + 'static, A: Copy + 'static, B: Copy + 'static>(
-    n: usize,
-    r: *mut R,
-    rs: usize,
-    a: *const A,
-    as_: usize,
-    b: *const B,
-    bs: usize,
-    f: &impl Fn(A, B) -> R,
-) {
-    unsafe {
-        #[cfg(target_arch = "x86_64")]
-        if use_avx2(n) {
-            return run2_avx2(n, r, rs, a, as_, b, bs, f);
-        }
-        run2_body(n, r, rs, a, as_, b, bs, f)
     }
 }
 
@@ -375,11 +283,31 @@ pub unsafe fn run3<R: Copy + 'static>(
     f: &impl Fn(R, R, R) -> R,
 ) {
     unsafe {
-        #[cfg(target_arch = "x86_64")]
-        if use_avx2(n) {
-            return run3_avx2(n, r, rs, a, as_, b, bs, c, cs, f);
+        if rs == 1 && as_ == 1 && bs == 1 && cs == 1 && disjoint(r, b, n) && disjoint(r, c, n) {
+            if same(r, a) {
+                let rv = std::slice::from_raw_parts_mut(r, n);
+                let bv = std::slice::from_raw_parts(b, n);
+                let cv = std::slice::from_raw_parts(c, n);
+                for ((x, &y), &z) in rv.iter_mut().zip(bv).zip(cv) {
+                    *x = f(*x, y, z);
+                }
+                return;
+            }
+            if disjoint(r, a, n) {
+                fill_out(n, r, n * 4 * size_of::<R>(), |start, out| {
+                    let av = std::slice::from_raw_parts(a.add(start), out.len());
+                    let bv = std::slice::from_raw_parts(b.add(start), out.len());
+                    let cv = std::slice::from_raw_parts(c.add(start), out.len());
+                    for (((x, &w), &y), &z) in out.iter_mut().zip(av).zip(bv).zip(cv) {
+                        *x = f(w, y, z);
+                    }
+                });
+                return;
+            }
         }
-        run3_body(n, r, rs, a, as_, b, bs, c, cs, f)
+        for i in 0..n {
+            *r.add(i * rs) = f(*a.add(i * as_), *b.add(i * bs), *c.add(i * cs));
+        }
     }
 }
 
@@ -423,6 +351,38 @@ mod tests {
         let b = Tensor::zeros(DType::Float, &[6]).unwrap();
         let offs: Vec<[usize; 2]> = collect([&a, &b]).iter().map(|r| r.1).collect();
         assert_eq!(offs, vec![[0, 0], [3, 1], [1, 2], [4, 3], [2, 4], [5, 5]]);
+    }
+
+    #[test]
+    fn streamed_outputs_match_direct_ones() {
+        // Odd lengths and a misaligned start exercise the head, the chunks and the tail.
+        for (n, skip) in [(12_000_001usize, 1usize), (3, 0), (20_000, 3)] {
+            let a: Vec<f32> = (0..n + skip).map(|i| (i % 977) as f32).collect();
+            let mut r = vec![0f32; n + skip];
+            let f = |x: f32| x * 0.5 + 1.0;
+            unsafe { run1(n, r.as_mut_ptr().add(skip), 1, a.as_ptr().add(skip), 1, &f) };
+            assert!((0..n).all(|i| r[skip + i] == f(a[skip + i])), "n = {n}");
+            let bytes: Vec<u8> = (0..n).map(|i| (i % 251) as u8).collect();
+            let mut out = vec![0u8; n];
+            unsafe {
+                run2(
+                    n,
+                    out.as_mut_ptr(),
+                    1,
+                    bytes.as_ptr(),
+                    1,
+                    bytes.as_ptr(),
+                    1,
+                    &|x: u8, y: u8| x ^ y ^ 7,
+                )
+            };
+            assert!(out.iter().all(|&v| v == 7));
+            let mut acc = vec![0f32; n + skip];
+            let g = |x: f32, y: f32, z: f32| x + 2.0 * y * z;
+            let (p, q) = (a[skip..].as_ptr(), r[skip..].as_ptr());
+            unsafe { run3(n, acc.as_mut_ptr().add(skip), 1, p, 1, q, 1, p, 1, &g) };
+            assert!((0..n).all(|i| acc[skip + i] == g(a[skip + i], r[skip + i], a[skip + i])));
+        }
     }
 
     #[test]
