@@ -113,6 +113,10 @@ do
    same(r, { 1, 4, 9 })
    assert(is(torch.pow(r, 10, x), r))
    same(r, { 10, 100, 1000 })
+   -- The manual's in-place number^tensor: torch.pow(x, n, x).
+   local p = torch.Tensor({ 1, 2, 3 })
+   assert(is(torch.pow(p, 2, p), p))
+   same(p, { 2, 4, 8 })
    assert(is(x:pow(2), x))
    same(x, { 1, 4, 9 })
    x:pow(0.5)
