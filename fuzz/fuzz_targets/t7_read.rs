@@ -27,6 +27,10 @@ end
 torch.class('A')
 torch.class('Blah')
 io.stderr:setvbuf('full')
+-- The reader must work here, or every input would stop at the same early error and the run
+-- would prove nothing.
+local probe = torch.serialize({ 1, 'two', torch.FloatTensor({ 3 }), A() })
+assert(torch.deserialize(probe)[3][1] == 3, 'the reader does not work in the fuzz state')
 return function(data, flags)
    local f = torch.MemoryFile(torch.CharStorage():string(data .. '\0'), 'r')
    if flags % 2 == 1 then f:ascii() else f:binary() end

@@ -47,23 +47,49 @@ const STACK_RESERVE: usize = 256 * 1024;
 /// Bytes of stack left below the caller on this thread, when the platform can tell.
 fn stack_remaining() -> Option<usize> {
     thread_local! {
-        static LOW: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+        static BOUNDS: std::cell::Cell<Option<(usize, usize)>> = const { std::cell::Cell::new(None) };
     }
-    let low = match LOW.with(|l| l.get()) {
-        Some(low) => low,
+    let (low, high) = match BOUNDS.with(|b| b.get()) {
+        Some(b) => b,
         None => {
-            let low = stack_low_end()?;
-            LOW.with(|l| l.set(Some(low)));
-            low
+            let b = stack_bounds()?;
+            BOUNDS.with(|c| c.set(Some(b)));
+            b
         }
     };
-    let here = &low as *const usize as usize;
-    Some(here.saturating_sub(low))
+    let sp = stack_pointer()?;
+    // Outside the thread's stack (a coroutine's or sanitizer's stack, say): no estimate.
+    (low..high).contains(&sp).then(|| sp - low)
 }
 
-/// The lowest address of this thread's stack (stacks grow down on every target we build for).
+/// The real stack pointer: a local's address is not it under AddressSanitizer, which moves
+/// locals to a heap "fake stack".
+#[inline(always)]
+fn stack_pointer() -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let sp: usize;
+        // SAFETY: reads a register, touches no memory.
+        unsafe { std::arch::asm!("mov {}, rsp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+        Some(sp)
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        let sp: usize;
+        // SAFETY: reads a register, touches no memory.
+        unsafe { std::arch::asm!("mov {}, sp", out(reg) sp, options(nomem, nostack, preserves_flags)) };
+        Some(sp)
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        None
+    }
+}
+
+/// This thread's stack as (lowest address, one past the highest); stacks grow down on every
+/// target we build for.
 #[cfg(target_os = "linux")]
-fn stack_low_end() -> Option<usize> {
+fn stack_bounds() -> Option<(usize, usize)> {
     // SAFETY: plain libc queries about the calling thread, with the attribute object initialised
     // by pthread_getattr_np and destroyed after use.
     unsafe {
@@ -78,12 +104,12 @@ fn stack_low_end() -> Option<usize> {
         if r != 0 || addr.is_null() {
             return None;
         }
-        Some(addr as usize)
+        Some((addr as usize, addr as usize + size))
     }
 }
 
 #[cfg(not(target_os = "linux"))]
-fn stack_low_end() -> Option<usize> {
+fn stack_bounds() -> Option<(usize, usize)> {
     None
 }
 
