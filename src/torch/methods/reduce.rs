@@ -22,12 +22,16 @@
 //! - `norm(0)` counts the non-zero elements, `norm(math.huge)` is the largest absolute value;
 //!   `dist(a, b, p)` is `norm(a - b, p)`.
 //!
-//! Speed: sums of contiguous float runs use 16 independent double accumulators (the loop
-//! vectorises) over blocks of 2048 elements combined pairwise, so float32 and float64 sums are
+//! Speed: sums of contiguous runs use 16 independent double accumulators (so the loop vectorises)
+//! over blocks of 2048 elements whose sums are combined pairwise: float32 and float64 sums are
 //! memory-bound and at least as accurate as NumPy's pairwise sum. float32 accumulates in double,
-//! Torch's `accreal`. Reductions along a dimension walk either lane by lane (when the reduced
-//! dimension is the innermost in memory) or slab by slab into per-lane accumulators (otherwise),
-//! so memory is read in order; neither allocates per element.
+//! Torch's `accreal` (the conversion is free in a memory-bound loop, and the result needs no
+//! compensation). The crate targets baseline x86-64, so the hot loops also exist compiled for AVX2
+//! and are picked at run time, as NumPy does. Reductions along a dimension walk either lane by lane
+//! (when the reduced dimension is the innermost in memory) or slab by slab into per-lane
+//! accumulators (otherwise), so memory is read in order; neither allocates per element. Sorting
+//! works on integer keys in the order of the values (NaN last), packed with the position into one
+//! u64 for types of 32 bits or less, with an LSD radix sort for long lanes.
 
 use std::ops::Range;
 
