@@ -76,6 +76,9 @@ H.err('cross: invalid arguments (' .. D .. '); expected torch.cross([res,] a, b 
 H.err('diag: matrix or a vector expected, got 3D tensor', torch.diag, b1)
 H.err('diag: matrix or a vector expected, got 0D tensor', torch.diag, torch.Tensor())
 H.err('diag: k must be an integer, got 1.5', torch.diag, v3, 1.5)
+H.err('diag: tensor size is too large', torch.diag, v3, 1e300)
+H.err('diag: tensor size is too large', torch.diag, v3, -1e300)
+H.eq(torch.diag(A, 1e300):dim(), 0, 'a 2-D diag far above is empty')
 H.err('diag: invalid arguments (' .. D .. ', string); expected torch.diag([res,] x [, k]) or x:diag([k])',
    torch.diag, v3, 'k')
 H.err('tril: expected a matrix, got 1D tensor', torch.tril, v3)

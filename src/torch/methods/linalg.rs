@@ -1244,11 +1244,14 @@ fn diag(lua: &Lua, a: Args) -> Result<MultiValue> {
     match x.dim() {
         1 => {
             let n = x.size[0];
-            let sz = n + k.unsigned_abs() as usize;
+            let shift = usize::try_from(k.unsigned_abs()).unwrap_or(usize::MAX);
+            let sz = n
+                .checked_add(shift)
+                .ok_or_else(|| error("diag", format!("k = {k} is too large")))?;
             let out = result_tensor(res.as_ref(), x.dtype, &[sz, sz], "diag")?;
             scale(&out, 0.0, "diag")?;
             if n > 0 {
-                let (row, col) = if k >= 0 { (0, k as usize) } else { ((-k) as usize, 0) };
+                let (row, col) = if k >= 0 { (0, shift) } else { (shift, 0) };
                 let first = args::lift(args::lift(out.narrow(0, row, n))?.narrow(1, col, n))?;
                 dispatch!(x.dtype, T => unsafe {
                     let (src, dst) = (vector::<T>(&x, "diag")?, mat::<T>(&first, "diag")?);
