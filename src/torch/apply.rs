@@ -63,15 +63,16 @@ impl Geometry {
             if s == 1 {
                 continue;
             }
-            if let (Some(&pa), Some(&pb)) = (ga.stride.last(), gb.stride.last()) {
-                if pa == sa * s && pb == sb * s {
-                    let n = ga.size.len();
-                    ga.size[n - 1] *= s;
-                    gb.size[n - 1] *= s;
-                    ga.stride[n - 1] = sa;
-                    gb.stride[n - 1] = sb;
-                    continue;
-                }
+            if let (Some(&pa), Some(&pb)) = (ga.stride.last(), gb.stride.last())
+                && pa == sa * s
+                && pb == sb * s
+            {
+                let n = ga.size.len();
+                ga.size[n - 1] *= s;
+                gb.size[n - 1] *= s;
+                ga.stride[n - 1] = sa;
+                gb.stride[n - 1] = sb;
+                continue;
             }
             ga.size.push(s);
             ga.stride.push(sa);
