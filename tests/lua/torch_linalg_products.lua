@@ -232,4 +232,22 @@ for _, T in ipairs { 'Double', 'Float', 'Int' } do
    H.same(torch.mv(at, col), T, wantv, T .. ' 37x53 mv with a strided vector')
 end
 
+-- Dimensions of size 0 (narrowed to nothing): an empty inner dimension gives zeros, an empty
+-- batch leaves beta*M.
+for _, T in ipairs { 'Double', 'Float', 'Int' } do
+   local z20 = torch[T .. 'Tensor'](2, 3):narrow(2, 1, 0)
+   local z03 = torch[T .. 'Tensor'](2, 3):narrow(1, 1, 0)
+   H.same(torch.mm(z20, z03), T, { { 0, 0, 0 }, { 0, 0, 0 } }, T .. ' mm over an empty inner dimension')
+   H.same(torch.addmm(2, H.T(T, { { 1, 2 }, { 3, 4 } }), z20:narrow(1, 1, 2), z03:narrow(2, 1, 2)), T,
+      { { 2, 4 }, { 6, 8 } }, T .. ' addmm over an empty inner dimension scales M')
+   H.same(torch.mv(z20, torch[T .. 'Tensor'](3):narrow(1, 1, 0)), T, { 0, 0 }, T .. ' mv of an empty row')
+   local e1, e2 = torch[T .. 'Tensor'](1, 2, 3):narrow(1, 1, 0), torch[T .. 'Tensor'](1, 3, 2):narrow(1, 1, 0)
+   H.eq(torch.bmm(e1, e2):size(1), 0, T .. ' bmm of no batch')
+   H.same(torch.addbmm(H.T(T, { { 3, 3 }, { 3, 3 } }), 2, e1, e2), T, { { 3, 3 }, { 3, 3 } }, T .. ' addbmm of no batch')
+   H.same(torch.addbmm(0, H.T(T, { { 3, 3 }, { 3, 3 } }), 2, e1, e2), T, { { 0, 0 }, { 0, 0 } },
+      T .. ' addbmm of no batch, beta 0')
+   H.eq(torch.trace(z03), 0, T .. ' trace of an empty matrix')
+   H.eq(torch.dot(z20, z03), 0, T .. ' dot of empty matrices')
+end
+
 print('ok')
