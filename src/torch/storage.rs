@@ -7,6 +7,7 @@ use std::any::Any;
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::dtype::{DType, Element};
 
@@ -28,6 +29,14 @@ fn advise_huge_pages(ptr: *mut u8, len: usize) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = (ptr, len);
+}
+
+/// Bytes of heap buffers alive in this process. Lua's collector does not see this memory, so the
+/// Lua side uses it to decide when to collect (see `userdata::note_allocation`).
+static LIVE_HEAP_BYTES: AtomicUsize = AtomicUsize::new(0);
+
+pub fn live_heap_bytes() -> usize {
+    LIVE_HEAP_BYTES.load(Ordering::Relaxed)
 }
 
 enum Backing {
@@ -82,7 +91,10 @@ impl Buffer {
         Ok(Buffer {
             ptr,
             len,
-            backing: Backing::Heap(layout),
+            backing: {
+                LIVE_HEAP_BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+                Backing::Heap(layout)
+            },
         })
     }
 }
@@ -90,6 +102,7 @@ impl Buffer {
 impl Drop for Buffer {
     fn drop(&mut self) {
         if let Backing::Heap(layout) = self.backing {
+            LIVE_HEAP_BYTES.fetch_sub(layout.size(), Ordering::Relaxed);
             // SAFETY: allocated in heap_zeroed with this layout.
             unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) };
         }

@@ -86,12 +86,45 @@ pub fn set_view(value: &Value, tensor: Tensor) -> Result<()> {
     }
 }
 
+/// Lua's collector only sees the small userdata, not the buffers behind them, so a loop that makes
+/// big temporary tensors would grow without bound. Like Torch's heap tracking, a full collection
+/// runs when the buffers alive have doubled since the last one (and are past a floor).
+struct HeapTracking {
+    threshold: std::cell::Cell<usize>,
+}
+
+const HEAP_TRACKING_FLOOR: usize = 256 << 20;
+
+fn note_allocation(lua: &Lua) {
+    let live = super::storage::live_heap_bytes();
+    if live < HEAP_TRACKING_FLOOR {
+        return;
+    }
+    if lua.app_data_ref::<HeapTracking>().is_none() {
+        lua.set_app_data(HeapTracking {
+            threshold: std::cell::Cell::new(HEAP_TRACKING_FLOOR),
+        });
+    }
+    let Some(tracking) = lua.app_data_ref::<HeapTracking>() else {
+        return;
+    };
+    if live <= tracking.threshold.get() {
+        return;
+    }
+    // A failed collection (an error in a finalizer) is reported by Lua elsewhere; tracking goes on.
+    let _ = lua.gc_collect();
+    let after = super::storage::live_heap_bytes();
+    tracking.threshold.set((after * 2).max(HEAP_TRACKING_FLOOR));
+}
+
 pub fn push_tensor(lua: &Lua, tensor: Tensor) -> Result<Value> {
+    note_allocation(lua);
     let ud = dispatch!(tensor.dtype, T => lua.create_any_userdata(TensorUd::<T> { view: RefCell::new(tensor), _t: PhantomData })?);
     Ok(Value::UserData(ud))
 }
 
 pub fn push_storage(lua: &Lua, storage: Storage) -> Result<Value> {
+    note_allocation(lua);
     let ud = dispatch!(storage.dtype(), T => lua.create_any_userdata(StorageUd::<T> { storage, _t: PhantomData })?);
     Ok(Value::UserData(ud))
 }
