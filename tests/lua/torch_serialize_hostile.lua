@@ -115,6 +115,9 @@ must_fail(tensor({ 2 }, { 1 }, 0, st3), nil, 'offset 0')
 must_fail(tensor({ 2 }, { -1 }, 2, st3), nil, 'negative stride')
 must_fail(tensor({ 2 ^ 40, 2 ^ 40 }, { 2 ^ 40, 2 ^ 40 }, 1, st3), nil, 'overflowing view')
 must_fail(tensor({ 2 }, { 1 }, 1, int(0)), nil, 'elements without storage')
+-- A zero size with others whose product overflows (a fuzzer find): refused; huge but empty is fine.
+must_fail(tensor({ 2 ^ 40, 2 ^ 40, 0 }, { 1, 1, 1 }, 1, st3), nil, 'overflowing sizes around a zero')
+assert(torch.deserialize(tensor({ 2 ^ 40, 0 }, { 1, 1 }, 1, st3)):nElement() == 0)
 must_fail(tensor({ 1 }, { 1 }, 1, torch_header(2, 'torch.IntStorage') .. long(1) .. int(0)), nil, 'wrong storage type')
 must_fail(tensor({ 1 }, { 1 }, 1, int(1) .. long(0)), nil, 'a number as storage')
 -- The storage slot refers back to the tensor itself.

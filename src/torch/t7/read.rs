@@ -446,8 +446,16 @@ fn checked_view(
     let size: Vec<usize> = size.iter().map(|&s| s as usize).collect();
     let stride: Vec<usize> = stride.iter().map(|&s| s as usize).collect();
     let offset = (offset - 1) as usize;
-    let numel = size.iter().try_fold(1usize, |a, &s| a.checked_mul(s));
-    let empty = size.is_empty() || numel == Some(0);
+    // The other sizes must multiply without overflow even when one is zero: code elsewhere takes
+    // the plain product of the sizes.
+    let nonzero = size
+        .iter()
+        .filter(|&&s| s != 0)
+        .try_fold(1usize, |a, &s| a.checked_mul(s));
+    if nonzero.is_none_or(|n| n > i64::MAX as usize) {
+        return Err(corrupt("with sizes whose product overflows"));
+    }
+    let empty = size.is_empty() || size.contains(&0);
     // Last element touched, computed without overflow.
     let mut last = Some(offset);
     if !empty {
@@ -540,5 +548,12 @@ mod tests {
                 .is_some()
         );
         assert!(checked_view(DType::Float, None, &[1], &[1], 1).is_err());
+        // A zero size among sizes whose product overflows (found by the fuzzer): refused, not a
+        // subtraction overflow.
+        let big = 1i64 << 40;
+        let s3 = Storage::new(DType::Float, 3).unwrap();
+        assert!(checked_view(DType::Float, Some(s3.clone()), &[big, big, 0], &[1, 1, 1], 1).is_err());
+        assert!(checked_view(DType::Float, None, &[big, big, 0], &[1, 1, 1], 1).is_err());
+        assert!(checked_view(DType::Float, Some(s3), &[big, 0], &[1, 1], 1).is_ok());
     }
 }
