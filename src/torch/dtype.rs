@@ -111,11 +111,14 @@ pub trait Element: Copy + Default + PartialOrd + PartialEq + Debug + Send + Sync
 
 macro_rules! element {
     ($t:ty, $d:expr, $max:expr) => {
+        element!($t, $d, $max, |v: f64| v as $t);
+    };
+    ($t:ty, $d:expr, $max:expr, $from_f64:expr) => {
         impl Element for $t {
             const DTYPE: DType = $d;
             #[inline(always)]
             fn from_f64(v: f64) -> Self {
-                v as $t
+                $from_f64(v)
             }
             #[inline(always)]
             fn to_f64(self) -> f64 {
@@ -136,10 +139,12 @@ macro_rules! element {
     };
 }
 
-element!(u8, DType::Byte, u8::MAX as f64);
-element!(i8, DType::Char, i8::MAX as f64);
-element!(i16, DType::Short, i16::MAX as f64);
-element!(i32, DType::Int, i32::MAX as f64);
+// Small integer types convert from a double as C does on x86-64: through a wide integer, then
+// keeping the low bits (so -1 becomes 255 in a ByteTensor, not 0 as Rust's saturating cast gives).
+element!(u8, DType::Byte, u8::MAX as f64, |v: f64| v as i64 as u8);
+element!(i8, DType::Char, i8::MAX as f64, |v: f64| v as i64 as i8);
+element!(i16, DType::Short, i16::MAX as f64, |v: f64| v as i64 as i16);
+element!(i32, DType::Int, i32::MAX as f64, |v: f64| v as i64 as i32);
 element!(i64, DType::Long, i64::MAX as f64);
 element!(f32, DType::Float, (1u64 << f32::MANTISSA_DIGITS) as f64);
 element!(f64, DType::Double, (1u64 << f64::MANTISSA_DIGITS) as f64);

@@ -22,6 +22,8 @@ H.list(H.flat(torch.IntTensor(3):copy(torch.DoubleTensor({ 1.9, -1.9, 2.5 }))), 
 H.list(H.flat(torch.LongTensor(2):copy(torch.CharTensor({ -5, 5 }))), { -5, 5 }, 'char -> long keeps the sign')
 H.list(H.flat(torch.FloatTensor(1):copy(torch.DoubleTensor({ 0.1 }))), { torch.FloatStorage({ 0.1 })[1] }, 'double -> float rounds to float')
 H.list(H.flat(torch.ByteTensor(1):copy(torch.IntTensor({ 300 }))), { 44 }, 'int -> byte wraps as C does')
+H.list(H.flat(torch.ByteTensor(2):copy(torch.DoubleTensor({ -1, 257.5 }))), { 255, 1 }, 'double -> byte wraps as C does')
+H.list(H.flat(torch.ByteTensor({ -1 })), { 255 }, 'a negative number in a ByteTensor wraps')
 
 -- copy only needs the same number of elements; it walks both in logical order.
 local m = torch.Tensor({ { 1, 2, 3 }, { 4, 5, 6 } })
