@@ -1,5 +1,5 @@
 -- torch.setdefaulttensortype repoints torch.Tensor and torch.Storage.
-local H = dofile('torch_core_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 H.eq(torch.getdefaulttensortype(), 'torch.DoubleTensor', 'the default is Double')
 H.check(torch.Tensor == torch.DoubleTensor, 'torch.Tensor is DoubleTensor')
@@ -24,8 +24,8 @@ H.eq(torch.Tensor(torch.LongStorage({ 9, 8 }))[1], 9, 'torch.Tensor(LongStorage)
 
 torch.setdefaulttensortype('torch.DoubleTensor')
 H.check(torch.Tensor == torch.DoubleTensor, 'back to Double')
-H.fails(function() torch.setdefaulttensortype('torch.Nope') end, 'torch.setdefaulttensortype: invalid tensor type torch.Nope')
-H.fails(function() torch.setdefaulttensortype(nil) end, 'torch.setdefaulttensortype: invalid tensor type nil')
+H.fails_containing(function() torch.setdefaulttensortype('torch.Nope') end, 'torch.setdefaulttensortype: invalid tensor type torch.Nope')
+H.fails_containing(function() torch.setdefaulttensortype(nil) end, 'torch.setdefaulttensortype: invalid tensor type nil')
 H.eq(torch.getdefaulttensortype(), 'torch.DoubleTensor', 'a failed change keeps the default')
 
 print('ok')

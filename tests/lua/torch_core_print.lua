@@ -1,7 +1,7 @@
 -- Torch's text format for tensors and storages, compared as whole strings: integer, fixed and
 -- e-notation formats, scale factors, 80-column wrapping with "Columns a to b", blocks above
 -- two dimensions, every type, empty tensors and storages.
-local H = dofile('torch_core_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 -- A tensor of type T with the given sizes and row-major values.
 local function mk(T, sizes, values)

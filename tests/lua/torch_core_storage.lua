@@ -1,5 +1,5 @@
 -- Storages: constructors, element access, resize, views on other storages, string, totable.
-local H = dofile('torch_core_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 for _, T in ipairs(H.types) do
    local S = torch[T .. 'Storage']

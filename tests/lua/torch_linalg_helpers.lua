@@ -1,88 +1,32 @@
--- Assertions and fixtures shared by the torch_linalg_*.lua tests. Every failure names what was
--- checked and shows both values; error(..., 2) points at the test line that failed.
-
-local H = {}
+-- Fixtures specific to the torch_linalg_*.lua tests, on top of the shared assertions of
+-- torch_test_helpers.lua (loaded with dofile). Every failure names what was checked and shows both
+-- values; error(..., 2) points at the test line that failed.
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or '') .. 'torch_test_helpers.lua')
 
 -- The tensor types each test runs on: both float types (through BLAS) and integer types (the
 -- plain loops).
-H.types = { 'Double', 'Float', 'Int', 'Long' }
-
-local function show(v)
-   if type(v) == 'string' then return string.format('%q', v) end
-   return tostring(v)
-end
-
-function H.eq(got, want, what)
-   if got ~= want then
-      error((what or 'value') .. ': got ' .. show(got) .. ', want ' .. show(want), 2)
-   end
-end
-
-function H.check(cond, what)
-   if not cond then error('check failed: ' .. (what or '?'), 2) end
-end
+H.linalg_types = { 'Double', 'Float', 'Int', 'Long' }
 
 -- A tensor of type T ('Double', ...) from nested tables.
 function H.T(T, data)
    return torch[T .. 'Tensor'](data)
 end
 
--- Flattens nested tables in row-major order; also returns the sizes.
-local function flatten(data)
-   local sizes, values = {}, {}
-   local cursor = data
-   while type(cursor) == 'table' do
-      sizes[#sizes + 1] = #cursor
-      cursor = cursor[1]
-   end
-   local function walk(t)
-      for _, v in ipairs(t) do
-         if type(v) == 'table' then walk(v) else values[#values + 1] = v end
-      end
-   end
-   walk(data)
-   return sizes, values
-end
-
-local function elements(t)
-   local out = {}
-   if t:dim() == 0 then return out end
-   local n = t:nElement()
-   local flat = torch.DoubleTensor(n):copy(t)
-   for i = 1, n do out[i] = flat[i] end
-   return out
-end
-
-local function list_str(l)
-   local parts = {}
-   for i, v in ipairs(l) do parts[i] = tostring(v) end
-   return '{' .. table.concat(parts, ',') .. '}'
-end
-
--- t is a tensor of type T whose sizes and elements are those of the nested table `want`
--- (a table of sizes and values when `want.sizes` is set, for empty results).
-function H.same(t, T, want, what)
+-- t is a tensor of type T whose sizes and elements are those of the nested table `want` (an empty
+-- table counts as a dimension of size 0); the elements compare by their printed form.
+function H.matches(t, T, want, what)
    what = what or 'tensor'
    if torch.typename(t) ~= 'torch.' .. T .. 'Tensor' then
       error(what .. ': type ' .. tostring(torch.typename(t)) .. ', want torch.' .. T .. 'Tensor', 2)
    end
-   local sizes, values = flatten(want)
-   local got_sizes = t:dim() > 0 and t:size():totable() or {}
-   if list_str(got_sizes) ~= list_str(sizes) then
-      error(what .. ': sizes ' .. list_str(got_sizes) .. ', want ' .. list_str(sizes), 2)
+   local sizes, values = H.shape(want, true), H.flatten(want)
+   local got_sizes = H.size_table(t)
+   if H.list_str(got_sizes) ~= H.list_str(sizes) then
+      error(what .. ': sizes ' .. H.list_str(got_sizes) .. ', want ' .. H.list_str(sizes), 2)
    end
-   local got = elements(t)
-   if list_str(got) ~= list_str(values) then
-      error(what .. ': elements ' .. list_str(got) .. ', want ' .. list_str(values), 2)
-   end
-end
-
--- f() raises exactly `message`.
-function H.err(message, f, ...)
-   local ok, got = pcall(f, ...)
-   if ok then error('expected the error ' .. show(message) .. ', but the call succeeded', 2) end
-   if got ~= message then
-      error('error message: got ' .. show(got) .. ', want ' .. show(message), 2)
+   local got = H.flat(t)
+   if H.list_str(got) ~= H.list_str(values) then
+      error(what .. ': elements ' .. H.list_str(got) .. ', want ' .. H.list_str(values), 2)
    end
 end
 

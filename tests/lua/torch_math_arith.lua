@@ -1,6 +1,6 @@
 -- add, csub, mul, div, cmul, cdiv, addcmul, addcdiv: every calling form, integer semantics,
 -- strided views, aliasing, result resizing and the errors.
-local H = dofile('torch_math_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 local same, fails, is = H.same, H.fails, H.is
 
 ---------------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 -- lt, le, gt, ge, eq, ne (ByteTensor results, or into a result of the source's type) and equal.
-local H = dofile('torch_math_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 local same, fails, is = H.same, H.fails, H.is
 
 local x = torch.Tensor({ 1, 2, 3 })

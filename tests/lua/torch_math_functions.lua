@@ -1,6 +1,6 @@
 -- The unary maths functions, pow (tensor^number, number^tensor, cpow), clamp, cmax/cmin,
 -- fmod/remainder, atan2, lerp: forms, values, number forms and the integer-type rules.
-local H = dofile('torch_math_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 local same, fails, is = H.same, H.fails, H.is
 
 local function sigmoid(v) return 1 / (1 + math.exp(-v)) end

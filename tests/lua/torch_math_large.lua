@@ -1,6 +1,6 @@
 -- Long inputs (the vectorised loops, their tails, and many runs of a strided walk) give the same
 -- values as the elements computed one by one.
-local H = dofile('torch_math_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 local n = 1000003
 local function av(i) return i % 1000 end

@@ -1,6 +1,6 @@
 -- The tensor operators: + - * / % unary minus and ^; each returns a new tensor, tensor*tensor is
 -- dot, mv or mm by rank.
-local H = dofile('torch_math_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 local same, fails, is = H.same, H.fails, H.is
 
 local x = torch.Tensor({ 1, 2, 3 })

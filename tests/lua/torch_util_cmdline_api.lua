@@ -1,5 +1,5 @@
 -- torch.CmdLine from Lua: parse on explicit tables, defaults, string(), declaration errors.
-local H = dofile('torch_core_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 local cmd = torch.CmdLine()
 H.eq(torch.typename(cmd), 'torch.CmdLine', 'typename')
@@ -39,12 +39,12 @@ c4:argument('count', 'a number', 'number')
 H.eq(c4:parse({ '12' }).count, 12, 'number argument')
 
 -- Declaration errors name the method.
-H.fails(function() cmd:option('-nodefault') end, 'CmdLine.option: option -nodefault has no default value')
-H.fails(function() cmd:option('-bad', 1, 'help', 'string') end, 'CmdLine.option: option -bad has a default of type number, not string')
-H.fails(function() cmd:text(3) end, 'CmdLine.text: expected a string, got number')
-H.fails(function() cmd:addTime('x', 5) end, 'CmdLine.addTime: the format must be a string, got number')
-H.fails(function() cmd:string('p', nil) end, 'CmdLine.string: bad argument #2 (params table expected, got nil)')
-H.fails(function() torch.CmdLine.parse({}, {}) end, 'CmdLine.parse: expected a torch.CmdLine')
+H.fails_containing(function() cmd:option('-nodefault') end, 'CmdLine.option: option -nodefault has no default value')
+H.fails_containing(function() cmd:option('-bad', 1, 'help', 'string') end, 'CmdLine.option: option -bad has a default of type number, not string')
+H.fails_containing(function() cmd:text(3) end, 'CmdLine.text: expected a string, got number')
+H.fails_containing(function() cmd:addTime('x', 5) end, 'CmdLine.addTime: the format must be a string, got number')
+H.fails_containing(function() cmd:string('p', nil) end, 'CmdLine.string: bad argument #2 (params table expected, got nil)')
+H.fails_containing(function() torch.CmdLine.parse({}, {}) end, 'CmdLine.parse: expected a torch.CmdLine')
 
 -- string(prefix, params, ignore): arguments in order, then non-default options sorted, booleans
 -- as t/f; it prints what it includes and what it ignores.

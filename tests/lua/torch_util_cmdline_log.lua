@@ -1,5 +1,5 @@
 -- CmdLine:log tees print to a file, with a header of the params; silent() and addTime().
-local H = dofile('torch_core_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 local function read(path)
    local f = assert(io.open(path, 'r'))

@@ -1,5 +1,5 @@
 -- torch.packageLuaPath, torch.include, the global include, and the small luaT helpers.
-local H = dofile('torch_core_helpers.lua')
+local H = dofile('torch_test_helpers.lua')
 
 -- Our own packages are compiled into th: their directory is '[luatorch]/<name>'.
 H.eq(torch.packageLuaPath('torch'), '[luatorch]/torch', 'packageLuaPath(torch)')
@@ -20,10 +20,10 @@ H.eq(TORCH_UTIL_EXTRA_RUNS, 2, 'include runs the file every time')
 local tensor_methods = torch.include('torch', 'Tensor.lua')
 H.eq(type(tensor_methods), 'table', 'include of an embedded file')
 H.eq(type(tensor_methods.totable), 'function', 'the embedded file ran')
-H.fails(function() torch.include('no_such_package_anywhere', 'x.lua') end, "torch.include: package 'no_such_package_anywhere' not found")
-H.fails(function() torch.include('torch', 'NoSuchFile.lua') end, "torch.include: package 'torch' has no file NoSuchFile.lua")
-H.fails(function() torch.include('torch') end, 'torch.include: expected (package name, file name), got (string, nil)')
-H.fails(function() torch.include('torch_util_pkg', 'missing.lua') end, 'missing.lua')
+H.fails_containing(function() torch.include('no_such_package_anywhere', 'x.lua') end, "torch.include: package 'no_such_package_anywhere' not found")
+H.fails_containing(function() torch.include('torch', 'NoSuchFile.lua') end, "torch.include: package 'torch' has no file NoSuchFile.lua")
+H.fails_containing(function() torch.include('torch') end, 'torch.include: expected (package name, file name), got (string, nil)')
+H.fails_containing(function() torch.include('torch_util_pkg', 'missing.lua') end, 'missing.lua')
 
 -- The global include(file) is relative to the calling file.
 TORCH_UTIL_EXTRA_RUNS = 0
@@ -44,7 +44,7 @@ H.eq(torch.version(torch.Timer()), 1, 'version of a class instance')
 H.eq(torch.version({}), nil, 'version of a plain table')
 local obj = torch.setmetatable({}, 'torch.CmdLine')
 H.eq(torch.typename(obj), 'torch.CmdLine', 'setmetatable gives the class')
-H.fails(function() torch.setmetatable({}, 'NoClass') end, 'torch.setmetatable: unknown Torch class <NoClass>')
+H.fails_containing(function() torch.setmetatable({}, 'NoClass') end, 'torch.setmetatable: unknown Torch class <NoClass>')
 local function f() return torch_util_env_value end
 local env = { torch_util_env_value = 'from env' }
 torch.setenv(f, env)
