@@ -22,7 +22,7 @@ fn new_zeros(dtype: DType, size: &[usize]) -> Result<Tensor> {
     if size.is_empty() {
         return Ok(Tensor::empty(dtype));
     }
-    args::lift(Tensor::zeros(dtype, size))
+    args::lift_in(dtype.tensor_typename(), Tensor::zeros(dtype, size))
 }
 
 /// THTensor_resizeNd: same sizes keep the strides; otherwise the tensor becomes contiguous, and the
@@ -286,7 +286,7 @@ pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
             if n < 0 {
                 return Err(error(method, format!("invalid size {n}")));
             }
-            args::lift(Storage::new(dtype, n as usize))?
+            args::lift_in(method, Storage::new(dtype, n as usize))?
         }
         Value::String(path) => {
             let bytes = std::fs::read(path.to_str()?.as_ref())
