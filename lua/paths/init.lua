@@ -33,13 +33,7 @@ do
    paths.install_lua_cpath = prefix .. '/lib/lua/5.1'
 end
 
-local function checkstring(fname, pos, v)
-   if type(v) == 'number' then return tostring(v) end
-   if type(v) ~= 'string' then
-      error(fname .. ': bad argument #' .. pos .. ' (string expected, got ' .. type(v) .. ')', 3)
-   end
-   return v
-end
+local checkstring = require('luatorch.check').string
 
 -- Iterates over the entries of directory `d` (`.` and `..` included), optionally only those for
 -- which `filter(name)` is true, or that match the Lua pattern `filter`. Nothing when `d` is not a

@@ -11,13 +11,7 @@ for k, v in pairs(lib) do
    if k ~= 'prefix' then sys[k] = v end
 end
 
-local function checkstring(fname, pos, v)
-   if type(v) == 'number' then return tostring(v) end
-   if type(v) ~= 'string' then
-      error(fname .. ': bad argument #' .. pos .. ' (string expected, got ' .. type(v) .. ')', 3)
-   end
-   return v
-end
+local checkstring = require('luatorch.check').string
 
 local function trim(s)
    return (s:gsub('^%s+', ''):gsub('%s+$', ''))

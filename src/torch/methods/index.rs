@@ -248,14 +248,20 @@ fn index_select_into<T: Element>(dst: &Tensor, src: &Tensor, dim: usize, idx: &[
     Ok(())
 }
 
+/// The two shapes of a method with an optional result: `x:f(...)` (a new result from x) and
+/// `res:f(src, ...)`. Returns the output, the source and the position of the next argument.
+fn source_and_output(a: &Args, method: &str) -> Result<(Output, Tensor, usize)> {
+    let first = tensor_arg(a, 1, method)?;
+    Ok(match tensor_of(arg(a, 2)) {
+        Some(src) => (Output::into(arg(a, 1), src.dtype, method)?, src, 3),
+        None => (Output::new(first.dtype), first, 2),
+    })
+}
+
 /// `x:index(dim, idx)` (new tensor) or `res:index(src, dim, idx)`.
 fn index(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "index";
-    let first = tensor_arg(&a, 1, M)?;
-    let (mut out, src, p) = match tensor_of(arg(&a, 2)) {
-        Some(src) => (Output::into(arg(&a, 1), src.dtype, M)?, src, 3),
-        None => (Output::new(first.dtype), first, 2),
-    };
+    let (mut out, src, p) = source_and_output(&a, M)?;
     let idx = index_tensor(&a, p + 1, M)?;
     if idx.dim() != 1 {
         return Err(error(
@@ -466,11 +472,7 @@ fn gather_kernel<T: Element>(dst: &Tensor, src: &Tensor, dim: usize, idx: &Tenso
 /// `x:gather(dim, idx)` (new tensor of idx's size) or `res:gather(src, dim, idx)`.
 fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "gather";
-    let first = tensor_arg(&a, 1, M)?;
-    let (mut out, src, p) = match tensor_of(arg(&a, 2)) {
-        Some(src) => (Output::into(arg(&a, 1), src.dtype, M)?, src, 3),
-        None => (Output::new(first.dtype), first, 2),
-    };
+    let (mut out, src, p) = source_and_output(&a, M)?;
     let idx = index_tensor(&a, p + 1, M)?;
     let dim = args::dim_arg(&a, p, &src, M)?;
     check_same_except(&idx, "the index", &src, "the source", dim, M)?;
@@ -771,11 +773,7 @@ fn cat(lua: &Lua, a: Args) -> Result<MultiValue> {
 /// `torch.reshape([res,] x, sizes)` and `x:reshape(sizes)`: always a contiguous copy.
 fn reshape(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "reshape";
-    let first = tensor_arg(&a, 1, M)?;
-    let (mut out, src, p) = match tensor_of(arg(&a, 2)) {
-        Some(src) => (Output::into(arg(&a, 1), src.dtype, M)?, src, 3),
-        None => (Output::new(first.dtype), first, 2),
-    };
+    let (mut out, src, p) = source_and_output(&a, M)?;
     let size = args::usize_sizes(&args::sizes_arg(&a, p, M)?, M)?;
     let n: usize = if size.is_empty() {
         0
