@@ -93,12 +93,10 @@ function torch.serialize(object, mode)
    return torch.serializeToStorage(object, mode):string()
 end
 
-function torch.deserializeFromStorage(storage, mode)
-   mode = check_mode('torch.deserializeFromStorage', mode)
-   if torch.typename(storage) ~= 'torch.CharStorage' then
-      error('torch.deserializeFromStorage: torch.CharStorage expected, got ' .. torch.type(storage), 2)
-   end
-   local f = torch.MemoryFile(torch.CharStorage():string(storage:string() .. '\0'))
+-- One object read from serialized bytes (a MemoryFile needs its trailing NUL), the file closed
+-- whatever happens.
+local function read_serialized(bytes, mode)
+   local f = torch.MemoryFile(torch.CharStorage():string(bytes .. '\0'))
    f[mode](f)
    local ok, object = pcall(f.readObject, f)
    f:close()
@@ -106,17 +104,20 @@ function torch.deserializeFromStorage(storage, mode)
    return object
 end
 
+function torch.deserializeFromStorage(storage, mode)
+   mode = check_mode('torch.deserializeFromStorage', mode)
+   if torch.typename(storage) ~= 'torch.CharStorage' then
+      error('torch.deserializeFromStorage: torch.CharStorage expected, got ' .. torch.type(storage), 2)
+   end
+   return read_serialized(storage:string(), mode)
+end
+
 function torch.deserialize(str, mode)
    mode = check_mode('torch.deserialize', mode)
    if type(str) ~= 'string' then
       error('torch.deserialize: string expected, got ' .. type(str), 2)
    end
-   local f = torch.MemoryFile(torch.CharStorage():string(str .. '\0'))
-   f[mode](f)
-   local ok, object = pcall(f.readObject, f)
-   f:close()
-   if not ok then error(object, 0) end
-   return object
+   return read_serialized(str, mode)
 end
 
 torch.saveobj = torch.save

@@ -234,9 +234,9 @@ fn memory_file(lua: &Lua, data: Vec<u8>, mode: Mode) -> Result<(Rc<RefCell<FileC
     Ok((core, obj))
 }
 
-/// `torch.serialize(value, mode)` without the Lua wrapper: the bytes of one writeObject.
-pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
-    let (core, obj) = memory_file(lua, Vec::new(), mode)?;
+/// Runs `f` with a context over a fresh MemoryFile holding `bytes`.
+fn with_memory_file<R>(lua: &Lua, bytes: Vec<u8>, mode: Mode, f: impl FnOnce(&Ctx) -> Result<R>) -> Result<R> {
+    let (core, obj) = memory_file(lua, bytes, mode)?;
     let h = helpers(lua)?;
     let ctx = Ctx {
         lua,
@@ -244,22 +244,20 @@ pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
         file: &obj,
         helpers: &h,
     };
-    write::write_object(&ctx, value.clone(), None, None)?;
-    let data = core.borrow().memory_data().map(|d| d.to_vec()).unwrap_or_default();
-    Ok(data)
+    f(&ctx)
+}
+
+/// `torch.serialize(value, mode)` without the Lua wrapper: the bytes of one writeObject.
+pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
+    with_memory_file(lua, Vec::new(), mode, |ctx| {
+        write::write_object(ctx, value.clone(), None, None)?;
+        Ok(ctx.core.borrow().memory_data().map(|d| d.to_vec()).unwrap_or_default())
+    })
 }
 
 /// `torch.deserialize(bytes, mode)` without the Lua wrapper: one readObject.
 pub fn deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
-    let (core, obj) = memory_file(lua, bytes.to_vec(), mode)?;
-    let h = helpers(lua)?;
-    let ctx = Ctx {
-        lua,
-        core: &core,
-        file: &obj,
-        helpers: &h,
-    };
-    read::read_object(&ctx)
+    with_memory_file(lua, bytes.to_vec(), mode, read::read_object)
 }
 
 #[cfg(test)]
