@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests: run the real `th` with a time limit.
 #![allow(dead_code)]
 
+pub mod sshd;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
