@@ -48,6 +48,12 @@ fn hook(lua: &Lua, _: &Debug) -> mlua::Result<VmState> {
     Err(mlua::Error::runtime("interrupted"))
 }
 
+/// Whether Ctrl-C was pressed during the current REPL evaluation: native code that waits (for a
+/// child process, say) checks this and gives up with "interrupted".
+pub fn pending() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
 /// Interruption is armed while this lives: the handler and the hook are installed by `arm` and
 /// removed on drop.
 pub struct Armed<'a> {

@@ -18,7 +18,7 @@
 
 mod complete;
 mod eval;
-mod interrupt;
+pub mod interrupt;
 
 use std::io::Write as _;
 use std::path::PathBuf;

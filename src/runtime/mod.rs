@@ -17,6 +17,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libpaths", paths::open),
     ("libsys", sys::open),
     ("libtorch", crate::torch::open),
+    ("libparallel", crate::parallel::open),
 ];
 
 /// A fresh Lua state with the standard library (ffi, jit, bit and debug included), and `require`

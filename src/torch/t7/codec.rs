@@ -275,6 +275,26 @@ pub struct FileCore {
     /// Nesting of readObject/writeObject calls in progress (bounded: hostile input and cycles
     /// written with referenced(false) must fail, not overflow the stack).
     pub depth: usize,
+    /// Large storages carried beside the bytes instead of inside them (parallel's shared memory).
+    pub out_of_band: Option<OutOfBand>,
+}
+
+/// Storages that travel beside the byte stream: the writer writes the element count of every
+/// storage of at least `min_bytes` bytes but not its data, and lists the storage in `written`;
+/// the reader takes such storages, in the same order, from `to_read`. Only parallel's own wire
+/// uses this; files on disk never do.
+#[derive(Default)]
+pub struct OutOfBand {
+    pub min_bytes: usize,
+    pub written: Vec<Storage>,
+    pub to_read: std::collections::VecDeque<Storage>,
+}
+
+impl OutOfBand {
+    /// Whether a storage of `n` elements of `dtype` goes beside the stream.
+    pub fn carries(&self, dtype: DType, n: usize) -> bool {
+        n.saturating_mul(dtype.size_of()) >= self.min_bytes
+    }
 }
 
 /// Read buffers are allocated in pieces of this many bytes when the input's length is unknown
@@ -298,6 +318,7 @@ impl FileCore {
             has_error: false,
             long_size: 8,
             swap: false,
+            out_of_band: None,
             refs: Refs::default(),
             depth: 0,
         }

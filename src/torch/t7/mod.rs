@@ -18,6 +18,7 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, Result, Value};
 
+use crate::torch::storage::Storage;
 use codec::{FileCore, Kind};
 use stream::MemoryStream;
 
@@ -258,6 +259,33 @@ pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
 /// `torch.deserialize(bytes, mode)` without the Lua wrapper: one readObject.
 pub fn deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
     with_memory_file(lua, bytes.to_vec(), mode, read::read_object)
+}
+
+/// One binary writeObject whose storages of at least `min_bytes` bytes are left out of the bytes
+/// and returned beside them, in the order [`deserialize_beside`] wants them back.
+pub fn serialize_beside(lua: &Lua, value: &Value, min_bytes: usize) -> Result<(Vec<u8>, Vec<Storage>)> {
+    with_memory_file(lua, Vec::new(), Mode::Binary, |ctx| {
+        ctx.core.borrow_mut().out_of_band = Some(codec::OutOfBand {
+            min_bytes,
+            ..Default::default()
+        });
+        write::write_object(ctx, value.clone(), None, None)?;
+        let mut core = ctx.core.borrow_mut();
+        let storages = core.out_of_band.take().map(|o| o.written).unwrap_or_default();
+        Ok((core.memory_data().map(|d| d.to_vec()).unwrap_or_default(), storages))
+    })
+}
+
+/// Reads what [`serialize_beside`] wrote, taking the large storages from `storages`.
+pub fn deserialize_beside(lua: &Lua, bytes: &[u8], storages: Vec<Storage>, min_bytes: usize) -> Result<Value> {
+    with_memory_file(lua, bytes.to_vec(), Mode::Binary, |ctx| {
+        ctx.core.borrow_mut().out_of_band = Some(codec::OutOfBand {
+            min_bytes,
+            written: Vec::new(),
+            to_read: storages.into(),
+        });
+        read::read_object(ctx)
+    })
 }
 
 #[cfg(test)]

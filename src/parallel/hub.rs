@@ -1,0 +1,564 @@
+//! The parent side: one ZeroMQ ROUTER socket that every child connects to (an abstract unix
+//! socket; plus a TCP endpoint once a remote child needs one), the child processes, and what each
+//! child has sent that nobody has read yet.
+//!
+//! Every wait here watches the child's process as well as the socket, so a child that dies turns
+//! into an error instead of a hang.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::process::ChildStdin;
+use std::time::{Duration, Instant};
+
+use super::launch::{self, Spec, StderrTail};
+use super::values::Reach;
+use super::wire::{self, Bootstrap, Envelope};
+
+/// How long one poll of the socket lasts before the children's processes are looked at again.
+const POLL_MS: i64 = 100;
+/// How long a child that was asked to quit (or whose ssh lost its stdin) gets before SIGKILL.
+const QUIT_GRACE: Duration = Duration::from_secs(2);
+/// How long `exec` waits for a child's previous code to return.
+const EXEC_PATIENCE: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Clone, PartialEq)]
+enum State {
+    /// Started, not yet proved the secret.
+    Connecting,
+    /// Connected, waiting for code.
+    Idle,
+    /// Running exec'd code.
+    Running,
+    /// Its code raised: message and traceback.
+    Failed(String),
+}
+
+struct Child {
+    label: String,
+    reach: Reach,
+    process: std::process::Child,
+    stdin: Option<ChildStdin>,
+    stderr: Option<StderrTail>,
+    route: Option<Vec<u8>>,
+    state: State,
+    /// Data messages (frames after the routing id), oldest first.
+    data: VecDeque<Vec<Vec<u8>>>,
+    /// Yield acknowledgements not yet consumed by a join.
+    acks: usize,
+    /// How the process ended, once it has.
+    ended: Option<String>,
+    /// Sent with the welcome (`.t7`).
+    welcome: Vec<u8>,
+}
+
+impl Child {
+    /// Notices the end of the process.
+    fn reap(&mut self) {
+        if self.ended.is_none()
+            && let Ok(Some(status)) = self.process.try_wait()
+        {
+            self.ended = Some(launch::describe_status(status));
+        }
+    }
+
+    fn stderr_text(&self) -> String {
+        let Some(tail) = &self.stderr else { return String::new() };
+        let t = tail.lock().unwrap_or_else(|e| e.into_inner());
+        let text = String::from_utf8_lossy(&t).trim().to_string();
+        if text.is_empty() { text } else { format!(": {text}") }
+    }
+
+    /// The error for a child that failed or ended, if it did.
+    fn trouble(&self) -> Option<String> {
+        if let State::Failed(m) = &self.state {
+            return Some(format!("{} failed: {m}", self.label));
+        }
+        self.ended
+            .as_ref()
+            .map(|how| format!("{} died ({how}){}", self.label, self.stderr_text()))
+    }
+
+    fn discard_queued(&mut self) {
+        for m in self.data.drain(..) {
+            super::values::forget(&m);
+        }
+    }
+
+    /// Ends the process: asks politely when it is idle, then kills. Remote children end when
+    /// their ssh closes (the remote side watches ssh's stdin).
+    fn terminate(&mut self, router: &zmq::Socket, polite: bool) {
+        if polite
+            && self.ended.is_none()
+            && let Some(route) = &self.route
+        {
+            let _ = router.send_multipart([route.clone(), Envelope::Quit.encode()], zmq::DONTWAIT);
+        }
+        self.stdin = None;
+        if polite || self.reach == Reach::Remote {
+            let deadline = Instant::now() + QUIT_GRACE;
+            while self.ended.is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+                self.reap();
+            }
+        }
+        if self.ended.is_none() {
+            let _ = self.process.kill();
+            if let Ok(status) = self.process.wait() {
+                self.ended = Some(launch::describe_status(status));
+            }
+        }
+        self.discard_queued();
+    }
+}
+
+pub struct Hub {
+    _ctx: zmq::Context,
+    router: zmq::Socket,
+    ipc_endpoint: String,
+    /// TCP endpoints by the address they are bound on.
+    tcp_endpoints: HashMap<String, String>,
+    secret: Vec<u8>,
+    run: String,
+    children: BTreeMap<u32, Child>,
+    routes: HashMap<Vec<u8>, u32>,
+    /// Children that are gone, and why (for errors on stale handles).
+    gone: HashMap<u32, String>,
+}
+
+type Res<T> = std::result::Result<T, String>;
+
+fn zmq_err(what: &str, e: zmq::Error) -> String {
+    format!("{what}: {e}")
+}
+
+/// What the parent is waiting for.
+enum Want {
+    Connected,
+    Ack,
+    Data,
+    NotRunning,
+}
+
+impl Hub {
+    pub fn new(run: &str) -> Res<Hub> {
+        let ctx = zmq::Context::new();
+        let router = ctx
+            .socket(zmq::ROUTER)
+            .map_err(|e| zmq_err("cannot make a socket", e))?;
+        let setup = || -> zmq::Result<()> {
+            router.set_router_mandatory(true)?;
+            router.set_sndhwm(0)?;
+            router.set_rcvhwm(0)?;
+            router.set_linger(0)?;
+            Ok(())
+        };
+        setup().map_err(|e| zmq_err("cannot set up the socket", e))?;
+        let nonce = wire::hex(&wire::random_bytes(8).map_err(|e| e.to_string())?);
+        // An abstract unix socket: nothing in the file system to clean up, and no port.
+        let ipc_endpoint = format!("ipc://@luatorch-{}-{nonce}", std::process::id());
+        router
+            .bind(&ipc_endpoint)
+            .map_err(|e| zmq_err(&format!("cannot bind {ipc_endpoint}"), e))?;
+        Ok(Hub {
+            _ctx: ctx,
+            router,
+            ipc_endpoint,
+            tcp_endpoints: HashMap::new(),
+            secret: wire::random_bytes(32).map_err(|e| e.to_string())?,
+            run: run.to_string(),
+            children: BTreeMap::new(),
+            routes: HashMap::new(),
+            gone: HashMap::new(),
+        })
+    }
+
+    pub fn run(&self) -> &str {
+        &self.run
+    }
+
+    /// The TCP endpoint remote children reach us on, bound on `ip` at first use.
+    fn tcp_endpoint(&mut self, ip: &str) -> Res<String> {
+        if let Some(e) = self.tcp_endpoints.get(ip) {
+            return Ok(e.clone());
+        }
+        let addr = if ip.contains(':') {
+            format!("[{ip}]")
+        } else {
+            ip.to_string()
+        };
+        if ip.contains(':') {
+            self.router
+                .set_ipv6(true)
+                .map_err(|e| zmq_err("cannot enable IPv6", e))?;
+        }
+        self.router
+            .bind(&format!("tcp://{addr}:*"))
+            .map_err(|e| zmq_err(&format!("cannot listen on {ip}"), e))?;
+        let endpoint = self
+            .router
+            .get_last_endpoint()
+            .map_err(|e| zmq_err("cannot read the endpoint", e))?
+            .map_err(|_| "the endpoint is not text".to_string())?;
+        self.tcp_endpoints.insert(ip.to_string(), endpoint.clone());
+        Ok(endpoint)
+    }
+
+    /// Starts child `id`; `connect_ip` is the address a remote child connects back to.
+    pub fn fork(&mut self, id: u32, spec: &Spec, connect_ip: Option<&str>, welcome: Vec<u8>) -> Res<u32> {
+        if self.children.contains_key(&id) {
+            return Err(format!("child {id} exists already"));
+        }
+        let (endpoint, reach) = match (&spec.host, connect_ip) {
+            (None, _) => (self.ipc_endpoint.clone(), Reach::Local),
+            (Some(_), Some(ip)) => (self.tcp_endpoint(ip)?, Reach::Remote),
+            (Some(_), None) => return Err("no address for the remote child to connect back to".into()),
+        };
+        let boot = Bootstrap {
+            endpoint,
+            id,
+            secret: self.secret.clone(),
+            run: self.run.clone(),
+        };
+        let launched = launch::spawn(spec, &boot.line())?;
+        let pid = launched.process.id();
+        let label = match &spec.host {
+            None => format!("child {id} (pid {pid})"),
+            Some(h) => format!("child {id} (on {h}, ssh pid {pid})"),
+        };
+        self.gone.remove(&id);
+        self.children.insert(
+            id,
+            Child {
+                label,
+                reach,
+                process: launched.process,
+                stdin: Some(launched.stdin),
+                stderr: launched.stderr,
+                route: None,
+                state: State::Connecting,
+                data: VecDeque::new(),
+                acks: 0,
+                ended: None,
+                welcome,
+            },
+        );
+        Ok(pid)
+    }
+
+    fn child(&mut self, id: u32) -> Res<&mut Child> {
+        if !self.children.contains_key(&id) {
+            return Err(match self.gone.get(&id) {
+                Some(why) => format!("child {id} {why}"),
+                None => format!("there is no child {id}"),
+            });
+        }
+        Ok(self.children.get_mut(&id).expect("checked"))
+    }
+
+    /// Reads everything the socket has, waiting up to `timeout_ms` for the first message.
+    fn pump(&mut self, timeout_ms: i64) -> Res<()> {
+        let ready = self
+            .router
+            .poll(zmq::POLLIN, timeout_ms)
+            .map_err(|e| zmq_err("poll failed", e))?;
+        if ready == 0 {
+            return Ok(());
+        }
+        loop {
+            match self.router.recv_multipart(zmq::DONTWAIT) {
+                Ok(frames) => self.dispatch(frames),
+                Err(zmq::Error::EAGAIN) => return Ok(()),
+                Err(zmq::Error::EINTR) => return Ok(()),
+                Err(e) => return Err(zmq_err("receive failed", e)),
+            }
+        }
+    }
+
+    fn dispatch(&mut self, mut frames: Vec<Vec<u8>>) {
+        if frames.len() < 2 {
+            return;
+        }
+        let route = frames.remove(0);
+        let Some(env) = Envelope::decode(&frames[0]) else {
+            return;
+        };
+        let Some(&id) = self.routes.get(&route) else {
+            // Nothing from an unknown peer is looked at but a hello with the secret.
+            if let Envelope::Hello { id, secret, .. } = env {
+                self.welcome(id, &secret, route);
+            }
+            return;
+        };
+        let Some(child) = self.children.get_mut(&id) else {
+            return;
+        };
+        match env {
+            Envelope::YieldAck => child.acks += 1,
+            Envelope::Data { .. } => child.data.push_back(frames),
+            Envelope::Done if child.state == State::Running => child.state = State::Idle,
+            Envelope::Failed => {
+                let msg = frames.get(1).map(|m| String::from_utf8_lossy(m).into_owned());
+                child.state = State::Failed(msg.unwrap_or_else(|| "(no message)".into()));
+            }
+            _ => {}
+        }
+    }
+
+    fn welcome(&mut self, id: u32, secret: &[u8], route: Vec<u8>) {
+        if !wire::same_secret(secret, &self.secret) {
+            return;
+        }
+        let Some(child) = self.children.get_mut(&id) else {
+            return;
+        };
+        if child.state != State::Connecting {
+            return;
+        }
+        let env = Envelope::Welcome;
+        let sent = self
+            .router
+            .send_multipart([route.clone(), env.encode(), std::mem::take(&mut child.welcome)], 0);
+        if sent.is_ok() {
+            child.route = Some(route.clone());
+            child.state = State::Idle;
+            self.routes.insert(route, id);
+        }
+    }
+
+    fn satisfied(child: &mut Child, want: &Want) -> Res<bool> {
+        Ok(match want {
+            Want::Connected => child.state != State::Connecting,
+            Want::Ack => {
+                if child.acks > 0 {
+                    child.acks -= 1;
+                    true
+                } else if child.state == State::Idle {
+                    return Err(format!("{} has finished its code (nothing yields)", child.label));
+                } else {
+                    false
+                }
+            }
+            Want::Data => {
+                if !child.data.is_empty() {
+                    true
+                } else if child.state == State::Idle {
+                    return Err(format!("{} is not running code and sent nothing more", child.label));
+                } else {
+                    false
+                }
+            }
+            Want::NotRunning => child.state != State::Running,
+        })
+    }
+
+    /// Waits until `want` holds for child `id`, its code fails, or its process ends.
+    fn wait(&mut self, id: u32, want: Want, deadline: Option<Instant>) -> Res<()> {
+        let mut drained_after_end = false;
+        loop {
+            {
+                let child = self.child(id)?;
+                if let State::Failed(_) = child.state
+                    && !matches!(want, Want::NotRunning)
+                    && (!matches!(want, Want::Data) || child.data.is_empty())
+                {
+                    return Err(child.trouble().unwrap_or_default());
+                }
+                if Self::satisfied(child, &want)? {
+                    return Ok(());
+                }
+                child.reap();
+                if child.ended.is_some() {
+                    if drained_after_end {
+                        return Err(child.trouble().unwrap_or_default());
+                    }
+                    drained_after_end = true;
+                }
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err("timed out".into());
+            }
+            if crate::repl::interrupt::pending() {
+                return Err("interrupted".into());
+            }
+            // After the process ended, give what it sent last a moment to arrive.
+            self.pump(if drained_after_end { 200 } else { POLL_MS })?;
+        }
+    }
+
+    /// Waits until every child in `ids` has connected; the first failure is the error (after
+    /// which the caller should `kill` them).
+    pub fn await_connected(&mut self, ids: &[u32], timeout: Duration) -> Res<()> {
+        let deadline = Instant::now() + timeout;
+        for &id in ids {
+            match self.wait(id, Want::Connected, Some(deadline)) {
+                Ok(()) => {}
+                Err(e) if e == "timed out" => {
+                    let label = self.child(id)?.label.clone();
+                    return Err(format!("{label} did not connect within {} s", timeout.as_secs()));
+                }
+                Err(e) => {
+                    let child = self.child(id)?;
+                    let why = child
+                        .ended
+                        .as_ref()
+                        .map(|how| format!("{} {how} before connecting{}", child.label, child.stderr_text()));
+                    return Err(why.unwrap_or(e));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn send_frames(&mut self, id: u32, frames: Vec<Vec<u8>>) -> Res<()> {
+        let child = self.children.get_mut(&id).ok_or("no such child")?;
+        let route = child
+            .route
+            .clone()
+            .ok_or_else(|| format!("{} is not connected", child.label))?;
+        let mut all = Vec::with_capacity(frames.len() + 1);
+        all.push(route);
+        all.extend(frames);
+        match self.router.send_multipart(all, 0) {
+            Ok(()) => Ok(()),
+            Err(_) => {
+                let child = self.children.get_mut(&id).ok_or("no such child")?;
+                child.reap();
+                Err(child
+                    .trouble()
+                    .unwrap_or_else(|| format!("{} cannot be reached", child.label)))
+            }
+        }
+    }
+
+    /// Refuses to talk to a child that failed or ended.
+    fn usable(&mut self, id: u32) -> Res<&mut Child> {
+        let child = self.child(id)?;
+        child.reap();
+        match child.trouble() {
+            Some(t) => Err(t),
+            None => Ok(child),
+        }
+    }
+
+    pub fn exec(&mut self, id: u32, code: Vec<u8>, bytecode: bool) -> Res<()> {
+        self.pump(0)?;
+        if self.usable(id)?.state == State::Running {
+            // The code may be finishing (it sent its last result, its `Done` is on the way):
+            // give it a while before calling this a mistake.
+            match self.wait(id, Want::NotRunning, Some(Instant::now() + EXEC_PATIENCE)) {
+                Err(e) if e == "timed out" => {
+                    let label = &self.child(id)?.label;
+                    return Err(format!(
+                        "{label} is still running code (exec works again once that code has returned)"
+                    ));
+                }
+                other => other?,
+            }
+        }
+        self.usable(id)?;
+        self.send_frames(id, vec![Envelope::Exec { bytecode }.encode(), code])?;
+        self.child(id)?.state = State::Running;
+        Ok(())
+    }
+
+    /// Sends the join message to every child first, then collects the answers: the children
+    /// meet the parent at the same time rather than one after another. The first error is
+    /// returned after every answer has been collected.
+    pub fn join(&mut self, ids: &[u32], msg: &[u8]) -> Res<()> {
+        self.pump(0)?;
+        let mut first_err = None;
+        let mut sent = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let r = self
+                .usable(id)
+                .map(|_| ())
+                .and_then(|_| self.send_frames(id, vec![Envelope::Join.encode(), msg.to_vec()]));
+            match r {
+                Ok(()) => sent.push(id),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        for id in sent {
+            if let Err(e) = self.wait(id, Want::Ack, None) {
+                first_err.get_or_insert(e);
+            }
+        }
+        first_err.map_or(Ok(()), Err)
+    }
+
+    pub fn send(&mut self, ids: &[u32], value: &super::values::Serialized) -> Res<()> {
+        for &id in ids {
+            let reach = self.usable(id)?.reach;
+            let frames = value.frames(reach, &self.run)?;
+            self.send_frames(id, frames)?;
+        }
+        Ok(())
+    }
+
+    /// The next data message of child `id` (frames after the envelope's routing), waiting for one
+    /// unless `noblock`.
+    pub fn receive(&mut self, id: u32, noblock: bool) -> Res<Option<Vec<Vec<u8>>>> {
+        self.pump(0)?;
+        let child = self.child(id)?;
+        if let Some(m) = child.data.pop_front() {
+            return Ok(Some(m));
+        }
+        if noblock {
+            child.reap();
+            return match child.trouble() {
+                Some(t) => Err(t),
+                None => Ok(None),
+            };
+        }
+        self.wait(id, Want::Data, None)?;
+        Ok(self.child(id)?.data.pop_front())
+    }
+
+    /// Waits for the child's code to finish, then ends the child. Its failure, if any, is the
+    /// error, after the child is gone.
+    pub fn sync(&mut self, id: u32) -> Res<()> {
+        let waited = self.wait(id, Want::NotRunning, None);
+        let mut child = self.children.remove(&id).ok_or("no such child")?;
+        if let Some(route) = &child.route {
+            self.routes.remove(route);
+        }
+        let trouble = child.trouble();
+        child.terminate(&self.router, trouble.is_none());
+        self.gone.insert(id, "was synced (its process has ended)".into());
+        match (waited, trouble) {
+            (_, Some(t)) => Err(t),
+            (Err(e), None) => Err(e),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+
+    /// Kills child `id` (close, reset, a failed fork).
+    pub fn kill(&mut self, id: u32, why: &str) {
+        if let Some(mut child) = self.children.remove(&id) {
+            if let Some(route) = &child.route {
+                self.routes.remove(route);
+            }
+            child.terminate(&self.router, false);
+            self.gone.insert(id, why.to_string());
+        }
+    }
+
+    pub fn kill_all(&mut self, why: &str) {
+        let ids: Vec<u32> = self.children.keys().copied().collect();
+        // Remote children end when their ssh's stdin closes: close every pipe first so that
+        // they all wind down at once.
+        for child in self.children.values_mut() {
+            child.stdin = None;
+        }
+        for id in ids {
+            self.kill(id, why);
+        }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        self.kill_all("was closed");
+    }
+}

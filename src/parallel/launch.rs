@@ -1,0 +1,173 @@
+//! Starting child processes: a local `th` (fork+exec of this binary, or the program the caller
+//! names), or a remote one through `ssh`-like protocols. Either way the child reads how to reach
+//! its parent from its stdin, which the parent then keeps open: when the parent goes, the pipe
+//! closes and the child ends (for a remote child this is the only news it gets, see
+//! `link::watch_stdin`). Local processes also die with the parent through PDEATHSIG.
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+/// Lua the child runs: `require 'parallel'` reads the bootstrap line and serves its parent.
+pub const CHILD_CHUNK: &str = "require([[parallel]])._child()";
+
+/// Keeps the last bytes a process wrote to stderr (for error messages), passing everything on.
+pub type StderrTail = Arc<Mutex<Vec<u8>>>;
+const TAIL_BYTES: usize = 4096;
+
+pub struct Spec {
+    /// Remote host, or None for a local child.
+    pub host: Option<String>,
+    /// Remote shell command (`ssh -Y` by default).
+    pub protocol: Option<String>,
+    /// Program to run (`th` found through PATH remotely; this binary locally).
+    pub program: Option<String>,
+    /// Seconds ssh may take to connect.
+    pub connect_timeout: u32,
+}
+
+pub struct Launched {
+    pub process: Child,
+    pub stdin: ChildStdin,
+    pub stderr: Option<StderrTail>,
+}
+
+/// Quotes a word for a POSIX shell.
+fn shell_quote(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// Whether the protocol's program is ssh (we then add options that keep it from prompting or
+/// waiting forever).
+fn is_ssh(program: &str) -> bool {
+    std::path::Path::new(program).file_name().is_some_and(|n| n == "ssh")
+}
+
+fn command(spec: &Spec) -> Result<Command, String> {
+    let Some(host) = &spec.host else {
+        let program = match &spec.program {
+            Some(p) => std::path::PathBuf::from(p),
+            None => std::env::current_exe().map_err(|e| format!("cannot find the th binary: {e}"))?,
+        };
+        let mut cmd = Command::new(program);
+        cmd.arg("-e").arg(CHILD_CHUNK);
+        return Ok(cmd);
+    };
+    let protocol = spec.protocol.as_deref().unwrap_or("ssh -Y");
+    let mut words = protocol.split_whitespace();
+    let program = words.next().ok_or("the protocol is empty")?;
+    let mut cmd = Command::new(program);
+    cmd.args(words);
+    if is_ssh(program) {
+        cmd.args(["-o", "BatchMode=yes", "-o"])
+            .arg(format!("ConnectTimeout={}", spec.connect_timeout))
+            .args(["-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"]);
+    }
+    let remote_th = spec.program.as_deref().unwrap_or("th");
+    cmd.arg(host).arg(format!(
+        "exec {} -e {}",
+        shell_quote(remote_th),
+        shell_quote(CHILD_CHUNK)
+    ));
+    Ok(cmd)
+}
+
+/// Starts the child and hands it the bootstrap line.
+pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched, String> {
+    let mut cmd = command(spec)?;
+    cmd.stdin(Stdio::piped());
+    if spec.host.is_some() {
+        cmd.stderr(Stdio::piped());
+    }
+    let parent = nix::unistd::getpid();
+    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid, setpgid).
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
+            // The parent may have died before prctl: then nobody would kill us.
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::other("parent gone"));
+            }
+            // A process group of its own: Ctrl-C at the terminal reaches only the parent (which
+            // takes its children along if it dies of it).
+            nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0))?;
+            Ok(())
+        });
+    }
+    let mut process = cmd.spawn().map_err(|e| {
+        let what = cmd.get_program().to_string_lossy().into_owned();
+        format!("cannot start {what}: {e}")
+    })?;
+    let mut stdin = process.stdin.take().ok_or("no stdin pipe")?;
+    let stderr = process.stderr.take().map(|mut err| {
+        let tail: StderrTail = Arc::default();
+        let keep = tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                let _ = std::io::stderr().write_all(&buf[..n]);
+                let mut t = keep.lock().unwrap_or_else(|e| e.into_inner());
+                t.extend_from_slice(&buf[..n]);
+                let excess = t.len().saturating_sub(TAIL_BYTES);
+                t.drain(..excess);
+            }
+        });
+        tail
+    });
+    // A child that died at once closes the pipe; that shows up as its exit status later.
+    let _ = stdin.write_all(bootstrap_line.as_bytes());
+    let _ = stdin.flush();
+    Ok(Launched { process, stdin, stderr })
+}
+
+/// What a finished process's status says, for error messages.
+pub fn describe_status(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(s)) => {
+            let name = nix::sys::signal::Signal::try_from(s).map(|s| s.as_str()).unwrap_or("?");
+            format!("was killed by signal {s} ({name})")
+        }
+        _ => "ended".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remote_commands_quote_and_bound_ssh() {
+        let spec = Spec {
+            host: Some("node1".into()),
+            protocol: Some("ssh -F /tmp/x y/ssh_config".into()),
+            program: Some("/opt/it's/th".into()),
+            connect_timeout: 7,
+        };
+        let cmd = command(&spec).unwrap();
+        let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(cmd.get_program(), "ssh");
+        assert!(args.contains(&"ConnectTimeout=7".to_string()), "{args:?}");
+        assert!(args.contains(&"BatchMode=yes".to_string()), "{args:?}");
+        let last = args.last().unwrap();
+        assert_eq!(
+            last, "exec '/opt/it'\\''s/th' -e 'require([[parallel]])._child()'",
+            "{args:?}"
+        );
+        let other = Spec {
+            protocol: Some("rsh".into()),
+            ..spec
+        };
+        let args: Vec<String> = command(&other)
+            .unwrap()
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(args.len(), 2, "no ssh options for other protocols: {args:?}");
+    }
+}

@@ -1,0 +1,244 @@
+//! The child side: the connection to the parent, read from the bootstrap line on stdin.
+//!
+//! After the line, stdin stays open for as long as the parent lives; a thread waits for its end
+//! and ends the process then. For a remote child (whose parent is an ssh client far away) that is
+//! how the parent's death, or `close()`, reaches it.
+
+use std::collections::VecDeque;
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use super::values::Reach;
+use super::wire::{Bootstrap, Envelope};
+
+type Res<T> = std::result::Result<T, String>;
+
+/// How long a child waits for its parent's welcome before giving up.
+const WELCOME_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a failing child's last message may take to leave.
+const FLUSH_MS: i32 = 5000;
+
+pub struct Link {
+    ctx: Option<zmq::Context>,
+    dealer: Option<zmq::Socket>,
+    pub id: u32,
+    pub run: String,
+    pub reach: Reach,
+    joins: VecDeque<Vec<u8>>,
+    data: VecDeque<Vec<Vec<u8>>>,
+    execs: VecDeque<(bool, Vec<u8>)>,
+    quit: bool,
+}
+
+/// Reads one line from fd 0 a byte at a time (nothing past it may be consumed: the rest of stdin
+/// is the watchdog's).
+fn read_line_from_stdin() -> Res<String> {
+    let mut line = Vec::new();
+    let mut stdin = std::io::stdin().lock();
+    let mut byte = [0u8; 1];
+    loop {
+        match stdin.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) if byte[0] == b'\n' => break,
+            Ok(_) => {
+                line.push(byte[0]);
+                if line.len() > 4096 {
+                    return Err("the bootstrap line is too long".into());
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("cannot read stdin: {e}")),
+        }
+    }
+    String::from_utf8(line).map_err(|_| "the bootstrap line is not text".into())
+}
+
+/// Ends the process when stdin reaches its end: the parent is gone or closed us.
+fn watch_stdin() {
+    std::thread::spawn(|| {
+        let mut buf = [0u8; 256];
+        let mut stdin = std::io::stdin().lock();
+        loop {
+            match stdin.read(&mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+        // SAFETY: ends the process without running anything else (the parent is gone).
+        unsafe { libc::_exit(1) };
+    });
+}
+
+fn zmq_err(what: &str, e: zmq::Error) -> String {
+    format!("{what}: {e}")
+}
+
+impl Link {
+    /// Reads the bootstrap line, connects to the parent, proves the secret and waits for the
+    /// welcome, whose `.t7` body is returned.
+    pub fn connect() -> Res<(Link, Vec<u8>)> {
+        let line = read_line_from_stdin()?;
+        let boot = Bootstrap::parse(&line).ok_or("this process was not started by parallel.fork")?;
+        watch_stdin();
+        let ctx = zmq::Context::new();
+        let dealer = ctx
+            .socket(zmq::DEALER)
+            .map_err(|e| zmq_err("cannot make a socket", e))?;
+        let setup = || -> zmq::Result<()> {
+            dealer.set_sndhwm(0)?;
+            dealer.set_rcvhwm(0)?;
+            dealer.set_linger(FLUSH_MS)?;
+            dealer.connect(&boot.endpoint)
+        };
+        setup().map_err(|e| zmq_err(&format!("cannot connect to {}", boot.endpoint), e))?;
+        let hello = Envelope::Hello {
+            id: boot.id,
+            secret: boot.secret.clone(),
+            pid: std::process::id(),
+        };
+        dealer
+            .send(hello.encode(), 0)
+            .map_err(|e| zmq_err("cannot greet the parent", e))?;
+        let reach = if boot.endpoint.starts_with("tcp://") {
+            Reach::Remote
+        } else {
+            Reach::Local
+        };
+        let link = Link {
+            ctx: Some(ctx),
+            dealer: Some(dealer),
+            id: boot.id,
+            run: boot.run,
+            reach,
+            joins: VecDeque::new(),
+            data: VecDeque::new(),
+            execs: VecDeque::new(),
+            quit: false,
+        };
+        let deadline = Instant::now() + WELCOME_TIMEOUT;
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err("the parent did not answer".into());
+            }
+            let frames = link.recv(remaining.as_millis() as i64)?;
+            if let Some(frames) = frames
+                && frames.first().and_then(|f| Envelope::decode(f)) == Some(Envelope::Welcome)
+            {
+                let body = frames.into_iter().nth(1).unwrap_or_default();
+                return Ok((link, body));
+            }
+        }
+    }
+
+    fn socket(&self) -> Res<&zmq::Socket> {
+        self.dealer
+            .as_ref()
+            .ok_or_else(|| "the connection to the parent is closed".into())
+    }
+
+    /// One message, waiting up to `timeout_ms` (-1: forever).
+    fn recv(&self, timeout_ms: i64) -> Res<Option<Vec<Vec<u8>>>> {
+        let s = self.socket()?;
+        if s.poll(zmq::POLLIN, timeout_ms).map_err(|e| zmq_err("poll failed", e))? == 0 {
+            return Ok(None);
+        }
+        match s.recv_multipart(zmq::DONTWAIT) {
+            Ok(f) => Ok(Some(f)),
+            Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => Ok(None),
+            Err(e) => Err(zmq_err("receive failed", e)),
+        }
+    }
+
+    /// Sorts everything that arrived into its queue; waits up to `timeout_ms` for the first.
+    fn pump(&mut self, timeout_ms: i64) -> Res<()> {
+        let mut wait = timeout_ms;
+        while let Some(mut frames) = self.recv(wait)? {
+            wait = 0;
+            match frames.first().and_then(|f| Envelope::decode(f)) {
+                Some(Envelope::Join) => self.joins.push_back(frames.into_iter().nth(1).unwrap_or_default()),
+                Some(Envelope::Data { .. }) => self.data.push_back(frames),
+                Some(Envelope::Exec { bytecode }) => {
+                    let code = if frames.len() > 1 {
+                        frames.swap_remove(1)
+                    } else {
+                        Vec::new()
+                    };
+                    self.execs.push_back((bytecode, code));
+                }
+                Some(Envelope::Quit) => self.quit = true,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits (a parent that dies ends this process: no timeout needed) until `ready` holds.
+    fn wait_for(&mut self, mut ready: impl FnMut(&mut Link) -> bool) -> Res<()> {
+        self.pump(0)?;
+        while !ready(self) {
+            if self.quit {
+                return Err("the parent asked this child to quit".into());
+            }
+            if crate::repl::interrupt::pending() {
+                return Err("interrupted".into());
+            }
+            self.pump(1000)?;
+        }
+        Ok(())
+    }
+
+    pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Res<()> {
+        self.socket()?
+            .send_multipart(frames, 0)
+            .map_err(|e| zmq_err("cannot send to the parent", e))
+    }
+
+    /// `parallel.yield()`: the next join's message, acknowledged.
+    pub fn yield_now(&mut self) -> Res<Vec<u8>> {
+        self.wait_for(|l| !l.joins.is_empty())?;
+        let msg = self.joins.pop_front().unwrap_or_default();
+        self.send_frames(vec![Envelope::YieldAck.encode()])?;
+        Ok(msg)
+    }
+
+    pub fn receive(&mut self, noblock: bool) -> Res<Option<Vec<Vec<u8>>>> {
+        if noblock {
+            self.pump(0)?;
+        } else {
+            self.wait_for(|l| !l.data.is_empty())?;
+        }
+        Ok(self.data.pop_front())
+    }
+
+    /// The next code to run, or None when the parent wants this child to end.
+    pub fn next_exec(&mut self) -> Res<Option<(bool, Vec<u8>)>> {
+        match self.wait_for(|l| !l.execs.is_empty() || l.quit) {
+            Ok(()) => Ok(self.execs.pop_front()),
+            Err(e) if self.quit => {
+                let _ = e;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    pub fn done(&self) -> Res<()> {
+        self.send_frames(vec![Envelope::Done.encode()])
+    }
+
+    /// Reports a failure and makes sure it has left before the process ends.
+    pub fn failed(&mut self, message: &str) -> Res<()> {
+        let sent = self.send_frames(vec![Envelope::Failed.encode(), message.as_bytes().to_vec()]);
+        self.flush();
+        sent
+    }
+
+    /// Closes the connection, waiting (up to the linger time) for queued messages to leave.
+    pub fn flush(&mut self) {
+        self.dealer = None;
+        self.ctx = None;
+    }
+}

@@ -1,0 +1,323 @@
+//! `libparallel`: the native half of `require 'parallel'` (lua/parallel/init.lua holds the API
+//! shapes). A process is a parent through its [`hub::Hub`] once it forks, and a child through its
+//! [`link::Link`] when `parallel.fork` started it; it can be both.
+
+pub mod hub;
+pub mod launch;
+pub mod link;
+pub mod shm;
+pub mod values;
+pub mod wire;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use mlua::{Lua, LuaString, Result, Table, Value, Variadic};
+
+use crate::torch::args::error;
+use hub::Hub;
+use link::Link;
+
+#[derive(Default)]
+struct Parallel {
+    hub: Option<Hub>,
+    link: Option<Link>,
+}
+
+type Shared = Rc<RefCell<Parallel>>;
+
+fn busy(method: &str) -> mlua::Error {
+    error(method, "called while another parallel call is in progress")
+}
+
+/// Runs `f` on this process's hub, made on first use.
+fn with_hub<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Hub) -> std::result::Result<R, String>) -> Result<R> {
+    let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
+    if p.hub.is_none() {
+        // A child's children share its run, so one sweep at the top removes every segment.
+        let run = match &p.link {
+            Some(l) => l.run.clone(),
+            None => {
+                let run = wire::hex(&wire::random_bytes(6).map_err(|e| error(method, e))?);
+                shm::sweep_on_exit(&run);
+                run
+            }
+        };
+        p.hub = Some(Hub::new(&run).map_err(|e| error(method, e))?);
+    }
+    f(p.hub.as_mut().expect("made above")).map_err(|e| error(method, e))
+}
+
+fn with_link<R>(
+    state: &Shared,
+    method: &str,
+    f: impl FnOnce(&mut Link) -> std::result::Result<R, String>,
+) -> Result<R> {
+    let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
+    let link = p.link.as_mut().ok_or_else(|| {
+        error(
+            method,
+            "this process has no parent (it was not started by parallel.fork)",
+        )
+    })?;
+    f(link).map_err(|e| error(method, e))
+}
+
+/// Child ids from a Lua list of numbers.
+fn ids(method: &str, t: &Table) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for v in t.sequence_values::<Value>() {
+        match v? {
+            Value::Integer(i) if i >= 0 => out.push(i as u32),
+            Value::Number(n) if n >= 0.0 && n.fract() == 0.0 => out.push(n as u32),
+            other => return Err(error(method, format!("bad child id ({})", other.type_name()))),
+        }
+    }
+    Ok(out)
+}
+
+/// A received message's value.
+fn decode(lua: &Lua, frames: Vec<Vec<u8>>, method: &str) -> Result<Value> {
+    match frames.first().and_then(|f| wire::Envelope::decode(f)) {
+        Some(wire::Envelope::Data { beside }) => values::deserialize(lua, &beside, &frames[1..], method),
+        _ => Err(error(method, "corrupt message")),
+    }
+}
+
+fn string_arg(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.to_string_lossy()),
+        _ => None,
+    }
+}
+
+pub fn open(lua: &Lua) -> Result<Table> {
+    let state: Shared = Rc::default();
+    let t = lua.create_table()?;
+
+    // fork(id, spec{host, protocol, program, connect_ip, timeout}, welcome) -> pid
+    let s = state.clone();
+    t.set(
+        "fork",
+        lua.create_function(move |lua, (id, spec, welcome): (u32, Table, Value)| {
+            const M: &str = "parallel.fork";
+            let get = |k: &str| spec.get::<Value>(k).map(|v| string_arg(&v));
+            let launch_spec = launch::Spec {
+                host: get("host")?,
+                protocol: get("protocol")?,
+                program: get("program")?,
+                connect_timeout: spec.get::<Option<u32>>("timeout")?.unwrap_or(30).max(1),
+            };
+            let connect_ip = get("connect_ip")?;
+            let body = crate::torch::t7::serialize(lua, &welcome, crate::torch::t7::Mode::Binary)?;
+            with_hub(&s, M, |hub| hub.fork(id, &launch_spec, connect_ip.as_deref(), body))
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "await",
+        lua.create_function(move |_, (list, timeout): (Table, f64)| {
+            const M: &str = "parallel.fork";
+            let ids = ids(M, &list)?;
+            let timeout = Duration::from_secs_f64(timeout.clamp(0.1, 1e6));
+            with_hub(&s, M, |hub| hub.await_connected(&ids, timeout))
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "exec",
+        lua.create_function(move |_, (id, code, bytecode): (u32, LuaString, bool)| {
+            let code = code.as_bytes().to_vec();
+            with_hub(&s, "parallel.exec", |hub| hub.exec(id, code, bytecode))
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "join",
+        lua.create_function(move |_, (list, msg): (Table, LuaString)| {
+            const M: &str = "parallel.join";
+            let ids = ids(M, &list)?;
+            let msg = msg.as_bytes().to_vec();
+            with_hub(&s, M, |hub| hub.join(&ids, &msg))
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "send",
+        lua.create_function(move |lua, (list, value): (Table, Value)| {
+            const M: &str = "parallel.send";
+            let ids = ids(M, &list)?;
+            let ser = values::serialize(lua, &value).map_err(|e| error(M, e))?;
+            with_hub(&s, M, |hub| hub.send(&ids, &ser))
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "receive",
+        lua.create_function(move |lua, (id, noblock): (u32, bool)| {
+            const M: &str = "parallel.receive";
+            let frames = with_hub(&s, M, |hub| hub.receive(id, noblock))?;
+            match frames {
+                Some(f) => Ok(Variadic::from_iter([Value::Boolean(true), decode(lua, f, M)?])),
+                None => Ok(Variadic::from_iter([Value::Boolean(false)])),
+            }
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "sync",
+        lua.create_function(move |_, id: u32| with_hub(&s, "parallel.sync", |hub| hub.sync(id)))?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "kill",
+        lua.create_function(move |_, (id, why): (u32, String)| {
+            let mut p = s.try_borrow_mut().map_err(|_| busy("parallel.close"))?;
+            if let Some(hub) = p.hub.as_mut() {
+                hub.kill(id, &why);
+            }
+            Ok(())
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "kill_all",
+        lua.create_function(move |_, why: String| {
+            let mut p = s.try_borrow_mut().map_err(|_| busy("parallel.close"))?;
+            let top = p.link.is_none();
+            if let Some(hub) = p.hub.as_mut() {
+                hub.kill_all(&why);
+                // Segments in flight anywhere in the run: only the top process may sweep them,
+                // once every process of the run is gone.
+                if top {
+                    shm::sweep(hub.run());
+                }
+            }
+            Ok(())
+        })?,
+    )?;
+
+    // Child side.
+    let s = state.clone();
+    t.set(
+        "child_start",
+        lua.create_function(move |lua, ()| {
+            const M: &str = "parallel._child";
+            let mut p = s.try_borrow_mut().map_err(|_| busy(M))?;
+            if p.link.is_some() {
+                return Err(error(M, "this child is already connected"));
+            }
+            let (link, body) = Link::connect().map_err(|e| error(M, e))?;
+            p.link = Some(link);
+            drop(p);
+            crate::torch::t7::deserialize(lua, &body, crate::torch::t7::Mode::Binary)
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "parent_send",
+        lua.create_function(move |lua, value: Value| {
+            const M: &str = "parallel.parent:send";
+            let ser = values::serialize(lua, &value).map_err(|e| error(M, e))?;
+            with_link(&s, M, |link| {
+                let frames = ser.frames(link.reach, &link.run)?;
+                link.send_frames(frames)
+            })
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "parent_receive",
+        lua.create_function(move |lua, noblock: bool| {
+            const M: &str = "parallel.parent:receive";
+            match with_link(&s, M, |link| link.receive(noblock))? {
+                Some(f) => Ok(Variadic::from_iter([Value::Boolean(true), decode(lua, f, M)?])),
+                None => Ok(Variadic::from_iter([Value::Boolean(false)])),
+            }
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "yield",
+        lua.create_function(move |lua, ()| {
+            let msg = with_link(&s, "parallel.yield", |link| link.yield_now())?;
+            lua.create_string(msg)
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "next_exec",
+        lua.create_function(
+            move |lua, ()| match with_link(&s, "parallel._child", |link| link.next_exec())? {
+                Some((bytecode, code)) => Ok(Variadic::from_iter([
+                    Value::String(lua.create_string(code)?),
+                    Value::Boolean(bytecode),
+                ])),
+                None => Ok(Variadic::new()),
+            },
+        )?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "done",
+        lua.create_function(move |_, ()| with_link(&s, "parallel._child", |link| link.done()))?,
+    )?;
+
+    let s = state.clone();
+    t.set(
+        "failed",
+        lua.create_function(move |_, msg: LuaString| {
+            let msg = msg.to_string_lossy();
+            with_link(&s, "parallel._child", |link| link.failed(&msg))
+        })?,
+    )?;
+
+    t.set(
+        "localip",
+        lua.create_function(|_, names: Option<Table>| local_ip(names))?,
+    )?;
+    Ok(t)
+}
+
+/// The first IPv4 address of the named interfaces (or of any non-loopback interface that is up).
+fn local_ip(names: Option<Table>) -> Result<Option<String>> {
+    let wanted: Option<Vec<String>> = match names {
+        Some(t) => Some(t.sequence_values::<String>().collect::<Result<_>>()?),
+        None => None,
+    };
+    let Ok(addrs) = nix::ifaddrs::getifaddrs() else {
+        return Ok(None);
+    };
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for ifa in addrs {
+        let Some(v4) = ifa.address.as_ref().and_then(|a| a.as_sockaddr_in()) else {
+            continue;
+        };
+        let ip = v4.ip();
+        let rank = match &wanted {
+            Some(w) => match w.iter().position(|n| *n == ifa.interface_name) {
+                Some(r) => r,
+                None => continue,
+            },
+            None if ip.is_loopback() => continue,
+            None => 0,
+        };
+        found.push((rank, ip.to_string()));
+    }
+    found.sort_by_key(|(r, _)| *r);
+    Ok(found.into_iter().next().map(|(_, ip)| ip))
+}

@@ -1,0 +1,114 @@
+//! Lua values on the wire: one `.t7` body for the value, with its large storages beside it (a
+//! shared-memory segment per storage for a local peer, a raw frame for a remote one).
+
+use mlua::{Lua, Result, Value};
+
+use super::shm;
+use super::wire::{BESIDE_MIN_BYTES, Beside, Envelope};
+use crate::torch::dtype::DType;
+use crate::torch::storage::Storage;
+use crate::torch::t7;
+
+/// How a peer is reached: shared memory works only on this machine.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Reach {
+    Local,
+    Remote,
+}
+
+/// A value serialized once, to be framed for any number of peers.
+pub struct Serialized {
+    pub t7: Vec<u8>,
+    pub storages: Vec<Storage>,
+}
+
+pub fn serialize(lua: &Lua, value: &Value) -> Result<Serialized> {
+    let (t7, storages) = t7::serialize_beside(lua, value, BESIDE_MIN_BYTES)?;
+    Ok(Serialized { t7, storages })
+}
+
+fn dtype_code(d: DType) -> u8 {
+    DType::ALL.iter().position(|x| *x == d).unwrap_or(0) as u8
+}
+
+fn dtype_of(code: u8) -> std::result::Result<DType, String> {
+    DType::ALL
+        .get(code as usize)
+        .copied()
+        .ok_or_else(|| format!("corrupt message: element type {code}"))
+}
+
+impl Serialized {
+    /// The frames of a `Data` message for one peer: envelope, `.t7` body, raw storage frames.
+    /// `run` names the shared-memory segments.
+    pub fn frames(&self, reach: Reach, run: &str) -> std::result::Result<Vec<Vec<u8>>, String> {
+        let mut beside = Vec::with_capacity(self.storages.len());
+        let mut raw = Vec::new();
+        for s in &self.storages {
+            let (dtype, len) = (dtype_code(s.dtype()), s.len() as u64);
+            let segment = match reach {
+                Reach::Local => shm::export(run, s).ok(),
+                Reach::Remote => None,
+            };
+            match segment {
+                Some(name) => beside.push(Beside::Shm { name, dtype, len }),
+                None => {
+                    beside.push(Beside::Frame { dtype, len });
+                    // SAFETY: read-only view while it is copied into the frame.
+                    raw.push(unsafe { s.bytes() }.to_vec());
+                }
+            }
+        }
+        let mut frames = Vec::with_capacity(2 + raw.len());
+        frames.push(Envelope::Data { beside }.encode());
+        frames.push(self.t7.clone());
+        frames.extend(raw);
+        Ok(frames)
+    }
+}
+
+/// Reads a `Data` message: `rest` holds the frames after the envelope.
+pub fn deserialize(lua: &Lua, beside: &[Beside], rest: &[Vec<u8>], method: &str) -> Result<Value> {
+    let fail = |m: String| crate::torch::args::error(method, m);
+    let (t7, raw) = rest
+        .split_first()
+        .ok_or_else(|| fail("corrupt message: no body".into()))?;
+    let mut raw = raw.iter();
+    let mut storages = Vec::with_capacity(beside.len());
+    for b in beside {
+        let s = match b {
+            Beside::Shm { name, dtype, len } => {
+                let dtype = dtype_of(*dtype).map_err(fail)?;
+                shm::import(name, dtype, *len as usize)
+                    .map_err(|e| fail(format!("cannot map shared memory segment {name}: {e}")))?
+            }
+            Beside::Frame { dtype, len } => {
+                let dtype = dtype_of(*dtype).map_err(fail)?;
+                let bytes = raw
+                    .next()
+                    .ok_or_else(|| fail("corrupt message: a storage is missing".into()))?;
+                let len = *len as usize;
+                if bytes.len() != len.saturating_mul(dtype.size_of()) {
+                    return Err(fail("corrupt message: a storage has the wrong size".into()));
+                }
+                let s = Storage::new(dtype, len).map_err(fail)?;
+                // SAFETY: fresh storage of exactly bytes.len() bytes.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), bytes.len()) };
+                s
+            }
+        };
+        storages.push(s);
+    }
+    t7::deserialize_beside(lua, t7, storages, BESIDE_MIN_BYTES)
+}
+
+/// Shared-memory segments a message names, removed when the message is dropped unread.
+pub fn forget(frames: &[Vec<u8>]) {
+    if let Some(Envelope::Data { beside }) = frames.first().and_then(|f| Envelope::decode(f)) {
+        for b in beside {
+            if let Beside::Shm { name, .. } = b {
+                let _ = shm::unlink(&name);
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The messages between a parent and its children: a postcard-encoded [`Envelope`] as the first
+//! ZeroMQ frame, then the frames it announces (a `.t7` body, raw storage bytes).
+
+use serde::{Deserialize, Serialize};
+
+/// Large storages (at least this many bytes) leave the `.t7` body: to a local peer through a
+/// shared-memory segment, to a remote one as a frame of their own.
+pub const BESIDE_MIN_BYTES: usize = 1 << 20;
+
+/// Where one storage left out of a `.t7` body is found.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Beside {
+    /// A file in /dev/shm that the receiver maps and unlinks.
+    Shm { name: String, dtype: u8, len: u64 },
+    /// The next raw frame of the message.
+    Frame { dtype: u8, len: u64 },
+}
+
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub enum Envelope {
+    /// Child to parent, first message on a connection: who it is, and the run's secret.
+    Hello { id: u32, secret: Vec<u8>, pid: u32 },
+    /// Parent to child, the answer to `Hello`, followed by a `.t7` frame: the child's identity,
+    /// fork's arguments and the parent's package paths.
+    Welcome,
+    /// Parent to child: run code (followed by one frame: bytecode or source).
+    Exec { bytecode: bool },
+    /// Parent to child: the rendezvous `join(msg)` (followed by one frame: msg).
+    Join,
+    /// Child to parent: `yield` answered a join.
+    YieldAck,
+    /// Either way: a Lua value (followed by its `.t7` frame, then one frame per `Frame` entry).
+    Data { beside: Vec<Beside> },
+    /// Child to parent: the exec'd code returned.
+    Done,
+    /// Child to parent: the exec'd code raised (followed by one frame: message and traceback).
+    Failed,
+    /// Parent to child: end the process.
+    Quit,
+}
+
+impl Envelope {
+    pub fn encode(&self) -> Vec<u8> {
+        postcard::to_allocvec(self).expect("envelopes always encode")
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<Envelope> {
+        postcard::from_bytes(bytes).ok()
+    }
+}
+
+/// The line a parent writes to a child's stdin: how to reach the parent and prove it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bootstrap {
+    pub endpoint: String,
+    pub id: u32,
+    pub secret: Vec<u8>,
+    /// Names the whole tree of processes (shared-memory segments carry it).
+    pub run: String,
+}
+
+const BOOTSTRAP_TAG: &str = "luatorch-parallel/1";
+
+impl Bootstrap {
+    pub fn line(&self) -> String {
+        format!(
+            "{BOOTSTRAP_TAG} {} {} {} {}\n",
+            self.endpoint,
+            self.id,
+            hex(&self.secret),
+            self.run
+        )
+    }
+
+    pub fn parse(line: &str) -> Option<Bootstrap> {
+        let mut w = line.split_whitespace();
+        if w.next()? != BOOTSTRAP_TAG {
+            return None;
+        }
+        let endpoint = w.next()?.to_string();
+        let id = w.next()?.parse().ok()?;
+        let secret = unhex(w.next()?)?;
+        let run = w.next()?.to_string();
+        Some(Bootstrap {
+            endpoint,
+            id,
+            secret,
+            run,
+        })
+    }
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    if !s.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// `n` bytes from the kernel's random source.
+pub fn random_bytes(n: usize) -> std::io::Result<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    let mut filled = 0;
+    while filled < n {
+        // SAFETY: writes at most n - filled bytes into our buffer.
+        let r = unsafe { libc::getrandom(buf[filled..].as_mut_ptr().cast(), n - filled, 0) };
+        if r < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        filled += r as usize;
+    }
+    Ok(buf)
+}
+
+/// Compares secrets in time independent of where they differ.
+pub fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelopes_round_trip() {
+        for e in [
+            Envelope::Hello {
+                id: 3,
+                secret: vec![1, 2, 3],
+                pid: 77,
+            },
+            Envelope::Data {
+                beside: vec![
+                    Beside::Shm {
+                        name: "luatorch-x".into(),
+                        dtype: 5,
+                        len: 9,
+                    },
+                    Beside::Frame { dtype: 1, len: 2 },
+                ],
+            },
+            Envelope::Quit,
+        ] {
+            assert_eq!(Envelope::decode(&e.encode()), Some(e));
+        }
+        assert_eq!(Envelope::decode(&[200, 1, 2]), None);
+    }
+
+    #[test]
+    fn bootstrap_lines_parse() {
+        let b = Bootstrap {
+            endpoint: "ipc://@luatorch-1-ab".into(),
+            id: 12,
+            secret: random_bytes(32).unwrap(),
+            run: "r1".into(),
+        };
+        assert_eq!(Bootstrap::parse(&b.line()), Some(b));
+        assert_eq!(Bootstrap::parse("other 1 2 3 4"), None);
+        assert_eq!(Bootstrap::parse("luatorch-parallel/1 e 1 0g r"), None);
+    }
+
+    #[test]
+    fn secrets_compare() {
+        assert!(same_secret(b"abc", b"abc"));
+        assert!(!same_secret(b"abc", b"abd"));
+        assert!(!same_secret(b"abc", b"ab"));
+    }
+}
