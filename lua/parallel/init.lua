@@ -560,6 +560,7 @@ function parallel._child()
          os.exit(1)
       end
    end
+   lib.shutdown()
    os.exit(0)
 end
 

@@ -10,6 +10,7 @@ use std::process::ChildStdin;
 use std::time::{Duration, Instant};
 
 use super::launch::{self, Spec, StderrTail};
+use super::shm::{self, Peer};
 use super::values::Reach;
 use super::wire::{self, Bootstrap, Envelope};
 
@@ -48,6 +49,8 @@ struct Child {
     ended: Option<String>,
     /// Sent with the welcome (`.t7`).
     welcome: Vec<u8>,
+    /// Shared-memory segments of what we sent this child.
+    pool: shm::Pool,
 }
 
 impl Child {
@@ -77,12 +80,6 @@ impl Child {
             .map(|how| format!("{} died ({how}){}", self.label, self.stderr_text()))
     }
 
-    fn discard_queued(&mut self) {
-        for m in self.data.drain(..) {
-            super::values::forget(&m);
-        }
-    }
-
     /// Ends the process: asks politely when it is idle, then kills. Remote children end when
     /// their ssh closes (the remote side watches ssh's stdin).
     fn terminate(&mut self, router: &zmq::Socket, polite: bool) {
@@ -106,7 +103,7 @@ impl Child {
                 self.ended = Some(launch::describe_status(status));
             }
         }
-        self.discard_queued();
+        self.data.clear();
     }
 }
 
@@ -122,6 +119,8 @@ pub struct Hub {
     routes: HashMap<Vec<u8>, u32>,
     /// Children that are gone, and why (for errors on stale handles).
     gone: HashMap<u32, String>,
+    /// The receive timeout the socket has now (ms).
+    rcvtimeo: i32,
 }
 
 type Res<T> = std::result::Result<T, String>;
@@ -168,6 +167,7 @@ impl Hub {
             children: BTreeMap::new(),
             routes: HashMap::new(),
             gone: HashMap::new(),
+            rcvtimeo: -1,
         })
     }
 
@@ -239,6 +239,7 @@ impl Hub {
                 acks: 0,
                 ended: None,
                 welcome,
+                pool: shm::Pool::new(&self.run),
             },
         );
         Ok(pid)
@@ -254,21 +255,46 @@ impl Hub {
         Ok(self.children.get_mut(&id).expect("checked"))
     }
 
-    /// Reads everything the socket has, waiting up to `timeout_ms` for the first message.
-    fn pump(&mut self, timeout_ms: i64) -> Res<()> {
-        let ready = self
-            .router
-            .poll(zmq::POLLIN, timeout_ms)
-            .map_err(|e| zmq_err("poll failed", e))?;
-        if ready == 0 {
-            return Ok(());
+    /// Reads everything the socket has, waiting up to `timeout_ms` for the first message; returns
+    /// how many messages came. A blocking receive with a timeout rather than poll-then-receive:
+    /// half the system calls on the round trip.
+    fn pump(&mut self, timeout_ms: i64) -> Res<usize> {
+        self.send_releases();
+        let mut flags = zmq::DONTWAIT;
+        if timeout_ms != 0 {
+            let t = i32::try_from(timeout_ms).unwrap_or(i32::MAX);
+            if self.rcvtimeo != t {
+                self.router.set_rcvtimeo(t).map_err(|e| zmq_err("socket option", e))?;
+                self.rcvtimeo = t;
+            }
+            flags = 0;
         }
+        let mut count = 0;
         loop {
-            match self.router.recv_multipart(zmq::DONTWAIT) {
-                Ok(frames) => self.dispatch(frames),
-                Err(zmq::Error::EAGAIN) => return Ok(()),
-                Err(zmq::Error::EINTR) => return Ok(()),
+            match self.router.recv_multipart(flags) {
+                Ok(frames) => {
+                    self.dispatch(frames);
+                    count += 1;
+                    flags = zmq::DONTWAIT;
+                }
+                Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => return Ok(count),
                 Err(e) => return Err(zmq_err("receive failed", e)),
+            }
+        }
+    }
+
+    /// Tells children which of their segments our collected storages no longer use.
+    fn send_releases(&mut self) {
+        let mut by_child: BTreeMap<u32, Vec<String>> = BTreeMap::new();
+        for (peer, name) in shm::take_releases(|p| matches!(p, Peer::Child(_))) {
+            if let Peer::Child(id) = peer {
+                by_child.entry(id).or_default().push(name);
+            }
+        }
+        for (id, names) in by_child {
+            if let Some(route) = self.children.get(&id).and_then(|c| c.route.clone()) {
+                let env = Envelope::Release { names }.encode();
+                let _ = self.router.send_multipart([route, env], zmq::DONTWAIT);
             }
         }
     }
@@ -295,6 +321,11 @@ impl Hub {
             Envelope::YieldAck => child.acks += 1,
             Envelope::Data { .. } => child.data.push_back(frames),
             Envelope::Done if child.state == State::Running => child.state = State::Idle,
+            Envelope::Release { names } => {
+                for n in names {
+                    child.pool.release(&n);
+                }
+            }
             Envelope::Failed => {
                 let msg = frames.get(1).map(|m| String::from_utf8_lossy(m).into_owned());
                 child.state = State::Failed(msg.unwrap_or_else(|| "(no message)".into()));
@@ -353,6 +384,8 @@ impl Hub {
     /// Waits until `want` holds for child `id`, its code fails, or its process ends.
     fn wait(&mut self, id: u32, want: Want, deadline: Option<Instant>) -> Res<()> {
         let mut drained_after_end = false;
+        // Whether the last look at the socket found nothing: only then is the process checked.
+        let mut quiet = true;
         loop {
             {
                 let child = self.child(id)?;
@@ -365,7 +398,9 @@ impl Hub {
                 if Self::satisfied(child, &want)? {
                     return Ok(());
                 }
-                child.reap();
+                if quiet {
+                    child.reap();
+                }
                 if child.ended.is_some() {
                     if drained_after_end {
                         return Err(child.trouble().unwrap_or_default());
@@ -380,7 +415,7 @@ impl Hub {
                 return Err("interrupted".into());
             }
             // After the process ended, give what it sent last a moment to arrive.
-            self.pump(if drained_after_end { 200 } else { POLL_MS })?;
+            quiet = self.pump(if drained_after_end { 200 } else { POLL_MS })? == 0;
         }
     }
 
@@ -488,9 +523,10 @@ impl Hub {
     }
 
     pub fn send(&mut self, ids: &[u32], value: &super::values::Serialized) -> Res<()> {
+        self.send_releases();
         for &id in ids {
-            let reach = self.usable(id)?.reach;
-            let frames = value.frames(reach, &self.run)?;
+            let child = self.usable(id)?;
+            let frames = value.frames(child.reach, &mut child.pool)?;
             self.send_frames(id, frames)?;
         }
         Ok(())
@@ -525,11 +561,20 @@ impl Hub {
         }
         let trouble = child.trouble();
         child.terminate(&self.router, trouble.is_none());
+        self.forget_segments(&child);
         self.gone.insert(id, "was synced (its process has ended)".into());
         match (waited, trouble) {
             (_, Some(t)) => Err(t),
             (Err(e), None) => Err(e),
             (Ok(()), None) => Ok(()),
+        }
+    }
+
+    /// A local child's segments (what it sent us) are no longer needed once it is gone; storages
+    /// we received from it keep their mappings.
+    fn forget_segments(&self, child: &Child) {
+        if child.reach == Reach::Local {
+            shm::forget_sender(&self.run, child.process.id());
         }
     }
 
@@ -540,6 +585,7 @@ impl Hub {
                 self.routes.remove(route);
             }
             child.terminate(&self.router, false);
+            self.forget_segments(&child);
             self.gone.insert(id, why.to_string());
         }
     }

@@ -48,6 +48,8 @@ fn command(spec: &Spec) -> Result<Command, String> {
     let Some(host) = &spec.host else {
         let program = match &spec.program {
             Some(p) => std::path::PathBuf::from(p),
+            // The very binary this process runs, even if its file was replaced since.
+            None if std::path::Path::new("/proc/self/exe").exists() => std::path::PathBuf::from("/proc/self/exe"),
             None => std::env::current_exe().map_err(|e| format!("cannot find the th binary: {e}"))?,
         };
         let mut cmd = Command::new(program);

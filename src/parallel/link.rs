@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
+use super::shm::{self, Peer};
 use super::values::Reach;
 use super::wire::{Bootstrap, Envelope};
 
@@ -28,6 +29,9 @@ pub struct Link {
     data: VecDeque<Vec<Vec<u8>>>,
     execs: VecDeque<(bool, Vec<u8>)>,
     quit: bool,
+    rcvtimeo: i32,
+    /// Shared-memory segments of what we sent the parent.
+    pub pool: shm::Pool,
 }
 
 /// Reads one line from fd 0 a byte at a time (nothing past it may be consumed: the rest of stdin
@@ -106,16 +110,18 @@ impl Link {
         } else {
             Reach::Local
         };
-        let link = Link {
+        let mut link = Link {
             ctx: Some(ctx),
             dealer: Some(dealer),
             id: boot.id,
-            run: boot.run,
+            run: boot.run.clone(),
             reach,
             joins: VecDeque::new(),
             data: VecDeque::new(),
             execs: VecDeque::new(),
             quit: false,
+            rcvtimeo: -1,
+            pool: shm::Pool::new(&boot.run),
         };
         let deadline = Instant::now() + WELCOME_TIMEOUT;
         loop {
@@ -139,13 +145,20 @@ impl Link {
             .ok_or_else(|| "the connection to the parent is closed".into())
     }
 
-    /// One message, waiting up to `timeout_ms` (-1: forever).
-    fn recv(&self, timeout_ms: i64) -> Res<Option<Vec<Vec<u8>>>> {
-        let s = self.socket()?;
-        if s.poll(zmq::POLLIN, timeout_ms).map_err(|e| zmq_err("poll failed", e))? == 0 {
-            return Ok(None);
-        }
-        match s.recv_multipart(zmq::DONTWAIT) {
+    /// One message, waiting up to `timeout_ms` (-1: forever; 0: only what is there).
+    fn recv(&mut self, timeout_ms: i64) -> Res<Option<Vec<Vec<u8>>>> {
+        let t = i32::try_from(timeout_ms).unwrap_or(i32::MAX);
+        let s = self.dealer.as_ref().ok_or("the connection to the parent is closed")?;
+        let flags = if t == 0 {
+            zmq::DONTWAIT
+        } else {
+            if self.rcvtimeo != t {
+                s.set_rcvtimeo(t).map_err(|e| zmq_err("socket option", e))?;
+                self.rcvtimeo = t;
+            }
+            0
+        };
+        match s.recv_multipart(flags) {
             Ok(f) => Ok(Some(f)),
             Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => Ok(None),
             Err(e) => Err(zmq_err("receive failed", e)),
@@ -154,6 +167,7 @@ impl Link {
 
     /// Sorts everything that arrived into its queue; waits up to `timeout_ms` for the first.
     fn pump(&mut self, timeout_ms: i64) -> Res<()> {
+        self.send_releases()?;
         let mut wait = timeout_ms;
         while let Some(mut frames) = self.recv(wait)? {
             wait = 0;
@@ -169,6 +183,11 @@ impl Link {
                     self.execs.push_back((bytecode, code));
                 }
                 Some(Envelope::Quit) => self.quit = true,
+                Some(Envelope::Release { names }) => {
+                    for n in names {
+                        self.pool.release(&n);
+                    }
+                }
                 _ => {}
             }
         }
@@ -188,6 +207,18 @@ impl Link {
             self.pump(1000)?;
         }
         Ok(())
+    }
+
+    /// Tells the parent which of its segments our collected storages no longer use.
+    pub fn send_releases(&self) -> Res<()> {
+        let names: Vec<String> = shm::take_releases(|p| p == Peer::Parent)
+            .into_iter()
+            .map(|(_, n)| n)
+            .collect();
+        if names.is_empty() {
+            return Ok(());
+        }
+        self.send_frames(vec![Envelope::Release { names }.encode()])
     }
 
     pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Res<()> {

@@ -78,9 +78,9 @@ fn ids(method: &str, t: &Table) -> Result<Vec<u32>> {
 }
 
 /// A received message's value.
-fn decode(lua: &Lua, frames: Vec<Vec<u8>>, method: &str) -> Result<Value> {
+fn decode(lua: &Lua, frames: Vec<Vec<u8>>, from: shm::Peer, method: &str) -> Result<Value> {
     match frames.first().and_then(|f| wire::Envelope::decode(f)) {
-        Some(wire::Envelope::Data { beside }) => values::deserialize(lua, &beside, &frames[1..], method),
+        Some(wire::Envelope::Data { beside }) => values::deserialize(lua, &beside, &frames[1..], from, method),
         _ => Err(error(method, "corrupt message")),
     }
 }
@@ -164,7 +164,10 @@ pub fn open(lua: &Lua) -> Result<Table> {
             const M: &str = "parallel.receive";
             let frames = with_hub(&s, M, |hub| hub.receive(id, noblock))?;
             match frames {
-                Some(f) => Ok(Variadic::from_iter([Value::Boolean(true), decode(lua, f, M)?])),
+                Some(f) => Ok(Variadic::from_iter([
+                    Value::Boolean(true),
+                    decode(lua, f, shm::Peer::Child(id), M)?,
+                ])),
                 None => Ok(Variadic::from_iter([Value::Boolean(false)])),
             }
         })?,
@@ -199,7 +202,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
                 // Segments in flight anywhere in the run: only the top process may sweep them,
                 // once every process of the run is gone.
                 if top {
-                    shm::sweep(hub.run());
+                    shm::sweep_run(hub.run());
                 }
             }
             Ok(())
@@ -230,7 +233,9 @@ pub fn open(lua: &Lua) -> Result<Table> {
             const M: &str = "parallel.parent:send";
             let ser = values::serialize(lua, &value).map_err(|e| error(M, e))?;
             with_link(&s, M, |link| {
-                let frames = ser.frames(link.reach, &link.run)?;
+                link.send_releases()?;
+                let reach = link.reach;
+                let frames = ser.frames(reach, &mut link.pool)?;
                 link.send_frames(frames)
             })
         })?,
@@ -242,7 +247,10 @@ pub fn open(lua: &Lua) -> Result<Table> {
         lua.create_function(move |lua, noblock: bool| {
             const M: &str = "parallel.parent:receive";
             match with_link(&s, M, |link| link.receive(noblock))? {
-                Some(f) => Ok(Variadic::from_iter([Value::Boolean(true), decode(lua, f, M)?])),
+                Some(f) => Ok(Variadic::from_iter([
+                    Value::Boolean(true),
+                    decode(lua, f, shm::Peer::Parent, M)?,
+                ])),
                 None => Ok(Variadic::from_iter([Value::Boolean(false)])),
             }
         })?,
@@ -283,6 +291,20 @@ pub fn open(lua: &Lua) -> Result<Table> {
         lua.create_function(move |_, msg: LuaString| {
             let msg = msg.to_string_lossy();
             with_link(&s, "parallel._child", |link| link.failed(&msg))
+        })?,
+    )?;
+
+    // A child about to exit: its segments go, and its last messages leave first.
+    let s = state.clone();
+    t.set(
+        "shutdown",
+        lua.create_function(move |_, ()| {
+            let mut p = s.try_borrow_mut().map_err(|_| busy("parallel._child"))?;
+            p.hub = None;
+            if let Some(mut link) = p.link.take() {
+                link.flush();
+            }
+            Ok(())
         })?,
     )?;
 

@@ -1,33 +1,37 @@
-//! Shared-memory segments for large storages sent to a local process: the sender copies the
-//! storage into a fresh file in /dev/shm once, the receiver maps that file as the storage of what it
-//! receives (no second copy) and unlinks it. Names carry the run's id, so the top process of a run
-//! removes whatever a killed receiver left behind.
+//! Shared-memory segments for large storages sent to a local process.
+//!
+//! Fresh memory is what costs: on a VM, faulting in 64 MiB of new pages takes four times as long
+//! as copying 64 MiB into pages already there. So segments are recycled. The sender keeps a
+//! [`Pool`] per peer: a storage goes into a free segment of the same size when there is one (one
+//! copy into warm pages), else into a new one. The receiver maps the segment as the storage it
+//! hands to Lua (no copy), keeps the mapping cached for the next message on that segment, and when
+//! that storage is collected it queues a release, which travels back with its next message; the
+//! sender then reuses the segment. Names carry the run and the sender's pid, so the top process
+//! of a run removes what killed processes left behind.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 use std::io;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
+use crate::torch::storage::{Storage, track_external_bytes};
 
 const DIR: &str = "/dev/shm";
 const PREFIX: &str = "luatorch-";
+/// Free segments a sender keeps for reuse, per peer, at most.
+const POOL_FREE_MAX_BYTES: usize = 1 << 30;
+/// Mappings a receiver keeps cached, at most (in use or not).
+const CACHE_MAX_ENTRIES: usize = 32;
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
-/// A mapping owned by a storage; unmapped with it.
-struct Mapping {
-    ptr: usize,
-    bytes: usize,
-}
-
-impl Drop for Mapping {
-    fn drop(&mut self) {
-        // SAFETY: the mapping was made by `import` with this address and length, and the storage
-        // that used it is gone.
-        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.bytes) };
-    }
+/// Whom a received segment belongs to: releases go back there.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Peer {
+    Parent,
+    Child(u32),
 }
 
 fn path_of(name: &str) -> io::Result<CString> {
@@ -42,9 +46,24 @@ fn path_of(name: &str) -> io::Result<CString> {
     CString::new(format!("{DIR}/{name}")).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bad name"))
 }
 
-/// Maps `bytes` of the open file `fd`, read-write, with its pages populated up front (faulting them
-/// in one at a time costs more than the copy).
-fn map(fd: libc::c_int, bytes: usize) -> io::Result<*mut u8> {
+fn open(name: &str, create: bool) -> io::Result<libc::c_int> {
+    let path = path_of(name)?;
+    let flags = if create {
+        libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC
+    } else {
+        libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOFOLLOW
+    };
+    // SAFETY: plain open of a validated path; O_EXCL refuses anything already there.
+    let fd = unsafe { libc::open(path.as_ptr(), flags, 0o600) };
+    if fd < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(fd)
+    }
+}
+
+/// Maps `bytes` of the open file `fd`, read-write, with its pages mapped up front.
+fn map(fd: libc::c_int, bytes: usize) -> io::Result<usize> {
     // SAFETY: a fresh shared mapping of an open file; the result is checked.
     let p = unsafe {
         libc::mmap(
@@ -59,88 +78,253 @@ fn map(fd: libc::c_int, bytes: usize) -> io::Result<*mut u8> {
     if p == libc::MAP_FAILED {
         return Err(io::Error::last_os_error());
     }
-    Ok(p.cast())
+    Ok(p as usize)
 }
 
-/// Copies the storage into a new segment of this run and returns the segment's name.
-pub fn export(run: &str, storage: &Storage) -> io::Result<String> {
-    let bytes = storage.len() * storage.dtype().size_of();
-    let nonce = super::wire::hex(&super::wire::random_bytes(6)?);
-    let name = format!(
-        "{PREFIX}{run}-{}-{}-{nonce}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    );
-    let path = path_of(&name)?;
-    // SAFETY: plain open of a new file; O_EXCL refuses anything already there.
-    let fd = unsafe {
-        libc::open(
-            path.as_ptr(),
-            libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_CLOEXEC,
-            0o600,
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let result = (|| {
-        // SAFETY: fd is ours.
-        if unsafe { libc::ftruncate(fd, bytes as libc::off_t) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let p = map(fd, bytes)?;
-        // SAFETY: `p` maps `bytes` writable bytes; the storage holds `bytes` bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(storage.data_ptr(), p, bytes);
-            libc::munmap(p.cast(), bytes);
-        }
-        Ok(())
-    })();
+fn close(fd: libc::c_int) {
     // SAFETY: fd is ours, closed once.
     unsafe { libc::close(fd) };
-    if let Err(e) = result {
-        let _ = unlink(&name);
-        return Err(e);
-    }
-    Ok(name)
 }
 
-/// Maps a segment as a storage of `len` elements of `dtype`, and unlinks its name.
-pub fn import(name: &str, dtype: DType, len: usize) -> io::Result<Storage> {
-    let path = path_of(name)?;
-    // SAFETY: plain open; the result is checked.
-    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOFOLLOW) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // The name is not needed once the file is open: nothing is left behind if we fail below.
-    let _ = unlink(name);
-    let result = (|| {
-        let bytes = len
-            .checked_mul(dtype.size_of())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "segment too large"))?;
-        // SAFETY: fstat into a zeroed struct.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(fd, &mut st) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if st.st_size as u64 != bytes as u64 || bytes == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("segment holds {} bytes, the message says {bytes}", st.st_size),
-            ));
-        }
-        let p = map(fd, bytes)?;
-        let owner = Mapping { ptr: p as usize, bytes };
-        // SAFETY: `p` maps `bytes` = len elements, kept alive by `owner` as long as the storage.
-        Ok(unsafe { Storage::from_external(dtype, p, len, Box::new(owner)) })
-    })();
-    // SAFETY: fd is ours; the mapping stays valid after close.
-    unsafe { libc::close(fd) };
-    result
+/// A mapping made here, unmapped on drop.
+struct Mapped {
+    ptr: usize,
+    bytes: usize,
 }
 
-/// Removes a segment name (a receiver that never came to map it).
+impl Drop for Mapped {
+    fn drop(&mut self) {
+        // SAFETY: made by `map` with this address and length; nothing uses it any more (storages
+        // hold an Arc).
+        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.bytes) };
+    }
+}
+
+// SAFETY: a plain address range; access is the storages' business.
+unsafe impl Send for Mapped {}
+unsafe impl Sync for Mapped {}
+
+fn write_all_at(fd: libc::c_int, data: &[u8]) -> io::Result<()> {
+    let mut off = 0;
+    while off < data.len() {
+        // SAFETY: writes from our slice.
+        let r = unsafe { libc::pwrite(fd, data[off..].as_ptr().cast(), data.len() - off, off as libc::off_t) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(e);
+        }
+        off += r as usize;
+    }
+    Ok(())
+}
+
+struct Segment {
+    bytes: usize,
+    /// The sender's own mapping, made when the segment is first reused.
+    map: Option<Mapped>,
+}
+
+/// The segments one sender made for one peer.
+pub struct Pool {
+    run: String,
+    segments: HashMap<String, Segment>,
+    /// Released segments, oldest first.
+    free: Vec<String>,
+}
+
+impl Pool {
+    pub fn new(run: &str) -> Pool {
+        Pool {
+            run: run.to_string(),
+            segments: HashMap::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// Puts the storage's bytes into a segment and returns its name.
+    pub fn export(&mut self, storage: &Storage) -> io::Result<String> {
+        let bytes = storage.len() * storage.dtype().size_of();
+        // SAFETY: read-only view of the storage while it is copied.
+        let data = unsafe { storage.bytes() };
+        if let Some(pos) = self.free.iter().position(|n| self.segments[n].bytes == bytes) {
+            let name = self.free.remove(pos);
+            if let Err(e) = self.refill(&name, data) {
+                self.drop_segment(&name);
+                return Err(e);
+            }
+            return Ok(name);
+        }
+        let nonce = super::wire::hex(&super::wire::random_bytes(6)?);
+        let name = format!(
+            "{PREFIX}{}-{}-{}-{nonce}",
+            self.run,
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let fd = open(&name, true)?;
+        // Writing new pages through the file is faster than faulting them in through a mapping.
+        let written = write_all_at(fd, data);
+        close(fd);
+        if let Err(e) = written {
+            let _ = unlink(&name);
+            return Err(e);
+        }
+        self.segments.insert(name.clone(), Segment { bytes, map: None });
+        Ok(name)
+    }
+
+    fn refill(&mut self, name: &str, data: &[u8]) -> io::Result<()> {
+        let seg = self
+            .segments
+            .get_mut(name)
+            .ok_or_else(|| io::Error::other("unknown segment"))?;
+        if seg.map.is_none() {
+            let fd = open(name, false)?;
+            let mapped = map(fd, seg.bytes);
+            close(fd);
+            seg.map = Some(Mapped {
+                ptr: mapped?,
+                bytes: seg.bytes,
+            });
+        }
+        let m = seg.map.as_ref().expect("mapped above");
+        // SAFETY: the mapping holds `bytes` == data.len() bytes; the receiver released it.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), m.ptr as *mut u8, data.len()) };
+        Ok(())
+    }
+
+    fn drop_segment(&mut self, name: &str) {
+        self.segments.remove(name);
+        self.free.retain(|n| n != name);
+        let _ = unlink(name);
+    }
+
+    /// The receiver is done with `name`: it can carry the next storage of its size.
+    pub fn release(&mut self, name: &str) {
+        if !self.segments.contains_key(name) || self.free.iter().any(|n| n == name) {
+            return;
+        }
+        self.free.push(name.to_string());
+        let mut free_bytes: usize = self.free.iter().map(|n| self.segments[n].bytes).sum();
+        while free_bytes > POOL_FREE_MAX_BYTES && !self.free.is_empty() {
+            let oldest = self.free[0].clone();
+            free_bytes -= self.segments[&oldest].bytes;
+            self.drop_segment(&oldest);
+        }
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for name in self.segments.keys() {
+            let _ = unlink(name);
+        }
+    }
+}
+
+/// A received storage's hold on its segment: counted for the collector while it lives, released
+/// back to the sender when it goes.
+struct Lease {
+    _map: Arc<Mapped>,
+    name: String,
+    peer: Peer,
+    bytes: usize,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        track_external_bytes(-(self.bytes as isize));
+        let mut q = RELEASES.lock().unwrap_or_else(|e| e.into_inner());
+        q.push((self.peer, std::mem::take(&mut self.name)));
+    }
+}
+
+/// Segments released by storages that were collected, waiting to be reported to their senders.
+static RELEASES: Mutex<Vec<(Peer, String)>> = Mutex::new(Vec::new());
+/// Receivers' mappings by segment name, most recently used last.
+static CACHE: Mutex<Vec<(String, Arc<Mapped>)>> = Mutex::new(Vec::new());
+
+/// Takes the releases owed to peers that `which` selects.
+pub fn take_releases(which: impl Fn(Peer) -> bool) -> Vec<(Peer, String)> {
+    let mut q = RELEASES.lock().unwrap_or_else(|e| e.into_inner());
+    if q.is_empty() {
+        return Vec::new();
+    }
+    let (mine, rest): (Vec<_>, Vec<_>) = q.drain(..).partition(|(p, _)| which(*p));
+    *q = rest;
+    mine
+}
+
+/// Maps segment `name` (from `peer`) as a storage of `len` elements of `dtype`.
+pub fn import(name: &str, dtype: DType, len: usize, peer: Peer) -> io::Result<Storage> {
+    let bytes = len
+        .checked_mul(dtype.size_of())
+        .filter(|b| *b > 0)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad segment size"))?;
+    let map = {
+        let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+        match cache.iter().position(|(n, _)| n == name) {
+            Some(i) => {
+                let entry = cache.remove(i);
+                let m = entry.1.clone();
+                cache.push(entry);
+                m
+            }
+            None => {
+                let fd = open(name, false)?;
+                let result = (|| {
+                    // SAFETY: fstat into a zeroed struct.
+                    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+                        return Err(io::Error::last_os_error());
+                    }
+                    if st.st_size as u64 != bytes as u64 {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("segment holds {} bytes, the message says {bytes}", st.st_size),
+                        ));
+                    }
+                    map(fd, bytes)
+                })();
+                close(fd);
+                let m = Arc::new(Mapped { ptr: result?, bytes });
+                cache.push((name.to_string(), m.clone()));
+                if cache.len() > CACHE_MAX_ENTRIES {
+                    cache.remove(0);
+                }
+                m
+            }
+        }
+    };
+    if map.bytes != bytes {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, "segment size changed"));
+    }
+    let ptr = map.ptr as *mut u8;
+    track_external_bytes(bytes as isize);
+    let lease = Lease {
+        _map: map,
+        name: name.to_string(),
+        peer,
+        bytes,
+    };
+    // SAFETY: the mapping holds `bytes` = len elements and lives as long as the lease, which the
+    // storage owns.
+    Ok(unsafe { Storage::from_external(dtype, ptr, len, Box::new(lease)) })
+}
+
+/// Forgets cached mappings of segments from `peer`'s process (it is gone).
+pub fn forget_sender(run: &str, pid: u32) {
+    let prefix = format!("{PREFIX}{run}-{pid}-");
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    cache.retain(|(n, _)| !n.starts_with(&prefix));
+    drop(cache);
+    sweep(&prefix);
+}
+
+/// Removes a segment name.
 pub fn unlink(name: &str) -> io::Result<()> {
     let path = path_of(name)?;
     // SAFETY: unlink of a path we validated.
@@ -150,18 +334,22 @@ pub fn unlink(name: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Removes every segment of `run` still in /dev/shm.
-pub fn sweep(run: &str) {
-    let prefix = format!("{PREFIX}{run}-");
+/// Removes every segment whose name starts with `prefix` (a full `luatorch-...` prefix).
+fn sweep(prefix: &str) {
     if let Ok(dir) = std::fs::read_dir(DIR) {
         for entry in dir.flatten() {
             if let Some(name) = entry.file_name().to_str()
-                && name.starts_with(&prefix)
+                && name.starts_with(prefix)
             {
                 let _ = unlink(name);
             }
         }
     }
+}
+
+/// Removes every segment of `run`.
+pub fn sweep_run(run: &str) {
+    sweep(&format!("{PREFIX}{run}-"));
 }
 
 /// The run whose segments this process sweeps when it exits (set in the top process of a run).
@@ -171,7 +359,7 @@ extern "C" fn sweep_at_exit() {
     if let Ok(guard) = SWEEP_AT_EXIT.lock()
         && let Some(run) = guard.as_deref()
     {
-        sweep(run);
+        sweep_run(run);
     }
 }
 
@@ -189,29 +377,69 @@ pub fn sweep_on_exit(run: &str) {
 mod tests {
     use super::*;
 
+    fn floats(s: &Storage) -> Vec<f32> {
+        // SAFETY: test storages, not shared.
+        unsafe { s.as_slice::<f32>() }.to_vec()
+    }
+
     #[test]
-    fn segments_carry_storages() {
+    fn segments_carry_storages_and_are_recycled() {
         let data: Vec<f32> = (0..300_000).map(|i| i as f32).collect();
         let s = Storage::from_slice(&data).unwrap();
-        let name = export("test", &s).unwrap();
-        let back = import(&name, DType::Float, data.len()).unwrap();
-        // SAFETY: fresh storage.
-        assert_eq!(unsafe { back.as_slice::<f32>() }, &data[..]);
-        assert!(
-            import(&name, DType::Float, data.len()).is_err(),
-            "unlinked after import"
-        );
+        let mut pool = Pool::new("testpool");
+        let name = pool.export(&s).unwrap();
+        let back = import(&name, DType::Float, data.len(), Peer::Child(7)).unwrap();
+        assert_eq!(floats(&back), data);
+        // Not released yet: the next export needs a new segment.
+        let other = pool.export(&s).unwrap();
+        assert_ne!(other, name);
+        drop(back);
+        let released = take_releases(|p| p == Peer::Child(7));
+        assert!(released.iter().any(|(_, n)| *n == name), "{released:?}");
+        for (_, n) in released {
+            pool.release(&n);
+        }
+        let twice: Vec<f32> = data.iter().map(|x| x * 2.0).collect();
+        let again = pool.export(&Storage::from_slice(&twice).unwrap()).unwrap();
+        assert_eq!(again, name, "a released segment is reused");
+        let back = import(&again, DType::Float, data.len(), Peer::Child(7)).unwrap();
+        assert_eq!(floats(&back), twice);
+        drop(back);
+        drop(pool);
+        assert!(open(&name, false).is_err(), "the pool removes its segments");
+        take_releases(|_| true);
     }
 
     #[test]
     fn bad_names_and_sizes_are_refused() {
-        assert!(import("../etc/passwd", DType::Byte, 1).is_err());
-        assert!(import("luatorch-../x", DType::Byte, 1).is_err());
+        assert!(import("../etc/passwd", DType::Byte, 1, Peer::Parent).is_err());
+        assert!(import("luatorch-../x", DType::Byte, 1, Peer::Parent).is_err());
         let s = Storage::from_slice(&[1u8, 2, 3]).unwrap();
-        let name = export("test", &s).unwrap();
-        assert!(import(&name, DType::Byte, 4).is_err());
-        let name = export("sweeptest", &s).unwrap();
-        sweep("sweeptest");
-        assert!(import(&name, DType::Byte, 3).is_err());
+        let mut pool = Pool::new("sizetest");
+        let name = pool.export(&s).unwrap();
+        assert!(import(&name, DType::Byte, 4, Peer::Parent).is_err());
+        let name = Pool::new("sweeptest").export(&s).unwrap_or_default();
+        sweep_run("sweeptest");
+        assert!(import(&name, DType::Byte, 3, Peer::Parent).is_err());
+    }
+
+    #[test]
+    #[ignore]
+    fn timing() {
+        let s = Storage::new(DType::Float, 16 << 20).unwrap();
+        let mut pool = Pool::new("timing");
+        for _ in 0..4 {
+            let t = std::time::Instant::now();
+            let name = pool.export(&s).unwrap();
+            let e = t.elapsed();
+            let t = std::time::Instant::now();
+            let back = import(&name, DType::Float, 16 << 20, Peer::Parent).unwrap();
+            let i = t.elapsed();
+            drop(back);
+            for (_, n) in take_releases(|_| true) {
+                pool.release(&n);
+            }
+            eprintln!("export {e:?} import {i:?}");
+        }
     }
 }

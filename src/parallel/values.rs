@@ -40,14 +40,14 @@ fn dtype_of(code: u8) -> std::result::Result<DType, String> {
 
 impl Serialized {
     /// The frames of a `Data` message for one peer: envelope, `.t7` body, raw storage frames.
-    /// `run` names the shared-memory segments.
-    pub fn frames(&self, reach: Reach, run: &str) -> std::result::Result<Vec<Vec<u8>>, String> {
+    /// A local peer's storages go through the sender's segment pool for that peer.
+    pub fn frames(&self, reach: Reach, pool: &mut shm::Pool) -> std::result::Result<Vec<Vec<u8>>, String> {
         let mut beside = Vec::with_capacity(self.storages.len());
         let mut raw = Vec::new();
         for s in &self.storages {
             let (dtype, len) = (dtype_code(s.dtype()), s.len() as u64);
             let segment = match reach {
-                Reach::Local => shm::export(run, s).ok(),
+                Reach::Local => pool.export(s).ok(),
                 Reach::Remote => None,
             };
             match segment {
@@ -68,7 +68,7 @@ impl Serialized {
 }
 
 /// Reads a `Data` message: `rest` holds the frames after the envelope.
-pub fn deserialize(lua: &Lua, beside: &[Beside], rest: &[Vec<u8>], method: &str) -> Result<Value> {
+pub fn deserialize(lua: &Lua, beside: &[Beside], rest: &[Vec<u8>], from: shm::Peer, method: &str) -> Result<Value> {
     let fail = |m: String| crate::torch::args::error(method, m);
     let (t7, raw) = rest
         .split_first()
@@ -79,7 +79,7 @@ pub fn deserialize(lua: &Lua, beside: &[Beside], rest: &[Vec<u8>], method: &str)
         let s = match b {
             Beside::Shm { name, dtype, len } => {
                 let dtype = dtype_of(*dtype).map_err(fail)?;
-                shm::import(name, dtype, *len as usize)
+                shm::import(name, dtype, *len as usize, from)
                     .map_err(|e| fail(format!("cannot map shared memory segment {name}: {e}")))?
             }
             Beside::Frame { dtype, len } => {
@@ -100,15 +100,4 @@ pub fn deserialize(lua: &Lua, beside: &[Beside], rest: &[Vec<u8>], method: &str)
         storages.push(s);
     }
     t7::deserialize_beside(lua, t7, storages, BESIDE_MIN_BYTES)
-}
-
-/// Shared-memory segments a message names, removed when the message is dropped unread.
-pub fn forget(frames: &[Vec<u8>]) {
-    if let Some(Envelope::Data { beside }) = frames.first().and_then(|f| Envelope::decode(f)) {
-        for b in beside {
-            if let Beside::Shm { name, .. } = b {
-                let _ = shm::unlink(&name);
-            }
-        }
-    }
 }

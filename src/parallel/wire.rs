@@ -37,6 +37,8 @@ pub enum Envelope {
     Failed,
     /// Parent to child: end the process.
     Quit,
+    /// Either way: the receiver is done with these shared-memory segments (see `shm`).
+    Release { names: Vec<String> },
 }
 
 impl Envelope {

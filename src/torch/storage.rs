@@ -39,6 +39,16 @@ pub fn live_heap_bytes() -> usize {
     LIVE_HEAP_BYTES.load(Ordering::Relaxed)
 }
 
+/// Counts (or, negative, uncounts) memory that external storages hold (a mapped shared-memory
+/// segment, say), so that the collector's pacing sees it as it sees heap buffers.
+pub fn track_external_bytes(delta: isize) {
+    if delta >= 0 {
+        LIVE_HEAP_BYTES.fetch_add(delta as usize, Ordering::Relaxed);
+    } else {
+        LIVE_HEAP_BYTES.fetch_sub(delta.unsigned_abs(), Ordering::Relaxed);
+    }
+}
+
 enum Backing {
     /// Owned here; freed with this layout.
     Heap(Layout),

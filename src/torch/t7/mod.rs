@@ -245,7 +245,13 @@ fn with_memory_file<R>(lua: &Lua, bytes: Vec<u8>, mode: Mode, f: impl FnOnce(&Ct
         file: &obj,
         helpers: &h,
     };
-    f(&ctx)
+    let result = f(&ctx);
+    // The reference tables are registry references held from Rust: dropped now, what was read
+    // becomes collectable in one cycle rather than after the File object's own collection.
+    if let Ok(mut c) = core.try_borrow_mut() {
+        c.refs = codec::Refs::default();
+    }
+    result
 }
 
 /// `torch.serialize(value, mode)` without the Lua wrapper: the bytes of one writeObject.
