@@ -1,0 +1,272 @@
+//! `parallel` with local children, through the real `th`: fork/nfork/sfork/run, exec, join/yield,
+//! send/receive of every kind of value (big tensors through shared memory included), sync, close,
+//! parallel.print, every error path, and no child left behind when the parent exits, raises or is
+//! killed with SIGKILL.
+//!
+//! The Lua side of each test is tests/lua/parallel/local_*.lua; each script ends with the line `ok`
+//! when every check passed. A check the implementation does not meet yet fails the script after
+//! the others ran, with a `FAILED <check>: <message>` line on stderr for each.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::sshd::{cmdline, is_alive, wait_gone};
+use common::{Output, TIMEOUT, lua_dir, run_th, th_path};
+
+/// How long the children of a parent that went away may take to end. The design promises 2 s; the
+/// rest is slack for a loaded machine.
+const CHILDREN_GONE: Duration = Duration::from_secs(10);
+
+/// Runs `th parallel/<script> extra...` from tests/lua.
+fn run_local(script: &str, extra: &[&str]) -> Output {
+    let script = format!("parallel/{script}");
+    let mut args = vec![script.as_str()];
+    args.extend_from_slice(extra);
+    run_th(&args)
+}
+
+/// The script exited 0 with "ok" as its last line.
+fn assert_script_ok(out: &Output) {
+    assert!(
+        out.status == Some(0) && out.stdout.ends_with("ok\n"),
+        "the script failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+}
+
+/// Runs a script that must pass.
+fn script_ok(script: &str) -> Output {
+    let out = run_local(script, &[]);
+    assert_script_ok(&out);
+    out
+}
+
+/// The numbers after `prefix` on the first line of `stdout` that starts with it.
+fn pids_after(stdout: &str, prefix: &str) -> Vec<i32> {
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no line starting with {prefix:?} in\n{stdout}"))
+        .split_whitespace()
+        .map(|p| p.parse().expect("a pid"))
+        .collect()
+}
+
+/// Shared-memory segments left by process `pid` (named luatorch-<run>-<pid>-<n>-<nonce>).
+fn segments_of(pid: i32) -> Vec<String> {
+    let needle = format!("-{pid}-");
+    std::fs::read_dir("/dev/shm")
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .filter(|n| n.starts_with("luatorch-") && n.contains(&needle))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Panics unless every pid is gone (or a zombie: PID 1 in a container may not reap) within
+/// CHILDREN_GONE; kills the survivors first so that a failure leaves nothing running.
+fn assert_all_gone(pids: &[i32], after: &str) {
+    let left: Vec<(i32, String)> = pids
+        .iter()
+        .filter(|&&pid| !wait_gone(pid, CHILDREN_GONE))
+        .map(|&pid| (pid, cmdline(pid)))
+        .collect();
+    for (pid, _) in &left {
+        let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+    }
+    assert!(left.is_empty(), "still running {CHILDREN_GONE:?} {after}: {left:?}");
+}
+
+#[test]
+fn fork_nfork_sfork_run_ids_and_nested_children() {
+    script_ok("local_fork.lua");
+}
+
+#[test]
+fn exec_functions_and_strings_with_args_and_join_yield() {
+    script_ok("local_exec.lua");
+}
+
+#[test]
+fn send_receive_tables_tensors_storages_functions_noblock_and_groups() {
+    script_ok("local_data.lua");
+}
+
+#[test]
+fn big_tensors_go_through_shared_memory_both_ways() {
+    let out = script_ok("local_big.lua");
+    let pids = pids_after(&out.stdout, "pids ");
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    for pid in pids {
+        let left = segments_of(pid);
+        assert!(left.is_empty(), "segments of {pid} left after th exited: {left:?}");
+    }
+}
+
+#[test]
+fn sync_waits_for_the_code_and_ends_children() {
+    script_ok("local_sync.lua");
+}
+
+#[test]
+fn child_failures_misuse_and_bad_arguments_raise_in_the_parent() {
+    let out = script_ok("local_errors.lua");
+    assert!(
+        out.stdout.contains("<parallel#000>\tclosing session\n"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn close_ends_every_child_and_print_prefixes_the_id() {
+    let out = script_ok("local_close.lua");
+    let s = &out.stdout;
+    assert!(s.starts_with("<parallel#000>\tfrom the parent\t42\n"), "{s}");
+    assert!(s.contains("<parallel#002>\tfrom child\t2\n"), "{s}");
+    assert!(s.contains("<parallel#001>\tfrom the grandchild\n"), "{s}");
+    let (_, rest) = s.split_once("-- before close\n").expect("the marker before close");
+    let (during, after) = rest.split_once("-- after close\n").expect("the marker after close");
+    assert_eq!(during, "<parallel#000>\tclosing session\n");
+    assert_eq!(after.matches("<parallel#000>\tclosing session\n").count(), 2, "{after}");
+}
+
+/// A `th` running a script whose stdout lines are read as they come.
+struct Running {
+    process: Child,
+    lines: mpsc::Receiver<String>,
+    stderr: Option<std::thread::JoinHandle<String>>,
+}
+
+impl Running {
+    fn start(args: &[&str]) -> Running {
+        let mut process = Command::new(th_path())
+            .args(args)
+            .current_dir(lua_dir())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn th");
+        let (tx, lines) = mpsc::channel();
+        let stdout = process.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut err = process.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = err.read_to_end(&mut s);
+            String::from_utf8_lossy(&s).into_owned()
+        });
+        Running {
+            process,
+            lines,
+            stderr: Some(stderr),
+        }
+    }
+
+    /// The numbers after `prefix` on the first stdout line that starts with it.
+    fn wait_line(&mut self, prefix: &str) -> Vec<i32> {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            match self
+                .lines
+                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            {
+                Ok(line) => {
+                    if line.starts_with(prefix) {
+                        return pids_after(&line, prefix);
+                    }
+                }
+                Err(_) => {
+                    let _ = self.process.kill();
+                    let _ = self.process.wait();
+                    panic!("th printed no {prefix:?} line within {TIMEOUT:?}");
+                }
+            }
+        }
+    }
+
+    /// Waits for th to exit (at most TIMEOUT); its exit code and stderr. The stderr reader ends when
+    /// the pipe closes, which the children (who inherit it) may delay: it is read only if th exited.
+    fn wait_exit(mut self) -> (Option<i32>, String) {
+        let deadline = Instant::now() + TIMEOUT;
+        let status = loop {
+            if let Some(status) = self.process.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = self.process.kill();
+                let _ = self.process.wait();
+                panic!("th did not exit within {TIMEOUT:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let reader = self.stderr.take().expect("read once");
+        let deadline = Instant::now() + CHILDREN_GONE;
+        while !reader.is_finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let stderr = if reader.is_finished() {
+            reader.join().unwrap_or_default()
+        } else {
+            "(stderr still open: a child holds it)".to_string()
+        };
+        (status.code(), stderr)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.process.kill();
+        let _ = self.process.wait();
+    }
+}
+
+/// Starts local_orphan.lua in `mode`: the pids of its two children and the grandchild, which the
+/// script saw running before it printed them.
+fn orphan(mode: &str) -> (Running, Vec<i32>) {
+    let mut th = Running::start(&["parallel/local_orphan.lua", mode]);
+    let pids = th.wait_line("pids ");
+    assert_eq!(pids.len(), 3, "{pids:?}");
+    (th, pids)
+}
+
+#[test]
+fn children_die_with_a_parent_killed_by_sigkill() {
+    let (mut th, pids) = orphan("sleep");
+    for &pid in &pids {
+        assert!(is_alive(pid), "{pid} runs before the parent is killed");
+    }
+    th.process.kill().expect("SIGKILL th");
+    th.process.wait().unwrap();
+    assert_all_gone(&pids, "after the parent was killed with SIGKILL");
+}
+
+#[test]
+fn children_end_with_a_parent_that_exits_without_close() {
+    let (th, pids) = orphan("exit");
+    let (status, stderr) = th.wait_exit();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert_all_gone(&pids, "after the parent exited without close()");
+}
+
+#[test]
+fn children_end_with_a_parent_that_raises() {
+    let (th, pids) = orphan("error");
+    let (status, stderr) = th.wait_exit();
+    assert_all_gone(&pids, "after the parent raised an error");
+    assert_eq!(status, Some(1), "{stderr}");
+    assert!(stderr.contains("the parent fails on purpose"), "{stderr}");
+}
