@@ -355,30 +355,32 @@ impl Hub {
         }
     }
 
+    /// Whether `want` holds; an error when it never will (the child failed, died, or finished its
+    /// code with nothing more to give).
     fn satisfied(child: &mut Child, want: &Want) -> Res<bool> {
-        Ok(match want {
+        let idle = |child: &mut Child, what: &str| -> Res<bool> {
+            // A dead child is reported as dead, not as idle.
+            child.reap();
+            Err(child.trouble().unwrap_or_else(|| format!("{} {what}", child.label)))
+        };
+        let done = match want {
             Want::Connected => child.state != State::Connecting,
-            Want::Ack => {
-                if child.acks > 0 {
-                    child.acks -= 1;
-                    true
-                } else if child.state == State::Idle {
-                    return Err(format!("{} has finished its code (nothing yields)", child.label));
-                } else {
-                    false
-                }
+            Want::Ack if child.acks > 0 => {
+                child.acks -= 1;
+                true
             }
-            Want::Data => {
-                if !child.data.is_empty() {
-                    true
-                } else if child.state == State::Idle {
-                    return Err(format!("{} is not running code and sent nothing more", child.label));
-                } else {
-                    false
-                }
-            }
+            Want::Data if !child.data.is_empty() => true,
             Want::NotRunning => child.state != State::Running,
-        })
+            Want::Ack if child.state == State::Idle => return idle(child, "has finished its code (nothing yields)"),
+            Want::Data if child.state == State::Idle => {
+                return idle(child, "is not running code and sent nothing more");
+            }
+            Want::Ack | Want::Data => false,
+        };
+        if !done && let State::Failed(_) = child.state {
+            return Err(child.trouble().unwrap_or_default());
+        }
+        Ok(done)
     }
 
     /// Waits until `want` holds for child `id`, its code fails, or its process ends.
@@ -389,12 +391,6 @@ impl Hub {
         loop {
             {
                 let child = self.child(id)?;
-                if let State::Failed(_) = child.state
-                    && !matches!(want, Want::NotRunning)
-                    && (!matches!(want, Want::Data) || child.data.is_empty())
-                {
-                    return Err(child.trouble().unwrap_or_default());
-                }
                 if Self::satisfied(child, &want)? {
                     return Ok(());
                 }
@@ -505,7 +501,11 @@ impl Hub {
         for &id in ids {
             let r = self
                 .usable(id)
-                .map(|_| ())
+                .and_then(|child| match child.state {
+                    // Nothing would answer: a join queued now would meet the next exec's yield.
+                    State::Idle => Err(format!("{} has finished its code (nothing yields)", child.label)),
+                    _ => Ok(()),
+                })
                 .and_then(|_| self.send_frames(id, vec![Envelope::Join.encode(), msg.to_vec()]));
             match r {
                 Ok(()) => sent.push(id),
@@ -555,7 +555,9 @@ impl Hub {
     /// error, after the child is gone.
     pub fn sync(&mut self, id: u32) -> Res<()> {
         let waited = self.wait(id, Want::NotRunning, None);
-        let mut child = self.children.remove(&id).ok_or("no such child")?;
+        let Some(mut child) = self.children.remove(&id) else {
+            return Err(waited.err().unwrap_or_else(|| format!("there is no child {id}")));
+        };
         if let Some(route) = &child.route {
             self.routes.remove(route);
         }

@@ -256,7 +256,10 @@ impl Link {
         }
     }
 
-    pub fn done(&self) -> Res<()> {
+    pub fn done(&mut self) -> Res<()> {
+        // A join that arrived as the code ended belongs to no yield; the next code must not take it.
+        self.pump(0)?;
+        self.joins.clear();
         self.send_frames(vec![Envelope::Done.encode()])
     }
 
