@@ -7,7 +7,8 @@
 //!   `multiprocessing` with a `Pipe`;
 //! * a 64 MiB FloatTensor sent to a child (send, child receive, 1-byte ack), against one thread's
 //!   memcpy of 64 MiB between pre-faulted buffers, and Python's `Pipe.send_bytes` and
-//!   `multiprocessing.shared_memory` (a fresh segment per transfer, as ours);
+//!   `multiprocessing.shared_memory` (a fresh segment per transfer, and one segment reused; ours
+//!   recycles its segments, so the reused one is the closer peer);
 //! * `parallel.nfork(8)` until all 8 children have answered a join, against Python's 8 processes
 //!   (fork and spawn) answering over a Pipe.
 //!
@@ -371,6 +372,7 @@ fn main() {
         ("memcpy, 1 thread, pre-faulted", "memcpy"),
         ("Python Pipe send_bytes/recv_bytes", "py.transfer_pipe"),
         ("Python shared_memory, fresh segment", "py.transfer_shm"),
+        ("Python shared_memory, reused segment", "py.transfer_shm_reuse"),
     ] {
         let v = gbs(get(k)).map_or("n/a".to_string(), |g| format!("{g:.2} GB/s"));
         println!("  {label:<38} {v:>12}   ({})", fmt(get(k), 1e3, "ms"));
@@ -387,7 +389,8 @@ fn main() {
     println!("  ratio ours/memcpy: {} (goal: at least 0.50: {verdict})", show(frac));
     for (label, k) in [
         ("Python Pipe", "py.transfer_pipe"),
-        ("Python shared_memory", "py.transfer_shm"),
+        ("Python shared_memory, fresh", "py.transfer_shm"),
+        ("Python shared_memory, reused", "py.transfer_shm_reuse"),
     ] {
         let r = match (gbs(get("th.transfer")), gbs(get(k))) {
             (Some(a), Some(b)) => Some(a / b),

@@ -9,6 +9,7 @@ Prints one line per measure: NAME<TAB>SECONDS, or NAME<TAB>n/a<TAB>REASON.
   transfer_pipe   per 64 MiB: Pipe.send_bytes, child recv_bytes (a fresh bytes), 1-byte ack; median
   transfer_shm    per 64 MiB: a fresh SharedMemory segment, the data copied in, its name sent, the
                   child attaches and acks, the segment unlinked; median
+  transfer_shm_reuse  the same with one segment made beforehand and reused (its pages already mapped)
   fork8, spawn8   8 processes started until all have answered a join over their Pipe; median
 """
 
@@ -80,35 +81,42 @@ def transfer_pipe(ctx, n):
 
 
 def shm_child(conn):
+    # The parent owns the segments and shares its resource tracker with this forked child: an
+    # attach must not register them again (Python < 3.13 would, and its unregister would drop the
+    # parent's entry).
+    resource_tracker.register = lambda name, rtype: None
     while True:
         name = conn.recv()
         if name is None:
             break
         seg = shared_memory.SharedMemory(name=name)
-        # The parent owns the segment: keep this process's tracker from unlinking it.
-        resource_tracker.unregister(seg._name, "shared_memory")
         view = seg.buf
         conn.send_bytes(b"k")
         view.release()
         seg.close()
 
 
-def transfer_shm(ctx, n):
+def transfer_shm(ctx, n, reuse):
     parent, child = ctx.Pipe()
     p = ctx.Process(target=shm_child, args=(child,))
     p.start()
     data = bytes(bytearray(range(256)) * (BIG // 256))
+    kept = shared_memory.SharedMemory(create=True, size=BIG) if reuse else None
     per = []
     for i in range(n + 1):
         t0 = time.perf_counter()
-        seg = shared_memory.SharedMemory(create=True, size=BIG)
+        seg = kept or shared_memory.SharedMemory(create=True, size=BIG)
         seg.buf[:] = data
         parent.send(seg.name)
         assert parent.recv_bytes() == b"k"
         if i > 0:
             per.append(time.perf_counter() - t0)
-        seg.close()
-        seg.unlink()
+        if not reuse:
+            seg.close()
+            seg.unlink()
+    if kept:
+        kept.close()
+        kept.unlink()
     parent.send(None)
     p.join()
     return median(per)
@@ -144,7 +152,8 @@ def main():
     measures = [
         ("roundtrip", lambda: roundtrip(fork, rounds, batch)),
         ("transfer_pipe", lambda: transfer_pipe(fork, transfers)),
-        ("transfer_shm", lambda: transfer_shm(fork, transfers)),
+        ("transfer_shm", lambda: transfer_shm(fork, transfers, False)),
+        ("transfer_shm_reuse", lambda: transfer_shm(fork, transfers, True)),
         ("fork8", lambda: start8(fork, forks)),
         ("spawn8", lambda: start8(spawn, forks)),
     ]
