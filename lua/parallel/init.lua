@@ -92,6 +92,8 @@ local function is_loopback(host)
       or host == 'ip6-localhost'
 end
 
+local warned_loopback = false
+
 -- Forks one child per entry ({ip=, protocol=, lua=, args=}) and waits until they all connected.
 local function spawn(fname, entries)
    local made, ids = {}, {}
@@ -99,7 +101,8 @@ local function spawn(fname, entries)
       for _, c in ipairs(made) do
          lib.kill(c.id, 'failed to start')
       end
-      fail(fname, msg)
+      -- No position: the message says what failed, and the place would be inside this file.
+      error('parallel.' .. fname .. ': ' .. msg, 0)
    end
    for _, e in ipairs(entries) do
       local id = parallel.processid
@@ -113,7 +116,8 @@ local function spawn(fname, entries)
             spec.connect_ip = '127.0.0.1'
          else
             spec.connect_ip = parallel.ip
-            if parallel.ip == '127.0.0.1' then
+            if parallel.ip == '127.0.0.1' and not warned_loopback then
+               warned_loopback = true
                print('<parallel.fork> WARNING: local ip is set to localhost, forked remote processes will not be able to reach me (set parallel.ip or call parallel.autoip())')
             end
          end

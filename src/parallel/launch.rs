@@ -66,12 +66,11 @@ fn command(spec: &Spec) -> Result<Command, String> {
             .arg(format!("ConnectTimeout={}", spec.connect_timeout))
             .args(["-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3"]);
     }
+    // The remote program goes to the remote shell as written (it may carry options), as in the
+    // original.
     let remote_th = spec.program.as_deref().unwrap_or("th");
-    cmd.arg(host).arg(format!(
-        "exec {} -e {}",
-        shell_quote(remote_th),
-        shell_quote(CHILD_CHUNK)
-    ));
+    cmd.arg(host)
+        .arg(format!("exec {remote_th} -e {}", shell_quote(CHILD_CHUNK)));
     Ok(cmd)
 }
 
@@ -148,7 +147,7 @@ mod tests {
         let spec = Spec {
             host: Some("node1".into()),
             protocol: Some("ssh -F /tmp/x y/ssh_config".into()),
-            program: Some("/opt/it's/th".into()),
+            program: Some("/opt/th --flag".into()),
             connect_timeout: 7,
         };
         let cmd = command(&spec).unwrap();
@@ -158,7 +157,7 @@ mod tests {
         assert!(args.contains(&"BatchMode=yes".to_string()), "{args:?}");
         let last = args.last().unwrap();
         assert_eq!(
-            last, "exec '/opt/it'\\''s/th' -e 'require([[parallel]])._child()'",
+            last, "exec /opt/th --flag -e 'require([[parallel]])._child()'",
             "{args:?}"
         );
         let other = Spec {
