@@ -351,7 +351,12 @@ function parallel.exec(process, code)
 end
 
 function parallel.join(process, msg)
-   local list = targets('join', process)
+   local ids
+   if type(process) == 'table' and process.id ~= nil then
+      ids = process.id
+   else
+      ids = ids_of((targets('join', process)))
+   end
    if msg == nil then
       msg = ''
    elseif type(msg) == 'number' then
@@ -359,7 +364,7 @@ function parallel.join(process, msg)
    elseif type(msg) ~= 'string' then
       fail('join', 'bad argument #2 (string expected, got ' .. type(msg) .. ')')
    end
-   lib.join(ids_of(list), msg)
+   lib.join(ids, msg)
 end
 
 -- The parent as a process, inside a child: parallel.parent:send(x) / parallel.parent:receive().
@@ -395,13 +400,20 @@ function parallel.send(process, object)
    if process == parallel.parent and parallel.parent.id ~= -1 then
       return parent_send(process, object)
    end
-   local list = targets('send', process)
-   lib.send(ids_of(list), object)
+   if type(process) == 'table' and process.id ~= nil then
+      return lib.send(process.id, object)
+   end
+   lib.send(ids_of((targets('send', process))), object)
 end
 
 function parallel.receive(process, object, flags)
    if process == parallel.parent and parallel.parent.id ~= -1 then
       return parent_receive(process, object, flags)
+   end
+   if object == nil and flags == nil and type(process) == 'table' and process.id ~= nil then
+      -- The common case, without the list machinery.
+      local _, value = lib.receive(process.id, false)
+      return value, true
    end
    local list, keys, single = targets('receive', process)
    if object == 'noblock' and flags == nil then object, flags = nil, 'noblock' end

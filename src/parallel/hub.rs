@@ -275,7 +275,11 @@ impl Hub {
                 Ok(frames) => {
                     self.dispatch(frames);
                     count += 1;
-                    flags = zmq::DONTWAIT;
+                    // After a wait, one message is enough: the caller looks again, and an empty
+                    // non-blocking receive costs a system call.
+                    if flags == 0 {
+                        return Ok(count);
+                    }
                 }
                 Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => return Ok(count),
                 Err(e) => return Err(zmq_err("receive failed", e)),
@@ -327,7 +331,7 @@ impl Hub {
                 }
             }
             Envelope::Failed => {
-                let msg = frames.get(1).map(|m| String::from_utf8_lossy(m).into_owned());
+                let msg = Envelope::split(&frames[0]).map(|(_, m)| String::from_utf8_lossy(m).into_owned());
                 child.state = State::Failed(msg.unwrap_or_else(|| "(no message)".into()));
             }
             _ => {}
@@ -347,7 +351,7 @@ impl Hub {
         let env = Envelope::Welcome;
         let sent = self
             .router
-            .send_multipart([route.clone(), env.encode(), std::mem::take(&mut child.welcome)], 0);
+            .send_multipart([route.clone(), env.with_body(&child.welcome)], 0);
         if sent.is_ok() {
             child.route = Some(route.clone());
             child.state = State::Idle;
@@ -386,8 +390,9 @@ impl Hub {
     /// Waits until `want` holds for child `id`, its code fails, or its process ends.
     fn wait(&mut self, id: u32, want: Want, deadline: Option<Instant>) -> Res<()> {
         let mut drained_after_end = false;
-        // Whether the last look at the socket found nothing: only then is the process checked.
-        let mut quiet = true;
+        // Whether the last look at the socket found nothing: only then is the process checked
+        // (a message answers sooner than a look at the process would).
+        let mut quiet = false;
         loop {
             {
                 let child = self.child(id)?;
@@ -460,10 +465,10 @@ impl Hub {
         }
     }
 
-    /// Refuses to talk to a child that failed or ended.
+    /// Refuses to talk to a child known to have failed or ended (a send to a child that died
+    /// unnoticed fails, and its wait notices).
     fn usable(&mut self, id: u32) -> Res<&mut Child> {
         let child = self.child(id)?;
-        child.reap();
         match child.trouble() {
             Some(t) => Err(t),
             None => Ok(child),
@@ -486,7 +491,7 @@ impl Hub {
             }
         }
         self.usable(id)?;
-        self.send_frames(id, vec![Envelope::Exec { bytecode }.encode(), code])?;
+        self.send_frames(id, vec![Envelope::Exec { bytecode }.with_body(&code)])?;
         self.child(id)?.state = State::Running;
         Ok(())
     }
@@ -495,7 +500,6 @@ impl Hub {
     /// meet the parent at the same time rather than one after another. The first error is
     /// returned after every answer has been collected.
     pub fn join(&mut self, ids: &[u32], msg: &[u8]) -> Res<()> {
-        self.pump(0)?;
         let mut first_err = None;
         let mut sent = Vec::with_capacity(ids.len());
         for &id in ids {
@@ -506,7 +510,7 @@ impl Hub {
                     State::Idle => Err(format!("{} has finished its code (nothing yields)", child.label)),
                     _ => Ok(()),
                 })
-                .and_then(|_| self.send_frames(id, vec![Envelope::Join.encode(), msg.to_vec()]));
+                .and_then(|_| self.send_frames(id, vec![Envelope::Join.with_body(msg)]));
             match r {
                 Ok(()) => sent.push(id),
                 Err(e) => {
@@ -535,7 +539,9 @@ impl Hub {
     /// The next data message of child `id` (frames after the envelope's routing), waiting for one
     /// unless `noblock`.
     pub fn receive(&mut self, id: u32, noblock: bool) -> Res<Option<Vec<Vec<u8>>>> {
-        self.pump(0)?;
+        if noblock {
+            self.pump(0)?;
+        }
         let child = self.child(id)?;
         if let Some(m) = child.data.pop_front() {
             return Ok(Some(m));

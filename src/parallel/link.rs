@@ -131,10 +131,9 @@ impl Link {
             }
             let frames = link.recv(remaining.as_millis() as i64)?;
             if let Some(frames) = frames
-                && frames.first().and_then(|f| Envelope::decode(f)) == Some(Envelope::Welcome)
+                && let Some((Envelope::Welcome, body)) = frames.first().and_then(|f| Envelope::split(f))
             {
-                let body = frames.into_iter().nth(1).unwrap_or_default();
-                return Ok((link, body));
+                return Ok((link, body.to_vec()));
             }
         }
     }
@@ -169,26 +168,31 @@ impl Link {
     fn pump(&mut self, timeout_ms: i64) -> Res<()> {
         self.send_releases()?;
         let mut wait = timeout_ms;
-        while let Some(mut frames) = self.recv(wait)? {
+        while let Some(frames) = self.recv(wait)? {
+            // After a wait, one message is enough (see Hub::pump).
+            let waited = wait != 0;
             wait = 0;
-            match frames.first().and_then(|f| Envelope::decode(f)) {
-                Some(Envelope::Join) => self.joins.push_back(frames.into_iter().nth(1).unwrap_or_default()),
-                Some(Envelope::Data { .. }) => self.data.push_back(frames),
-                Some(Envelope::Exec { bytecode }) => {
-                    let code = if frames.len() > 1 {
-                        frames.swap_remove(1)
-                    } else {
-                        Vec::new()
-                    };
-                    self.execs.push_back((bytecode, code));
+            let Some((env, body)) = frames.first().and_then(|f| Envelope::split(f)) else {
+                continue;
+            };
+            match env {
+                Envelope::Join => self.joins.push_back(body.to_vec()),
+                Envelope::Data { .. } => self.data.push_back(frames),
+                Envelope::Exec { bytecode } => {
+                    // Joins from before the exec were meant for the code that ended.
+                    self.joins.clear();
+                    self.execs.push_back((bytecode, body.to_vec()));
                 }
-                Some(Envelope::Quit) => self.quit = true,
-                Some(Envelope::Release { names }) => {
+                Envelope::Quit => self.quit = true,
+                Envelope::Release { names } => {
                     for n in names {
                         self.pool.release(&n);
                     }
                 }
                 _ => {}
+            }
+            if waited {
+                break;
             }
         }
         Ok(())
@@ -196,7 +200,6 @@ impl Link {
 
     /// Waits (a parent that dies ends this process: no timeout needed) until `ready` holds.
     fn wait_for(&mut self, mut ready: impl FnMut(&mut Link) -> bool) -> Res<()> {
-        self.pump(0)?;
         while !ready(self) {
             if self.quit {
                 return Err("the parent asked this child to quit".into());
@@ -265,7 +268,7 @@ impl Link {
 
     /// Reports a failure and makes sure it has left before the process ends.
     pub fn failed(&mut self, message: &str) -> Res<()> {
-        let sent = self.send_frames(vec![Envelope::Failed.encode(), message.as_bytes().to_vec()]);
+        let sent = self.send_frames(vec![Envelope::Failed.with_body(message.as_bytes())]);
         self.flush();
         sent
     }

@@ -64,23 +64,28 @@ fn with_link<R>(
     f(link).map_err(|e| error(method, e))
 }
 
-/// Child ids from a Lua list of numbers.
-fn ids(method: &str, t: &Table) -> Result<Vec<u32>> {
-    let mut out = Vec::new();
-    for v in t.sequence_values::<Value>() {
-        match v? {
-            Value::Integer(i) if i >= 0 => out.push(i as u32),
-            Value::Number(n) if n >= 0.0 && n.fract() == 0.0 => out.push(n as u32),
-            other => return Err(error(method, format!("bad child id ({})", other.type_name()))),
-        }
+fn id_of(method: &str, v: Value) -> Result<u32> {
+    match v {
+        Value::Integer(i) if (0..=u32::MAX as i64).contains(&i) => Ok(i as u32),
+        Value::Number(n) if n >= 0.0 && n <= u32::MAX as f64 && n.fract() == 0.0 => Ok(n as u32),
+        other => Err(error(method, format!("bad child id ({})", other.type_name()))),
     }
-    Ok(out)
+}
+
+/// Child ids from one id or a Lua list of them.
+fn ids(method: &str, v: Value) -> Result<Vec<u32>> {
+    match v {
+        Value::Table(t) => t.sequence_values::<Value>().map(|v| id_of(method, v?)).collect(),
+        v => Ok(vec![id_of(method, v)?]),
+    }
 }
 
 /// A received message's value.
 fn decode(lua: &Lua, frames: Vec<Vec<u8>>, from: shm::Peer, method: &str) -> Result<Value> {
-    match frames.first().and_then(|f| wire::Envelope::decode(f)) {
-        Some(wire::Envelope::Data { beside }) => values::deserialize(lua, &beside, &frames[1..], from, method),
+    match frames.first().and_then(|f| wire::Envelope::split(f)) {
+        Some((wire::Envelope::Data { beside }, body)) => {
+            values::deserialize(lua, &beside, body, &frames[1..], from, method)
+        }
         _ => Err(error(method, "corrupt message")),
     }
 }
@@ -118,9 +123,9 @@ pub fn open(lua: &Lua) -> Result<Table> {
     let s = state.clone();
     t.set(
         "await",
-        lua.create_function(move |_, (list, timeout): (Table, f64)| {
+        lua.create_function(move |_, (list, timeout): (Value, f64)| {
             const M: &str = "parallel.fork";
-            let ids = ids(M, &list)?;
+            let ids = ids(M, list)?;
             let timeout = Duration::from_secs_f64(timeout.clamp(0.1, 1e6));
             with_hub(&s, M, |hub| hub.await_connected(&ids, timeout))
         })?,
@@ -138,9 +143,9 @@ pub fn open(lua: &Lua) -> Result<Table> {
     let s = state.clone();
     t.set(
         "join",
-        lua.create_function(move |_, (list, msg): (Table, LuaString)| {
+        lua.create_function(move |_, (list, msg): (Value, LuaString)| {
             const M: &str = "parallel.join";
-            let ids = ids(M, &list)?;
+            let ids = ids(M, list)?;
             let msg = msg.as_bytes().to_vec();
             with_hub(&s, M, |hub| hub.join(&ids, &msg))
         })?,
@@ -149,9 +154,9 @@ pub fn open(lua: &Lua) -> Result<Table> {
     let s = state.clone();
     t.set(
         "send",
-        lua.create_function(move |lua, (list, value): (Table, Value)| {
+        lua.create_function(move |lua, (list, value): (Value, Value)| {
             const M: &str = "parallel.send";
-            let ids = ids(M, &list)?;
+            let ids = ids(M, list)?;
             let ser = values::serialize(lua, &value).map_err(|e| error(M, e))?;
             with_hub(&s, M, |hub| hub.send(&ids, &ser))
         })?,

@@ -46,8 +46,21 @@ impl Envelope {
         postcard::to_allocvec(self).expect("envelopes always encode")
     }
 
+    /// The envelope at the start of a frame (whatever body follows it).
     pub fn decode(bytes: &[u8]) -> Option<Envelope> {
-        postcard::from_bytes(bytes).ok()
+        Envelope::split(bytes).map(|(e, _)| e)
+    }
+
+    /// One frame: the envelope, then `body` (a message in one frame costs less than in two).
+    pub fn with_body(&self, body: &[u8]) -> Vec<u8> {
+        let mut frame = self.encode();
+        frame.extend_from_slice(body);
+        frame
+    }
+
+    /// The envelope at the start of a frame, and the body after it.
+    pub fn split(frame: &[u8]) -> Option<(Envelope, &[u8])> {
+        postcard::take_from_bytes(frame).ok()
     }
 }
 
@@ -157,6 +170,8 @@ mod tests {
             assert_eq!(Envelope::decode(&e.encode()), Some(e));
         }
         assert_eq!(Envelope::decode(&[200, 1, 2]), None);
+        let frame = Envelope::Join.with_body(b"msg");
+        assert_eq!(Envelope::split(&frame), Some((Envelope::Join, &b"msg"[..])));
     }
 
     #[test]

@@ -230,7 +230,7 @@ fn ctx_call<R>(lua: &Lua, a: &Args, method: &str, f: impl FnOnce(&Ctx) -> Result
     let ctx = Ctx {
         lua,
         core: &core,
-        file: arg(a, 1),
+        file: t7::FileObject::Given(arg(a, 1)),
         helpers: &h,
     };
     f(&ctx)

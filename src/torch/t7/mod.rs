@@ -173,11 +173,32 @@ pub fn helpers(lua: &Lua) -> Result<Rc<LuaHelpers>> {
 pub struct Ctx<'a> {
     pub lua: &'a Lua,
     pub core: &'a RefCell<FileCore>,
-    pub file: &'a Value,
+    pub file: FileObject<'a>,
     pub helpers: &'a LuaHelpers,
 }
 
+/// The Lua File object of a call: given (a method on a File), or made on first need (the
+/// in-memory helpers: most values never call a class method, and making the object costs more
+/// than writing a small value).
+pub enum FileObject<'a> {
+    Given(&'a Value),
+    Memory(Rc<RefCell<FileCore>>, std::cell::OnceCell<Value>),
+}
+
 impl Ctx<'_> {
+    pub fn file(&self) -> Result<Value> {
+        match &self.file {
+            FileObject::Given(v) => Ok((*v).clone()),
+            FileObject::Memory(core, made) => {
+                if let Some(v) = made.get() {
+                    return Ok(v.clone());
+                }
+                let v = crate::torch::file::file_object(self.lua, core.clone(), "torch.MemoryFile")?;
+                Ok(made.get_or_init(|| v).clone())
+            }
+        }
+    }
+
     /// Runs `f` on the File's state. No borrow outlives it, so Lua code called between two of
     /// these (class read/write methods) can use the same File.
     pub fn with<R>(&self, method: &str, f: impl FnOnce(&mut FileCore) -> std::result::Result<R, String>) -> Result<R> {
@@ -227,22 +248,16 @@ pub enum Mode {
     Ascii,
 }
 
-fn memory_file(lua: &Lua, data: Vec<u8>, mode: Mode) -> Result<(Rc<RefCell<FileCore>>, Value)> {
-    let mut core = FileCore::new(Box::new(MemoryStream::new(data)), Kind::Memory, true, true);
-    core.binary = mode == Mode::Binary;
-    let core = Rc::new(RefCell::new(core));
-    let obj = crate::torch::file::file_object(lua, core.clone(), "torch.MemoryFile")?;
-    Ok((core, obj))
-}
-
 /// Runs `f` with a context over a fresh MemoryFile holding `bytes`.
 fn with_memory_file<R>(lua: &Lua, bytes: Vec<u8>, mode: Mode, f: impl FnOnce(&Ctx) -> Result<R>) -> Result<R> {
-    let (core, obj) = memory_file(lua, bytes, mode)?;
+    let mut core = FileCore::new(Box::new(MemoryStream::new(bytes)), Kind::Memory, true, true);
+    core.binary = mode == Mode::Binary;
+    let core = Rc::new(RefCell::new(core));
     let h = helpers(lua)?;
     let ctx = Ctx {
         lua,
         core: &core,
-        file: &obj,
+        file: FileObject::Memory(core.clone(), std::cell::OnceCell::new()),
         helpers: &h,
     };
     let result = f(&ctx);

@@ -234,10 +234,10 @@ impl Reader<'_, '_> {
                 format!("unknown Torch class <{class}> (require the package that defines it before loading)"),
             ));
         };
-        let object: Value = factory.call(self.ctx.file.clone())?;
+        let object: Value = factory.call(self.ctx.file()?)?;
         self.remember(index, &object)?;
         if let Some(read) = class_method(self.ctx, &class, "read")? {
-            read.call::<()>((object.clone(), self.ctx.file.clone(), version))?;
+            read.call::<()>((object.clone(), self.ctx.file()?, version))?;
             return Ok(object);
         }
         let Value::Table(target) = &object else {

@@ -388,7 +388,7 @@ impl Writer<'_, '_> {
         self.chars(format!("V {version}").as_bytes())?;
         self.chars(class.as_bytes())?;
         if let Some(write) = class_method(self.ctx, class, "write")? {
-            return write.call::<()>((object.clone(), self.ctx.file.clone()));
+            return write.call::<()>((object.clone(), self.ctx.file()?));
         }
         let Value::Table(t) = object else {
             return Err(error(

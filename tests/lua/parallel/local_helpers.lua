@@ -49,7 +49,13 @@ function H.alive(pid)
    local line = f:read('*l') or ''
    f:close()
    local state = line:match('.*%) (%S)')
-   return state ~= nil and state ~= 'Z' and state ~= 'X'
+   if state == 'Z' then
+      -- A multi-threaded process shows its main thread as a zombie while its other threads are
+      -- still exiting; only once they are gone can its parent reap it.
+      local tasks = paths.dir('/proc/' .. tostring(pid) .. '/task') or {}
+      return #tasks > 3
+   end
+   return state ~= nil and state ~= 'X'
 end
 
 -- Waits up to `secs` seconds for `pid` to be gone; whether it went.
