@@ -255,6 +255,18 @@ fn children_die_with_a_parent_killed_by_sigkill() {
 }
 
 #[test]
+fn children_die_with_a_parent_stopped_by_ctrl_c() {
+    let (mut th, pids) = orphan("sleep");
+    for &pid in &pids {
+        assert!(is_alive(pid), "{pid} runs before the parent gets SIGINT");
+    }
+    let pid = nix::unistd::Pid::from_raw(th.process.id() as i32);
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGINT).expect("SIGINT th");
+    th.process.wait().unwrap();
+    assert_all_gone(&pids, "after the parent got SIGINT");
+}
+
+#[test]
 fn children_end_with_a_parent_that_exits_without_close() {
     let (th, pids) = orphan("exit");
     let (status, stderr) = th.wait_exit();
