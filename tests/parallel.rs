@@ -136,7 +136,7 @@ fn close_ends_every_child_and_print_prefixes_the_id() {
     let (_, rest) = s.split_once("-- before close\n").expect("the marker before close");
     let (during, after) = rest.split_once("-- after close\n").expect("the marker after close");
     assert_eq!(during, "<parallel#000>\tclosing session\n");
-    assert_eq!(after.matches("<parallel#000>\tclosing session\n").count(), 2, "{after}");
+    assert_eq!(after.matches("<parallel#000>\tclosing session\n").count(), 3, "{after}");
 }
 
 /// A `th` running a script whose stdout lines are read as they come.

@@ -62,4 +62,19 @@ c:exec(function() parallel.parent:send(parallel.id) end)
 H.eq(c:receive(), 5, 'a child forked after close works')
 parallel.close()
 H.assert_gone(c.unixid, 'the child forked after close, after the last close')
+
+-- reset(): the children it forgets are ended (not left unreachable), ids start again at 1, and a
+-- stale handle says what happened to its child.
+local r = parallel.fork()
+parallel.reset()
+H.assert_gone(r.unixid, 'a child forgotten by reset')
+H.eq(parallel.nchildren, 0, 'nchildren after reset')
+H.eq(parallel.processid, 1, 'processid after reset')
+H.raises('join on a child forgotten by reset', function() r:join() end, 'parallel.join: child 6', 'reset')
+H.eq(parallel.fork().id, 1, 'the first id after reset')
+parallel.close()
+
+-- autoip: an interface that exists gives its address, one that does not leaves parallel.ip alone.
+H.eq(parallel.autoip('lo'), '127.0.0.1', 'autoip on lo')
+H.eq(parallel.autoip('no-such-if0'), '127.0.0.1', 'autoip on a missing interface keeps parallel.ip')
 H.finish()
