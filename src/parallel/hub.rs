@@ -455,12 +455,21 @@ impl Hub {
         all.extend(frames);
         match self.router.send_multipart(all, 0) {
             Ok(()) => Ok(()),
+            // The child disconnected: it is ending. Its last words (a failure) or its exit
+            // status say why; give them a moment to arrive.
             Err(_) => {
-                let child = self.children.get_mut(&id).ok_or("no such child")?;
-                child.reap();
-                Err(child
-                    .trouble()
-                    .unwrap_or_else(|| format!("{} cannot be reached", child.label)))
+                let deadline = Instant::now() + QUIT_GRACE;
+                loop {
+                    let child = self.children.get_mut(&id).ok_or("no such child")?;
+                    child.reap();
+                    if let Some(t) = child.trouble() {
+                        return Err(t);
+                    }
+                    if Instant::now() >= deadline {
+                        return Err(format!("{} cannot be reached", child.label));
+                    }
+                    self.pump(20)?;
+                }
             }
         }
     }
