@@ -18,6 +18,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libsys", sys::open),
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
+    ("libipc", crate::ipc::open),
 ];
 
 /// A fresh Lua state with the standard library (ffi, jit, bit and debug included), and `require`
