@@ -288,6 +288,25 @@ pub struct OutOfBand {
     pub min_bytes: usize,
     pub written: Vec<Storage>,
     pub to_read: std::collections::VecDeque<Storage>,
+    /// Within one process (ipc threads): userdata handles that travel by reference.
+    pub handles: Option<Handles>,
+    /// Refuse functions with upvalues (ipc's rule, unless the caller asked for them by value).
+    pub refuse_upvalues: bool,
+}
+
+/// A userdata value that another Lua state of this process can push for itself (an ipc queue,
+/// channel or mutex: one shared object, a new userdata per state).
+pub trait Handle: Send + Sync {
+    fn push(&self, lua: &mlua::Lua) -> mlua::Result<mlua::Value>;
+}
+
+/// Recognises the userdata that travel as handles.
+pub type HandleOf = fn(&mlua::AnyUserData) -> Option<std::sync::Arc<dyn Handle>>;
+
+pub struct Handles {
+    pub of: HandleOf,
+    pub written: Vec<std::sync::Arc<dyn Handle>>,
+    pub to_read: std::collections::VecDeque<std::sync::Arc<dyn Handle>>,
 }
 
 impl OutOfBand {

@@ -34,6 +34,8 @@ pub const TYPE_FUNCTION: i32 = 6;
 pub const LEGACY_TYPE_RECUR_FUNCTION: i32 = 7;
 /// What Torch writes for Lua functions: index, bytecode, `{name, id, value}` upvalue entries.
 pub const TYPE_RECUR_FUNCTION: i32 = 8;
+/// Ours, within one process only: a handle passed beside the bytes (see `codec::Handles`).
+pub const TYPE_HANDLE: i32 = 100;
 
 /// Deepest nesting of objects read or written (Torch's Lua recursion gives out a few thousand
 /// levels down). Past about 4000 levels mlua runs out of reference slots and LuaJIT out of Lua
@@ -282,31 +284,45 @@ pub fn deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
     with_memory_file(lua, bytes.to_vec(), mode, read::read_object)
 }
 
+/// One binary writeObject with what `oob` asks to carry beside the bytes; returns the bytes and
+/// `oob` with what was put beside them.
+pub fn serialize_with(lua: &Lua, value: &Value, oob: codec::OutOfBand) -> Result<(Vec<u8>, codec::OutOfBand)> {
+    with_memory_file(lua, Vec::new(), Mode::Binary, |ctx| {
+        ctx.core.borrow_mut().out_of_band = Some(oob);
+        let written = write::write_object(ctx, value.clone(), None, None);
+        let mut core = ctx.core.borrow_mut();
+        let oob = core.out_of_band.take().unwrap_or_default();
+        written?;
+        Ok((core.memory_data().map(|d| d.to_vec()).unwrap_or_default(), oob))
+    })
+}
+
+/// Reads what [`serialize_with`] wrote, taking what went beside from `oob`.
+pub fn deserialize_with(lua: &Lua, bytes: &[u8], oob: codec::OutOfBand) -> Result<Value> {
+    with_memory_file(lua, bytes.to_vec(), Mode::Binary, |ctx| {
+        ctx.core.borrow_mut().out_of_band = Some(oob);
+        read::read_object(ctx)
+    })
+}
+
 /// One binary writeObject whose storages of at least `min_bytes` bytes are left out of the bytes
 /// and returned beside them, in the order [`deserialize_beside`] wants them back.
 pub fn serialize_beside(lua: &Lua, value: &Value, min_bytes: usize) -> Result<(Vec<u8>, Vec<Storage>)> {
-    with_memory_file(lua, Vec::new(), Mode::Binary, |ctx| {
-        ctx.core.borrow_mut().out_of_band = Some(codec::OutOfBand {
-            min_bytes,
-            ..Default::default()
-        });
-        write::write_object(ctx, value.clone(), None, None)?;
-        let mut core = ctx.core.borrow_mut();
-        let storages = core.out_of_band.take().map(|o| o.written).unwrap_or_default();
-        Ok((core.memory_data().map(|d| d.to_vec()).unwrap_or_default(), storages))
-    })
+    let oob = codec::OutOfBand {
+        min_bytes,
+        ..Default::default()
+    };
+    serialize_with(lua, value, oob).map(|(bytes, oob)| (bytes, oob.written))
 }
 
 /// Reads what [`serialize_beside`] wrote, taking the large storages from `storages`.
 pub fn deserialize_beside(lua: &Lua, bytes: &[u8], storages: Vec<Storage>, min_bytes: usize) -> Result<Value> {
-    with_memory_file(lua, bytes.to_vec(), Mode::Binary, |ctx| {
-        ctx.core.borrow_mut().out_of_band = Some(codec::OutOfBand {
-            min_bytes,
-            written: Vec::new(),
-            to_read: storages.into(),
-        });
-        read::read_object(ctx)
-    })
+    let oob = codec::OutOfBand {
+        min_bytes,
+        to_read: storages.into(),
+        ..Default::default()
+    };
+    deserialize_with(lua, bytes, oob)
 }
 
 #[cfg(test)]

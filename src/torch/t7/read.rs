@@ -176,6 +176,16 @@ impl Reader<'_, '_> {
             TYPE_BOOLEAN => Ok(Value::Boolean(self.int()? == 1)),
             TYPE_STRING => Ok(Value::String(self.ctx.lua.create_string(self.bytes("string")?)?)),
             TYPE_FUNCTION => self.legacy_function(),
+            super::TYPE_HANDLE => {
+                let handle = self.ctx.with(METHOD, |c| {
+                    c.out_of_band
+                        .as_mut()
+                        .and_then(|o| o.handles.as_mut())
+                        .and_then(|h| h.to_read.pop_front())
+                        .ok_or_else(|| "corrupt message: a handle is missing".to_string())
+                })?;
+                handle.push(self.ctx.lua)
+            }
             TYPE_TABLE | TYPE_TORCH | TYPE_RECUR_FUNCTION | LEGACY_TYPE_RECUR_FUNCTION => {
                 let index = self.int()?;
                 if let Some(v) = self.lookup(index)? {

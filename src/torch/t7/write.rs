@@ -286,6 +286,27 @@ impl Writer<'_, '_> {
             return self.int(super::TYPE_NIL);
         }
         self.names.push(name);
+        if let Value::UserData(ud) = &object
+            && classify(&object).is_none()
+        {
+            let handle = self.ctx.with(METHOD, |c| {
+                Ok(c.out_of_band
+                    .as_ref()
+                    .and_then(|o| o.handles.as_ref())
+                    .and_then(|h| (h.of)(ud)))
+            })?;
+            if let Some(handle) = handle {
+                self.ctx.with(METHOD, |c| {
+                    if let Some(h) = c.out_of_band.as_mut().and_then(|o| o.handles.as_mut()) {
+                        h.written.push(handle);
+                    }
+                    Ok(())
+                })?;
+                self.int(super::TYPE_HANDLE)?;
+                self.names.pop();
+                return Ok(());
+            }
+        }
         let kind = classify_value(self.ctx, &object)?.ok_or_else(|| self.unwritable(&object))?;
         match kind {
             Kind::Nil => self.int(TYPE_NIL)?,
@@ -482,7 +503,38 @@ impl Writer<'_, '_> {
         Ok(())
     }
 
+    /// ipc's rule: a closure travels between threads only when asked (`writeup`).
+    fn refuse_closure(&self, f: &Function) -> mlua::Result<()> {
+        let refuse = self.ctx.with(METHOD, |c| {
+            Ok(c.out_of_band.as_ref().is_some_and(|o| o.refuse_upvalues))
+        })?;
+        if !refuse {
+            return Ok(());
+        }
+        let h = self.ctx.helpers;
+        let mut names = Vec::new();
+        for i in 1i64.. {
+            let (name, _): (Value, Value) = h.getupvalue.call((f.clone(), i))?;
+            let Value::String(name) = name else { break };
+            if name.as_bytes().as_ref() != b"_ENV" {
+                names.push(name.to_string_lossy());
+            }
+        }
+        if names.is_empty() {
+            return Ok(());
+        }
+        let info = f.info();
+        let src = info.short_src.unwrap_or_else(|| "?".into());
+        let line = info.line_defined.map_or(-1, |l| l as i64);
+        Err(mlua::Error::RuntimeError(format!(
+            "Attempt to serialize closure '{src}:{line}' with {} upvalues; first is: '{}'.\nConsider using ipc.workqueue.writeup() instead.",
+            names.len(),
+            names[0]
+        )))
+    }
+
     fn function_body(&mut self, f: &Function, code: &[u8]) -> mlua::Result<()> {
+        self.refuse_closure(f)?;
         let lua = self.ctx.lua;
         let h = self.ctx.helpers;
         let upvalues = lua.create_table()?;

@@ -1,0 +1,203 @@
+//! `ipc.map(n, fn, ...)`: n OS threads, each with a fresh Lua state (torch and ipc loaded, none of
+//! the caller's globals), running `fn(args..., i)`. `join` returns every thread's results in
+//! thread order and raises a worker's error with its traceback.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
+
+use super::handle::fail;
+use super::message::{Message, pack_all, unpack_all};
+use crate::torch::args::error;
+
+/// What a worker thread ends with: its packed results, or its error message and traceback.
+type Outcome = std::result::Result<Vec<Message>, String>;
+
+enum Slot {
+    Running(JoinHandle<Outcome>),
+    Done(Outcome),
+    Taken,
+}
+
+pub struct Map {
+    slots: RefCell<Vec<Slot>>,
+}
+
+/// The work one thread is given.
+struct Work {
+    init: Option<Message>,
+    f: Message,
+    args: Vec<Message>,
+}
+
+/// Runs `f(args...)` under a traceback handler; returns `ok, results...`.
+const CALL: &str = r#"
+local f, init = ...
+local args = { n = select('#', ...) - 2, select(3, ...) }
+local function traced(e) return debug.traceback(tostring(e), 2) end
+if init ~= nil then
+   local ok, err = xpcall(function()
+      if type(init) == 'string' then assert(loadstring(init))() else init() end
+   end, traced)
+   if not ok then return false, err end
+end
+return xpcall(function() return f(unpack(args, 1, args.n)) end, traced)
+"#;
+
+fn worker(work: Arc<Work>, index: usize) -> Outcome {
+    let run = || -> Result<Outcome> {
+        let lua = crate::runtime::new_state()?;
+        lua.load("require 'torch'; require 'libipc'").exec()?;
+        let f = work.f.unpack(&lua)?;
+        let init = match &work.init {
+            Some(m) => m.unpack(&lua)?,
+            None => Value::Nil,
+        };
+        let mut args = vec![f, init];
+        for a in &work.args {
+            args.push(a.unpack(&lua)?);
+        }
+        args.push(Value::Integer(index as i64));
+        let call: Function = lua.load(CALL).set_name("=ipc.map").into_function()?;
+        let mut out = call.call::<MultiValue>(MultiValue::from_iter(args))?.into_iter();
+        match out.next() {
+            Some(Value::Boolean(true)) => Ok(Ok(pack_all(&lua, out, false)?)),
+            _ => Ok(Err(out
+                .next()
+                .and_then(|v| v.as_string().map(|s| s.to_string_lossy()))
+                .unwrap_or_else(|| "(error object is not a string)".into()))),
+        }
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(_) => Err("the worker thread panicked".into()),
+    }
+}
+
+impl Map {
+    fn start(lua: &Lua, n: usize, init: Option<&Value>, f: &Value, args: MultiValue, method: &str) -> Result<Map> {
+        let pack = |v: &Value| Message::pack(lua, v, false).map_err(|e| fail(method, e));
+        let work = Arc::new(Work {
+            init: init.map(pack).transpose()?,
+            f: pack(f)?,
+            args: pack_all(lua, args, false).map_err(|e| fail(method, e))?,
+        });
+        let mut slots = Vec::with_capacity(n);
+        for i in 1..=n {
+            let work = work.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("ipc.map {i}"))
+                .stack_size(4 << 20)
+                .spawn(move || worker(work, i));
+            match spawned {
+                Ok(h) => slots.push(Slot::Running(h)),
+                Err(e) => {
+                    // The threads already started finish on their own.
+                    return Err(error(method, format!("cannot start thread {i} of {n}: {e}")));
+                }
+            }
+        }
+        Ok(Map {
+            slots: RefCell::new(slots),
+        })
+    }
+}
+
+fn finish(slot: &mut Slot) -> Option<Outcome> {
+    match std::mem::replace(slot, Slot::Taken) {
+        Slot::Running(h) => Some(h.join().unwrap_or_else(|_| Err("the worker thread panicked".into()))),
+        Slot::Done(o) => Some(o),
+        Slot::Taken => None,
+    }
+}
+
+impl UserData for Map {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        m.add_method("join", |lua, map, ()| {
+            const M: &str = "ipc.map:join";
+            let mut slots = map.slots.try_borrow_mut().map_err(|_| error(M, "the map is in use"))?;
+            let mut results = Vec::new();
+            let mut failure = None;
+            for (i, slot) in slots.iter_mut().enumerate() {
+                match finish(slot) {
+                    Some(Ok(values)) => results.push(values),
+                    Some(Err(e)) => failure = Some(format!("thread {} failed: {e}", i + 1)),
+                    None => {}
+                }
+            }
+            slots.clear();
+            if let Some(f) = failure {
+                return Err(error(M, f));
+            }
+            let mut out = Vec::new();
+            for values in &results {
+                out.extend(unpack_all(lua, values)?);
+            }
+            Ok(MultiValue::from_iter(out))
+        });
+        m.add_method("checkErrors", |_, map, ()| {
+            const M: &str = "ipc.map:checkErrors";
+            let mut slots = map.slots.try_borrow_mut().map_err(|_| error(M, "the map is in use"))?;
+            for (i, slot) in slots.iter_mut().enumerate() {
+                if matches!(slot, Slot::Running(h) if h.is_finished()) {
+                    let outcome = finish(slot).expect("running");
+                    *slot = Slot::Done(outcome);
+                }
+                if matches!(slot, Slot::Done(Err(_)))
+                    && let Some(Err(e)) = finish(slot)
+                {
+                    return Err(error(M, format!("thread {} failed: {e}", i + 1)));
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+fn count(v: &Value) -> usize {
+    match v {
+        Value::Integer(i) if *i > 0 => *i as usize,
+        Value::Number(n) if *n >= 1.0 => *n as usize,
+        Value::String(s) => s
+            .to_str()
+            .ok()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .map_or(0, |n| n.max(0.0) as usize),
+        _ => 0,
+    }
+}
+
+pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
+    ipc.set(
+        "map",
+        lua.create_function(|lua, mut args: MultiValue| {
+            const M: &str = "ipc.map";
+            let n = count(&args.pop_front().unwrap_or(Value::Nil));
+            let f = args.pop_front().unwrap_or(Value::Nil);
+            if !matches!(f, Value::Function(_)) {
+                return Err(error(M, "map arg #2 expected a function"));
+            }
+            Map::start(lua, n, None, &f, args, M)
+        })?,
+    )?;
+    ipc.set(
+        "map_extended",
+        lua.create_function(|lua, mut args: MultiValue| {
+            const M: &str = "ipc.map_extended";
+            let n = count(&args.pop_front().unwrap_or(Value::Nil));
+            let init = args.pop_front().unwrap_or(Value::Nil);
+            if !matches!(init, Value::Function(_) | Value::String(_) | Value::Nil) {
+                return Err(error(M, "map_extended arg #2 expected a function, string or nil"));
+            }
+            let f = args.pop_front().unwrap_or(Value::Nil);
+            if !matches!(f, Value::Function(_)) {
+                return Err(error(M, "map_extended arg #3 expected a function"));
+            }
+            let init = (!init.is_nil()).then_some(init);
+            Map::start(lua, n, init.as_ref(), &f, args, M)
+        })?,
+    )
+}

@@ -1,0 +1,152 @@
+//! `ipc.sharedtable`: a table every thread reads and writes through its handle. Each get and set
+//! is atomic and copies the value (so `st.k.sub = 2` does not persist); tensors and nested
+//! sharedtables inside are shared by reference, as everywhere in ipc.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mlua::{AnyUserData, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value};
+
+use super::handle::fail;
+use super::handle::{HandleUd, share};
+use super::message::Message;
+use crate::torch::args::error;
+use crate::torch::t7::codec::Handle;
+
+/// A key as Lua compares it (numbers by value, strings by bytes).
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Bool(bool),
+    Num(u64),
+    Str(Vec<u8>),
+}
+
+impl Key {
+    fn of(v: &Value, method: &str) -> Result<Key> {
+        Ok(match v {
+            Value::Boolean(b) => Key::Bool(*b),
+            Value::Integer(i) => Key::Num((*i as f64).to_bits()),
+            Value::Number(n) if n.is_nan() => return Err(error(method, "table index is NaN")),
+            // +0 and -0 are one key.
+            Value::Number(n) => Key::Num(if *n == 0.0 { 0f64.to_bits() } else { n.to_bits() }),
+            Value::String(s) => Key::Str(s.as_bytes().to_vec()),
+            other => {
+                return Err(error(
+                    method,
+                    format!("keys must be numbers, strings or booleans, not {}", other.type_name()),
+                ));
+            }
+        })
+    }
+
+    fn value(&self, lua: &Lua) -> Result<Value> {
+        Ok(match self {
+            Key::Bool(b) => Value::Boolean(*b),
+            Key::Num(bits) => Value::Number(f64::from_bits(*bits)),
+            Key::Str(s) => Value::String(lua.create_string(s)?),
+        })
+    }
+}
+
+#[derive(Default)]
+pub struct SharedTable {
+    entries: Mutex<HashMap<Key, Message>>,
+}
+
+type Ud = HandleUd<SharedTable>;
+const WHAT: &str = "sharedtable";
+
+impl SharedTable {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Message>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set(&self, lua: &Lua, k: &Value, v: &Value, method: &str) -> Result<()> {
+        let key = Key::of(k, method)?;
+        if v.is_nil() {
+            self.lock().remove(&key);
+            return Ok(());
+        }
+        let msg = Message::pack(lua, v, false).map_err(|e| fail(method, e))?;
+        self.lock().insert(key, msg);
+        Ok(())
+    }
+}
+
+impl UserData for Ud {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        m.add_meta_method(MetaMethod::Index, |lua, ud, k: Value| {
+            const M: &str = "ipc.sharedtable";
+            let st = ud.get(WHAT).map_err(|e| fail(M, e))?;
+            let key = Key::of(&k, M)?;
+            // Unpacked outside the lock: unpacking may run Lua code.
+            let found = st.lock().get(&key).map(|m| m.unpack(lua));
+            found.unwrap_or(Ok(Value::Nil))
+        });
+        m.add_meta_method(MetaMethod::NewIndex, |lua, ud, (k, v): (Value, Value)| {
+            const M: &str = "ipc.sharedtable";
+            ud.get(WHAT).map_err(|e| fail(M, e))?.set(lua, &k, &v, M)
+        });
+        m.add_meta_method(MetaMethod::Len, |_, ud, ()| {
+            Ok(ud.get(WHAT).map_err(|e| error("ipc.sharedtable", e))?.lock().len())
+        });
+        m.add_meta_method("__pairs", |lua, ud, ()| {
+            // A snapshot: each key and value copied as they were when the loop started.
+            let st = ud.get(WHAT).map_err(|e| error("ipc.sharedtable", e))?;
+            let snapshot = lua.create_table()?;
+            let keys: Vec<Key> = st.lock().keys().cloned().collect();
+            for key in keys {
+                let value = st.lock().get(&key).map(|m| m.unpack(lua)).transpose()?;
+                if let Some(v) = value {
+                    snapshot.raw_set(key.value(lua)?, v)?;
+                }
+            }
+            let next: mlua::Function = lua.globals().get("next")?;
+            Ok((next, snapshot, Value::Nil))
+        });
+        m.add_method("retain", |_, _, ()| Ok(()));
+        m.add_method("metatablename", |_, _, ()| Ok("ipc.sharedtable"));
+    }
+}
+
+pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
+    share::<SharedTable>(ud)
+}
+
+pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
+    ipc.set(
+        "sharedtable",
+        lua.create_function(|lua, (init, moved, _requires): (Value, Option<bool>, Value)| {
+            const M: &str = "ipc.sharedtable";
+            let st = Arc::new(SharedTable::default());
+            match init {
+                Value::Nil => {}
+                Value::Table(t) => {
+                    let pairs: Vec<(Value, Value)> = t.pairs::<Value, Value>().collect::<Result<_>>()?;
+                    for (k, v) in pairs {
+                        st.set(lua, &k, &v, M)?;
+                        if moved.unwrap_or(false) {
+                            t.raw_set(k, Value::Nil)?;
+                        }
+                    }
+                }
+                _ => return Err(error(M, "sharedtable arg #1 expected to be a table or nil")),
+            }
+            lua.create_userdata(HandleUd::new(st))
+        })?,
+    )?;
+    ipc.set(
+        "sharedtable_size",
+        lua.create_function(|_, ud: AnyUserData| {
+            const M: &str = "ipc.sharedtable_size";
+            let h = ud.borrow::<Ud>().map_err(|_| error(M, "a sharedtable expected"))?;
+            let st = h.get(WHAT).map_err(|e| fail(M, e))?;
+            let bytes: usize = st
+                .lock()
+                .iter()
+                .map(|(k, m)| m.size() + 16 + matches!(k, Key::Str(_)) as usize * 16)
+                .sum();
+            Ok(bytes as f64 / 1024.0)
+        })?,
+    )
+}
