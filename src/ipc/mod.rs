@@ -11,6 +11,7 @@ pub mod handle;
 pub mod map;
 pub mod marshal;
 pub mod message;
+pub mod misc;
 pub mod mutex;
 pub mod net;
 pub mod sharedtable;
@@ -21,6 +22,7 @@ use mlua::{Lua, Result, Table};
 
 pub fn open(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
+    misc::register(lua, &t)?;
     spawn::register(lua, &t)?;
     map::register(lua, &t)?;
     workqueue::register(lua, &t)?;
