@@ -1,0 +1,918 @@
+//! One TCP connection of the client/server API, in frames (see `frame.rs`): value messages
+//! buffered, tensor and storage bodies read straight into the receiver's memory.
+//!
+//! Every socket call is non-blocking (`MSG_DONTWAIT`) and waits in `poll`, so a wait can notice
+//! Ctrl-C in the REPL, and `recvAsync` and `recvAny` use the same code as blocking receives. A
+//! peer that closes cleanly sends a goodbye frame; one that vanishes (a crash, `kill -9`) shows
+//! as end of stream or a reset. Either ends the connection with "remote peer disconnected".
+//! A frame that does not fit the caller's receiver stays unread, so the caller may try again.
+
+use std::io;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
+
+use super::frame::{self, HEADER_LEN, Header, Kind, TensorMeta};
+use crate::torch::layout::Tensor;
+use crate::torch::storage::Storage;
+
+/// Bytes asked of the kernel per read into the connection's buffer.
+const READ_CHUNK: usize = 256 << 10;
+/// Below this many bytes still to come, a body is read through the buffer; above, straight into
+/// its destination.
+const DIRECT_READ: usize = 64 << 10;
+/// Runs of a tensor at least this long are sent straight from its memory; shorter ones are
+/// gathered into the send buffer.
+const DIRECT_WRITE: usize = 256 << 10;
+/// The send buffer is flushed when it holds this much.
+const WRITE_CHUNK: usize = 1 << 20;
+
+pub const DISCONNECTED: &str = "remote peer disconnected";
+
+/// Why a call on a connection failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NetError {
+    /// The connection is over: the peer said goodbye or its end went away.
+    Gone(String),
+    /// The connection cannot be used any more: an I/O error or a malformed frame.
+    Broken(String),
+    /// The next frame does not fit this call's receiver; it stays for a later call.
+    Mismatch(String),
+    /// Ctrl-C during a wait (REPL).
+    Interrupted,
+}
+
+impl NetError {
+    pub fn message(&self) -> String {
+        match self {
+            NetError::Gone(m) | NetError::Broken(m) | NetError::Mismatch(m) => m.clone(),
+            NetError::Interrupted => "interrupted".into(),
+        }
+    }
+
+    /// Whether the connection is unusable after this error.
+    /// Whether the connection is unusable after this error. An interrupted call may have left a
+    /// frame half read or half written, so it ends the connection too.
+    pub fn is_fatal(&self) -> bool {
+        !matches!(self, NetError::Mismatch(_))
+    }
+}
+
+type Res<T> = Result<T, NetError>;
+
+/// One direction's counters, with torch-ipc's `netStats` names.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub num_bytes: u64,
+    pub num_regions: u64,
+    pub num_calls: u64,
+    pub num_system_calls: u64,
+    pub total_seconds: f64,
+    pub system_seconds: f64,
+}
+
+impl Stats {
+    pub fn add(&mut self, o: &Stats) {
+        self.num_bytes += o.num_bytes;
+        self.num_regions += o.num_regions;
+        self.num_calls += o.num_calls;
+        self.num_system_calls += o.num_system_calls;
+        self.total_seconds += o.total_seconds;
+        self.system_seconds += o.system_seconds;
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NetStats {
+    pub tx: Stats,
+    pub rx: Stats,
+}
+
+impl NetStats {
+    pub fn add(&mut self, o: &NetStats) {
+        self.tx.add(&o.tx);
+        self.rx.add(&o.rx);
+    }
+}
+
+fn errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+fn os_text(code: i32) -> String {
+    let e = io::Error::from_raw_os_error(code).to_string();
+    // "Connection refused (os error 111)" -> "Connection refused"
+    match e.find(" (os error") {
+        Some(i) => e[..i].to_string(),
+        None => e,
+    }
+}
+
+/// Waits until `fd` is ready for `events` or `deadline` passes (false). Ctrl-C in the REPL ends
+/// the wait with `Interrupted`.
+pub fn wait_fd(fd: i32, events: i16, deadline: Option<Instant>) -> Res<bool> {
+    let mut pfd = libc::pollfd { fd, events, revents: 0 };
+    wait_fds(std::slice::from_mut(&mut pfd), deadline)
+}
+
+/// `poll` over several descriptors; false when `deadline` passed first.
+pub fn wait_fds(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> Res<bool> {
+    loop {
+        let timeout = match deadline {
+            None => -1,
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Ok(false);
+                }
+                // Round up so a wait never ends a hair early and spins.
+                left.as_millis().clamp(1, i32::MAX as u128) as i32
+            }
+        };
+        // SAFETY: `fds` is a valid, exclusively borrowed array of pollfd of the given length.
+        let r = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
+        if r > 0 {
+            return Ok(true);
+        }
+        if r < 0 {
+            let e = errno();
+            if e != libc::EINTR {
+                return Err(NetError::Broken(format!("poll failed: {}", os_text(e))));
+            }
+        }
+        if crate::repl::interrupt::pending() {
+            return Err(NetError::Interrupted);
+        }
+    }
+}
+
+/// Sleeps `d`, in slices that notice Ctrl-C in the REPL.
+pub fn sleep_interruptible(d: Duration) -> Res<()> {
+    let end = Instant::now() + d;
+    loop {
+        if crate::repl::interrupt::pending() {
+            return Err(NetError::Interrupted);
+        }
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        std::thread::sleep(left.min(Duration::from_millis(50)));
+    }
+}
+
+fn set_int_opt(fd: i32, level: i32, name: i32, value: i32) {
+    // SAFETY: setsockopt reads one c_int from the pointer given; failures are ignored (the
+    // options only tune the connection).
+    unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (&value as *const i32).cast(),
+            std::mem::size_of::<i32>() as libc::socklen_t,
+        );
+    }
+}
+
+/// The contiguous runs of a view in row-major order: `f(element offset, element count)`.
+fn for_each_run<E>(t: &Tensor, mut f: impl FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
+    if t.numel() == 0 {
+        return Ok(());
+    }
+    // Trailing dimensions laid out one after the other form one run.
+    let mut k = t.dim();
+    let mut run = 1usize;
+    while k > 0 {
+        let d = k - 1;
+        if t.size[d] == 1 {
+            k -= 1;
+        } else if t.stride[d] == run {
+            run *= t.size[d];
+            k -= 1;
+        } else {
+            break;
+        }
+    }
+    let mut idx = vec![0usize; k];
+    let mut off = t.offset;
+    loop {
+        f(off, run)?;
+        let mut d = k;
+        loop {
+            if d == 0 {
+                return Ok(());
+            }
+            d -= 1;
+            idx[d] += 1;
+            off += t.stride[d];
+            if idx[d] < t.size[d] {
+                break;
+            }
+            off -= t.stride[d] * t.size[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+pub fn tensor_meta(t: &Tensor) -> TensorMeta {
+    TensorMeta {
+        dtype: t.dtype,
+        contiguous: t.is_contiguous(),
+        size: t.size.clone(),
+    }
+}
+
+pub struct Conn {
+    sock: TcpStream,
+    pub peer: SocketAddr,
+    /// Received bytes not consumed yet: `rbuf[rpos..]`.
+    rbuf: Vec<u8>,
+    rpos: usize,
+    wbuf: Vec<u8>,
+    /// Set when the connection ended: what every later call reports.
+    over: Option<String>,
+    pub stats: NetStats,
+}
+
+impl Conn {
+    pub fn new(sock: TcpStream) -> io::Result<Conn> {
+        let peer = sock.peer_addr()?;
+        sock.set_nodelay(true)?;
+        let fd = sock.as_raw_fd();
+        // A peer whose host vanished is noticed within ~5 minutes even on an idle connection.
+        set_int_opt(fd, libc::SOL_SOCKET, libc::SO_KEEPALIVE, 1);
+        set_int_opt(fd, libc::IPPROTO_TCP, libc::TCP_KEEPIDLE, 60);
+        set_int_opt(fd, libc::IPPROTO_TCP, libc::TCP_KEEPINTVL, 30);
+        set_int_opt(fd, libc::IPPROTO_TCP, libc::TCP_KEEPCNT, 8);
+        Ok(Conn {
+            sock,
+            peer,
+            rbuf: Vec::new(),
+            rpos: 0,
+            wbuf: Vec::new(),
+            over: None,
+            stats: NetStats::default(),
+        })
+    }
+
+    /// Connects to `host:port`, retrying refused and failed attempts until `timeout` has passed.
+    pub fn connect(host: &str, port: u16, timeout: Duration) -> Result<Conn, String> {
+        let deadline = Instant::now() + timeout;
+        let mut delay = Duration::from_millis(20);
+        let interrupted = |_| "interrupted".to_string();
+        loop {
+            let last = match (host, port).to_socket_addrs() {
+                Err(e) => format!("cannot resolve the host: {e}"),
+                Ok(addrs) => {
+                    let mut last = format!("no address for host {host}");
+                    for addr in addrs {
+                        let left = deadline.saturating_duration_since(Instant::now());
+                        match TcpStream::connect_timeout(&addr, left.max(Duration::from_millis(100))) {
+                            Ok(s) => return Conn::new(s).map_err(|e| format!("cannot set up the connection: {e}")),
+                            Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
+                        }
+                    }
+                    last
+                }
+            };
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(format!(
+                    "cannot connect to {host}:{port} within {} s (last error: {last})",
+                    fmt_seconds(timeout)
+                ));
+            }
+            sleep_interruptible(delay.min(left)).map_err(interrupted)?;
+            delay = (delay * 2).min(Duration::from_millis(500));
+        }
+    }
+
+    pub fn fd(&self) -> i32 {
+        self.sock.as_raw_fd()
+    }
+
+    /// Whether the connection ended (goodbye, reset, error); the reason.
+    pub fn ended(&self) -> Option<&str> {
+        self.over.as_deref()
+    }
+
+    fn check_open(&self) -> Res<()> {
+        match &self.over {
+            Some(m) => Err(NetError::Gone(m.clone())),
+            None => Ok(()),
+        }
+    }
+
+    /// Records a fatal error as the end of the connection.
+    fn note<T>(&mut self, r: Res<T>) -> Res<T> {
+        if let Err(e) = &r
+            && e.is_fatal()
+            && self.over.is_none()
+        {
+            self.over = Some(match e {
+                NetError::Interrupted => "a call on this connection was interrupted".into(),
+                e => e.message(),
+            });
+        }
+        r
+    }
+
+    // ---- receiving ----
+
+    fn buffered(&self) -> &[u8] {
+        &self.rbuf[self.rpos..]
+    }
+
+    fn consume(&mut self, n: usize) {
+        self.rpos += n;
+        if self.rpos >= self.rbuf.len() {
+            self.rbuf.clear();
+            self.rpos = 0;
+        }
+    }
+
+    /// One `recv` into `dst`; 0 when nothing is there and `block` is false.
+    fn recv_raw(&mut self, dst: *mut u8, len: usize, block: bool) -> Res<usize> {
+        loop {
+            let t = Instant::now();
+            // SAFETY: `dst` points to `len` writable bytes (callers pass spare buffer capacity
+            // or a slice of the receiver's storage).
+            let r = unsafe { libc::recv(self.fd(), dst.cast(), len, libc::MSG_DONTWAIT) };
+            self.stats.rx.num_system_calls += 1;
+            self.stats.rx.system_seconds += t.elapsed().as_secs_f64();
+            if r > 0 {
+                self.stats.rx.num_bytes += r as u64;
+                return Ok(r as usize);
+            }
+            if r == 0 {
+                return Err(NetError::Gone(format!(
+                    "{DISCONNECTED} (the connection closed without a goodbye)"
+                )));
+            }
+            match errno() {
+                libc::EINTR => {}
+                libc::EAGAIN => {
+                    if !block {
+                        return Ok(0);
+                    }
+                    wait_fd(self.fd(), libc::POLLIN, None)?;
+                }
+                e @ (libc::ECONNRESET | libc::ETIMEDOUT | libc::EHOSTUNREACH | libc::ENETUNREACH) => {
+                    return Err(NetError::Gone(format!("{DISCONNECTED} ({})", os_text(e))));
+                }
+                e => return Err(NetError::Broken(format!("receive failed: {}", os_text(e)))),
+            }
+        }
+    }
+
+    /// Reads what the kernel has into the buffer; false when nothing came and `block` is false.
+    fn fill_once(&mut self, want: usize, block: bool) -> Res<bool> {
+        if self.rpos > 0 {
+            self.rbuf.drain(..self.rpos);
+            self.rpos = 0;
+        }
+        let len = self.rbuf.len();
+        let ask = want.saturating_sub(len).max(READ_CHUNK);
+        self.rbuf.reserve(ask);
+        let spare = self.rbuf.capacity() - len;
+        // SAFETY: the pointer is to the buffer's spare capacity, `spare` bytes long.
+        let dst = unsafe { self.rbuf.as_mut_ptr().add(len) };
+        let n = self.recv_raw(dst, spare, block)?;
+        // SAFETY: recv initialised the first `n` spare bytes.
+        unsafe { self.rbuf.set_len(len + n) };
+        Ok(n > 0)
+    }
+
+    /// Buffers at least `n` bytes; false when they are not all here and `block` is false.
+    fn ensure(&mut self, n: usize, block: bool) -> Res<bool> {
+        while self.buffered().len() < n {
+            if !self.fill_once(n, block)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Fills `dst` from the stream: the buffer first, then large pieces straight from the socket.
+    fn read_exact_into(&mut self, dst: &mut [u8]) -> Res<()> {
+        let mut done = 0;
+        while done < dst.len() {
+            let have = self.buffered().len();
+            if have > 0 {
+                let n = have.min(dst.len() - done);
+                dst[done..done + n].copy_from_slice(&self.buffered()[..n]);
+                self.consume(n);
+                done += n;
+            } else if dst.len() - done >= DIRECT_READ {
+                let rest = &mut dst[done..];
+                done += self.recv_raw(rest.as_mut_ptr(), rest.len(), true)?;
+            } else {
+                self.fill_once(0, true)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn malformed(&self, what: String) -> NetError {
+        NetError::Broken(format!("malformed frame from {}: {what}", self.peer))
+    }
+
+    /// The next frame's header with its description buffered behind it, nothing consumed; None
+    /// when not all of it is here and `block` is false. A goodbye is consumed and ends the
+    /// connection.
+    fn peek(&mut self, block: bool) -> Res<Option<Header>> {
+        self.check_open()?;
+        if !self.ensure(HEADER_LEN, block)? {
+            return Ok(None);
+        }
+        let h = Header::decode(&self.buffered()[..HEADER_LEN]).map_err(|e| self.malformed(e))?;
+        if h.kind == Kind::Bye {
+            self.consume(HEADER_LEN);
+            return Err(NetError::Gone(DISCONNECTED.into()));
+        }
+        if !self.ensure(HEADER_LEN + h.meta_len, block)? {
+            return Ok(None);
+        }
+        Ok(Some(h))
+    }
+
+    fn meta_bytes(&self, h: &Header) -> &[u8] {
+        &self.buffered()[HEADER_LEN..HEADER_LEN + h.meta_len]
+    }
+
+    /// What the next frame is, in words, for a receiver it does not fit.
+    fn describe(&self, h: &Header) -> Res<String> {
+        Ok(match h.kind {
+            Kind::Tensor => {
+                let m = TensorMeta::decode(self.meta_bytes(h), h.body_len).map_err(|e| self.malformed(e))?;
+                format!("a tensor ({})", m.describe())
+            }
+            Kind::Storage => {
+                let (d, n) =
+                    frame::decode_storage_meta(self.meta_bytes(h), h.body_len).map_err(|e| self.malformed(e))?;
+                format!("a storage ({} of {n} elements)", d.storage_typename())
+            }
+            k => k.noun().to_string(),
+        })
+    }
+
+    fn timed<T>(&mut self, rx: bool, f: impl FnOnce(&mut Self) -> Res<T>) -> Res<T> {
+        let t = Instant::now();
+        let r = f(self);
+        let s = if rx { &mut self.stats.rx } else { &mut self.stats.tx };
+        s.num_calls += 1;
+        s.total_seconds += t.elapsed().as_secs_f64();
+        self.note(r)
+    }
+
+    /// The next value message's `.t7` bytes; None when `block` is false and it is not all here.
+    pub fn recv_value(&mut self, block: bool) -> Res<Option<Vec<u8>>> {
+        self.timed(true, |c| {
+            let Some(h) = c.peek(block)? else { return Ok(None) };
+            if h.kind != Kind::Value {
+                return Err(NetError::Mismatch(format!(
+                    "the peer sent {} where a message was expected; receive it with recv(x), x a \
+                     preallocated tensor or storage of that type and size",
+                    c.describe(&h)?
+                )));
+            }
+            let total = HEADER_LEN + h.body_len as usize;
+            if !c.ensure(total, block)? {
+                return Ok(None);
+            }
+            let body = c.buffered()[HEADER_LEN..total].to_vec();
+            c.consume(total);
+            c.stats.rx.num_regions += 1;
+            Ok(Some(body))
+        })
+    }
+
+    /// Receives the next frame, a tensor, into `t`, whose type, sizes and contiguity must be the
+    /// sender's.
+    pub fn recv_tensor(&mut self, t: &Tensor) -> Res<()> {
+        self.timed(true, |c| {
+            let h = c
+                .peek(true)?
+                .ok_or_else(|| NetError::Broken("no frame after a blocking wait".into()))?;
+            let mine = tensor_meta(t);
+            if h.kind != Kind::Tensor {
+                return Err(NetError::Mismatch(format!(
+                    "the peer sent {} where a tensor was expected",
+                    c.describe(&h)?
+                )));
+            }
+            let theirs = TensorMeta::decode(c.meta_bytes(&h), h.body_len).map_err(|e| c.malformed(e))?;
+            if theirs != mine {
+                return Err(NetError::Mismatch(format!(
+                    "the peer sent a {}, the receiving tensor is a {}",
+                    theirs.describe(),
+                    mine.describe()
+                )));
+            }
+            let base = match t.numel() {
+                0 => std::ptr::null_mut(),
+                _ => t
+                    .storage_checked()
+                    .map_err(|e| NetError::Mismatch(format!("receiving tensor: {e}")))?
+                    .data_ptr(),
+            };
+            c.consume(HEADER_LEN + h.meta_len);
+            let es = t.dtype.size_of();
+            for_each_run(t, |off, n| {
+                // SAFETY: storage_checked showed every element of the view lies in the storage.
+                let dst = unsafe { std::slice::from_raw_parts_mut(base.add(off * es), n * es) };
+                c.read_exact_into(dst)
+            })?;
+            c.stats.rx.num_regions += 1;
+            Ok(())
+        })
+    }
+
+    /// Receives the next frame, a storage, into `s`, of the same type and length.
+    pub fn recv_storage(&mut self, s: &Storage) -> Res<()> {
+        self.timed(true, |c| {
+            let h = c
+                .peek(true)?
+                .ok_or_else(|| NetError::Broken("no frame after a blocking wait".into()))?;
+            if h.kind != Kind::Storage {
+                return Err(NetError::Mismatch(format!(
+                    "the peer sent {} where a storage was expected",
+                    c.describe(&h)?
+                )));
+            }
+            let (d, n) = frame::decode_storage_meta(c.meta_bytes(&h), h.body_len).map_err(|e| c.malformed(e))?;
+            if d != s.dtype() || n != s.len() {
+                return Err(NetError::Mismatch(format!(
+                    "the peer sent a {} of {n} elements, the receiving storage is a {} of {} elements",
+                    d.storage_typename(),
+                    s.dtype().storage_typename(),
+                    s.len()
+                )));
+            }
+            c.consume(HEADER_LEN + h.meta_len);
+            // SAFETY: the storage holds exactly len * size_of bytes.
+            let dst = unsafe { std::slice::from_raw_parts_mut(s.data_ptr(), n * d.size_of()) };
+            c.read_exact_into(dst)?;
+            c.stats.rx.num_regions += 1;
+            Ok(())
+        })
+    }
+
+    // ---- sending ----
+
+    fn send_raw(&mut self, mut bytes: &[u8]) -> Res<()> {
+        while !bytes.is_empty() {
+            let t = Instant::now();
+            // SAFETY: `bytes` is a valid slice; MSG_NOSIGNAL turns SIGPIPE into EPIPE.
+            let r = unsafe {
+                libc::send(
+                    self.fd(),
+                    bytes.as_ptr().cast(),
+                    bytes.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            };
+            self.stats.tx.num_system_calls += 1;
+            self.stats.tx.system_seconds += t.elapsed().as_secs_f64();
+            if r >= 0 {
+                self.stats.tx.num_bytes += r as u64;
+                bytes = &bytes[r as usize..];
+                continue;
+            }
+            match errno() {
+                libc::EINTR => {}
+                libc::EAGAIN => {
+                    wait_fd(self.fd(), libc::POLLOUT, None)?;
+                }
+                e @ (libc::EPIPE | libc::ECONNRESET | libc::ETIMEDOUT | libc::EHOSTUNREACH | libc::ENETUNREACH) => {
+                    return Err(NetError::Gone(format!("{DISCONNECTED} ({})", os_text(e))));
+                }
+                e => return Err(NetError::Broken(format!("send failed: {}", os_text(e)))),
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Res<()> {
+        let buf = std::mem::take(&mut self.wbuf);
+        let r = self.send_raw(&buf);
+        self.wbuf = buf;
+        self.wbuf.clear();
+        r
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) -> Res<()> {
+        if bytes.len() >= DIRECT_WRITE {
+            self.flush()?;
+            return self.send_raw(bytes);
+        }
+        self.wbuf.extend_from_slice(bytes);
+        if self.wbuf.len() >= WRITE_CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn start_frame(&mut self, kind: Kind, meta: &[u8], body_len: u64) {
+        let h = Header {
+            kind,
+            meta_len: meta.len(),
+            body_len,
+        };
+        self.wbuf.clear();
+        self.wbuf.extend_from_slice(&h.encode());
+        self.wbuf.extend_from_slice(meta);
+    }
+
+    /// Sends a value message (`.t7` bytes at most `frame::MAX_MESSAGE` long: callers check).
+    pub fn send_value(&mut self, body: &[u8]) -> Res<()> {
+        self.timed(false, |c| {
+            c.check_open()?;
+            c.start_frame(Kind::Value, &[], body.len() as u64);
+            c.write_bytes(body)?;
+            c.flush()?;
+            c.stats.tx.num_regions += 1;
+            Ok(())
+        })
+    }
+
+    /// Sends the elements of `t` in row-major order, whatever its strides.
+    pub fn send_tensor(&mut self, t: &Tensor) -> Res<()> {
+        self.timed(false, |c| {
+            c.check_open()?;
+            let es = t.dtype.size_of();
+            let base = match t.numel() {
+                0 => std::ptr::null_mut(),
+                _ => t
+                    .storage_checked()
+                    .map_err(|e| NetError::Mismatch(format!("tensor to send: {e}")))?
+                    .data_ptr(),
+            };
+            let meta = tensor_meta(t).encode();
+            c.start_frame(Kind::Tensor, &meta, (t.numel() * es) as u64);
+            for_each_run(t, |off, n| {
+                // SAFETY: storage_checked showed every element of the view lies in the storage.
+                let src = unsafe { std::slice::from_raw_parts(base.add(off * es), n * es) };
+                c.write_bytes(src)
+            })?;
+            c.flush()?;
+            c.stats.tx.num_regions += 1;
+            Ok(())
+        })
+    }
+
+    pub fn send_storage(&mut self, s: &Storage) -> Res<()> {
+        self.timed(false, |c| {
+            c.check_open()?;
+            let d = s.dtype();
+            c.start_frame(
+                Kind::Storage,
+                &frame::encode_storage_meta(d),
+                (s.len() * d.size_of()) as u64,
+            );
+            // SAFETY: read-only view of the storage's bytes while they are sent.
+            let bytes = unsafe { s.bytes() };
+            c.write_bytes(bytes)?;
+            c.flush()?;
+            c.stats.tx.num_regions += 1;
+            Ok(())
+        })
+    }
+
+    /// Ends the connection: a goodbye if the socket takes it at once, then shutdown. Later calls
+    /// report `why`.
+    pub fn close(&mut self, why: &str) {
+        if self.over.is_none() {
+            let bye = Header {
+                kind: Kind::Bye,
+                meta_len: 0,
+                body_len: 0,
+            }
+            .encode();
+            // SAFETY: a valid 16-byte buffer; never blocks.
+            unsafe {
+                libc::send(
+                    self.fd(),
+                    bye.as_ptr().cast(),
+                    bye.len(),
+                    libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                )
+            };
+            self.over = Some(why.to_string());
+        }
+        let _ = self.sock.shutdown(Shutdown::Both);
+    }
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        self.close("closed");
+    }
+}
+
+/// `12`, `0.5`: seconds as a user would write them.
+pub fn fmt_seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{}", s as u64)
+    } else {
+        format!("{s}")
+    }
+}
+
+/// A listening socket that accepts only when asked (`server:clients`).
+pub struct Listener {
+    sock: TcpListener,
+    pub port: u16,
+}
+
+impl Listener {
+    pub fn bind(host: &str, port: u16) -> Result<Listener, String> {
+        let addrs: Vec<SocketAddr> = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve host {host}: {e}"))?
+            .collect();
+        // torch-ipc bound IPv4 only: prefer it when a name has both.
+        let mut ordered: Vec<&SocketAddr> = addrs.iter().filter(|a| a.is_ipv4()).collect();
+        ordered.extend(addrs.iter().filter(|a| a.is_ipv6()));
+        let mut last = format!("no address for host {host}");
+        for addr in ordered {
+            match TcpListener::bind(addr) {
+                Ok(sock) => {
+                    sock.set_nonblocking(true)
+                        .map_err(|e| format!("cannot set up the listening socket: {e}"))?;
+                    let port = sock
+                        .local_addr()
+                        .map_err(|e| format!("cannot read the bound port: {e}"))?
+                        .port();
+                    return Ok(Listener { sock, port });
+                }
+                Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
+            }
+        }
+        Err(format!("cannot listen on {host}:{port}: {last}"))
+    }
+
+    /// One connection, waiting until `deadline`; None when none came in time.
+    pub fn accept(&self, deadline: Instant) -> Result<Option<Conn>, NetError> {
+        loop {
+            match self.sock.accept() {
+                Ok((s, _)) => {
+                    s.set_nonblocking(false)
+                        .map_err(|e| NetError::Broken(format!("cannot set up a connection: {e}")))?;
+                    match Conn::new(s) {
+                        Ok(c) => return Ok(Some(c)),
+                        // Gone before we looked at it (peer_addr fails): wait for the next.
+                        Err(_) => continue,
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if !wait_fd(self.sock.as_raw_fd(), libc::POLLIN, Some(deadline))? {
+                        return Ok(None);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EPROTO)) => {}
+                Err(e) => return Err(NetError::Broken(format!("accept failed: {e}"))),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::torch::dtype::DType;
+
+    fn runs(t: &Tensor) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for_each_run::<()>(t, |o, n| {
+            v.push((o, n));
+            Ok(())
+        })
+        .unwrap();
+        v
+    }
+
+    #[test]
+    fn runs_of_views() {
+        let t = Tensor::zeros(DType::Float, &[5, 6]).unwrap();
+        assert_eq!(runs(&t), vec![(0, 30)]);
+        // sub(2,4,2,5): rows 1..=3, columns 1..=4
+        let v = t.narrow(0, 1, 3).unwrap().narrow(1, 1, 4).unwrap();
+        assert_eq!(runs(&v), vec![(7, 4), (13, 4), (19, 4)]);
+        let tr = t.transpose(0, 1).unwrap();
+        assert_eq!(runs(&tr).len(), 30);
+        assert_eq!(runs(&tr)[1], (6, 1));
+        let e = Tensor::zeros(DType::Float, &[0]).unwrap();
+        assert!(runs(&e).is_empty());
+        let t3 = Tensor::zeros(DType::Double, &[5, 6, 7]).unwrap();
+        let v3 = t3.narrow(0, 1, 2).unwrap().narrow(1, 1, 3).unwrap();
+        assert_eq!(runs(&v3), vec![(49, 21), (91, 21)]);
+    }
+
+    fn pair() -> (Conn, Conn) {
+        let l = Listener::bind("127.0.0.1", 0).unwrap();
+        let c = Conn::connect("127.0.0.1", l.port, Duration::from_secs(5)).unwrap();
+        let s = l.accept(Instant::now() + Duration::from_secs(5)).unwrap().unwrap();
+        (c, s)
+    }
+
+    #[test]
+    fn values_tensors_and_goodbye() {
+        let (mut a, mut b) = pair();
+        a.send_value(b"hello").unwrap();
+        assert_eq!(b.recv_value(true).unwrap().unwrap(), b"hello");
+        assert_eq!(b.recv_value(false).unwrap(), None);
+
+        let src = Tensor::zeros(DType::Int, &[4, 5]).unwrap();
+        // SAFETY: fresh storage, only this test uses it.
+        unsafe {
+            for (i, x) in src
+                .storage
+                .as_ref()
+                .unwrap()
+                .as_mut_slice::<i32>()
+                .iter_mut()
+                .enumerate()
+            {
+                *x = i as i32;
+            }
+        }
+        let view = src.narrow(1, 1, 3).unwrap();
+        a.send_tensor(&view).unwrap();
+        // A receiver of another shape is refused and the frame stays.
+        let wrong = Tensor::zeros(DType::Int, &[4, 4]).unwrap().narrow(1, 0, 2).unwrap();
+        assert!(matches!(b.recv_tensor(&wrong), Err(NetError::Mismatch(_))));
+        assert!(matches!(b.recv_value(true), Err(NetError::Mismatch(_))));
+        let dst_full = Tensor::zeros(DType::Int, &[4, 6]).unwrap();
+        let dst = dst_full.narrow(1, 2, 3).unwrap();
+        b.recv_tensor(&dst).unwrap();
+        // SAFETY: nothing else uses the storage.
+        let got = unsafe { dst_full.storage.as_ref().unwrap().as_slice::<i32>().to_vec() };
+        assert_eq!(&got[..6], &[0, 0, 1, 2, 3, 0]);
+        assert_eq!(&got[18..], &[0, 0, 16, 17, 18, 0]);
+
+        a.close("closed");
+        let e = b.recv_value(true).unwrap_err();
+        assert_eq!(e, NetError::Gone(DISCONNECTED.into()));
+        assert!(b.recv_value(true).unwrap_err().message().contains(DISCONNECTED));
+    }
+
+    #[test]
+    fn end_of_stream_is_a_disconnect() {
+        let (a, mut b) = pair();
+        // Closing the socket without a goodbye, as a crashed process does.
+        let _ = a.sock.shutdown(Shutdown::Both);
+        std::mem::forget(a);
+        let e = b.recv_value(true).unwrap_err();
+        assert!(e.message().contains(DISCONNECTED), "{e:?}");
+    }
+
+    #[test]
+    fn big_tensor_round_trip() {
+        let (mut a, mut b) = pair();
+        let n = 3 << 20;
+        let src = Tensor::zeros(DType::Float, &[n]).unwrap();
+        // SAFETY: fresh storage.
+        unsafe {
+            for (i, x) in src
+                .storage
+                .as_ref()
+                .unwrap()
+                .as_mut_slice::<f32>()
+                .iter_mut()
+                .enumerate()
+            {
+                *x = i as f32;
+            }
+        }
+        let dst = Tensor::zeros(DType::Float, &[n]).unwrap();
+        let sender = std::thread::spawn(move || {
+            a.send_tensor(&src).unwrap();
+            a.send_value(b"after").unwrap();
+            a
+        });
+        b.recv_tensor(&dst).unwrap();
+        assert_eq!(b.recv_value(true).unwrap().unwrap(), b"after");
+        let _a = sender.join().unwrap();
+        // SAFETY: the sender is done.
+        let got = unsafe { dst.storage.as_ref().unwrap().as_slice::<f32>() };
+        assert!(got.iter().enumerate().all(|(i, &x)| x == i as f32));
+    }
+
+    #[test]
+    fn connect_gives_up_naming_the_address() {
+        let port = {
+            let l = Listener::bind("127.0.0.1", 0).unwrap();
+            l.port
+        };
+        let e = match Conn::connect("127.0.0.1", port, Duration::from_millis(300)) {
+            Err(e) => e,
+            Ok(_) => panic!("connected to a closed port"),
+        };
+        assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
+        assert!(e.contains("within 0.3 s"), "{e}");
+    }
+}
