@@ -349,7 +349,22 @@ impl Client {
     pub fn push(&self, lua: &Lua) -> Result<Value> {
         Ok(Value::UserData(lua.create_userdata(self.clone())?))
     }
+}
 
+/// A client passes between the Lua states of this process by reference, like torch-ipc's (a
+/// client made in an `ipc.map` thread can be returned to the main thread).
+impl t7::codec::Handle for Client {
+    fn push(&self, lua: &Lua) -> Result<Value> {
+        Client::push(self, lua)
+    }
+}
+
+/// The shareable form of `ud` when it is a client (for `ipc/message.rs`'s handle list).
+pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn t7::codec::Handle>> {
+    Client::of(ud).map(|c| Arc::new(c) as Arc<dyn t7::codec::Handle>)
+}
+
+impl Client {
     /// Runs `f` on the connection; another thread using the same client waits its turn.
     fn with<R>(&self, method: &str, f: impl FnOnce(&mut Conn, &str) -> Result<R>) -> Result<R> {
         let mut st = self
