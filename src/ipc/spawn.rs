@@ -4,7 +4,10 @@
 //! `ipc.spawn{file=, args=, env=}` starts `file` (looked up in this process's `PATH` unless it holds
 //! a `/`) with `argv[0] = file` followed by the args (strings, or numbers as Lua prints them). A
 //! non-empty `env` list of `"NAME=value"` strings replaces the environment; without one the child
-//! inherits ours. stdin and stdout are pipes, stderr is inherited.
+//! inherits ours. stdin and stdout are pipes, stderr is inherited. As with `posix_spawnp`, the
+//! search uses this process's `PATH` even when `env` gives the child another one. Unlike torch-ipc,
+//! an args or env item that is not a string or number, or an env item without `NAME=`, raises
+//! instead of cutting the list short or passing a malformed entry.
 //!
 //! Methods: `stdin(str)` writes, `stdin()` closes; `stdout('*l' | '*a' | n)` reads a line, all, or
 //! one read of up to n bytes, returning nothing at end of file; `stdoutFileId()`, `pid()`,
@@ -71,7 +74,7 @@ extern "C" fn end_children_at_exit() {
         .filter_map(|(owner, pid)| (owner == me).then_some(pid))
         .collect();
     for &pid in &pids {
-        eprintln!("{GC_MESSAGE}");
+        let _ = writeln!(std::io::stderr(), "{GC_MESSAGE}");
         unsafe { libc::kill(pid, libc::SIGTERM) };
     }
     let reaped = |pid: libc::pid_t| {
@@ -313,7 +316,7 @@ impl Drop for Spawn {
         if let Ok(Some(_)) = run.child.try_wait() {
             return;
         }
-        eprintln!("{GC_MESSAGE}");
+        let _ = writeln!(std::io::stderr(), "{GC_MESSAGE}");
         let _ = signal_child(&run.child, libc::SIGTERM);
         let deadline = Instant::now() + TERM_GRACE;
         let mut pause = Duration::from_millis(1);
