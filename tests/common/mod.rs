@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests: run the real `th` with a time limit.
 #![allow(dead_code)]
 
+pub mod slurm;
 pub mod sshd;
 
 use std::io::{Read, Write};
