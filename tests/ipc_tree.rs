@@ -1,0 +1,259 @@
+//! The allreduce trees (lua/ipc/Tree.lua and its constructors) across real `th` processes on
+//! loopback: sums over 4 processes (numbers, tensors, tables walked in key order, custom reduce
+//! functions, uneven numbers of steps with `allReduce(nil, reduce, zero)`), scatter, trees of
+//! 1, 2, 3, 5 and 7 nodes in several bases, StaticTree, a stale discovery file, a node that dies,
+//! SlurmTree under a private Slurm (`srun -n 4 th ...`, one and two nodes),
+//! examples/ipc_allreduce.lua both ways, and torch-ipc's test_Tree layout (nodes in ipc.map threads).
+//!
+//! The Lua side of each test is tests/lua/ipc/tree_*.lua; every node prints `ok` when all its
+//! checks passed (a `FAILED <check>: <message>` line on stderr otherwise). Each `th` is killed
+//! after common::TIMEOUT; the scripts set ipc.connecttimeout and ipc.accepttimeout to 20 s so a
+//! broken set-up fails on its own first.
+
+mod common;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use common::slurm::Slurm;
+use common::sshd::{free_port, run_cmd};
+use common::{Output, lua_dir, run_th, run_th_in, th_path};
+
+/// A discovery key no other test (or run) uses.
+fn unique_key(name: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    format!(
+        "luatorch-tree-{}-{name}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Runs `th ipc/<script> <args(node)>` for nodes 1..=n at the same time; their outputs in node order.
+fn run_nodes(script: &str, n: usize, args: impl Fn(usize) -> Vec<String>) -> Vec<Output> {
+    let handles: Vec<_> = (1..=n)
+        .map(|node| {
+            let mut a = vec![format!("ipc/{script}")];
+            a.extend(args(node));
+            std::thread::spawn(move || {
+                let a: Vec<&str> = a.iter().map(String::as_str).collect();
+                run_th_in(&lua_dir(), &a, "", &[])
+            })
+        })
+        .collect();
+    handles
+        .into_iter()
+        .map(|h| h.join().expect("a node's runner panicked"))
+        .collect()
+}
+
+fn describe(outs: &[Output]) -> String {
+    outs.iter()
+        .enumerate()
+        .map(|(i, o)| format!("--- node {} (status {:?})\n{}{}", i + 1, o.status, o.stdout, o.stderr))
+        .collect()
+}
+
+fn assert_all_ok(outs: &[Output], what: &str) {
+    let ok = outs.iter().all(|o| o.status == Some(0) && o.stdout.ends_with("ok\n"));
+    assert!(ok, "{what}: not every node passed\n{}", describe(outs));
+}
+
+/// tree_allreduce.lua on n nodes found through LocalhostTree with `key`, in `base`.
+fn allreduce(n: usize, base: usize, key: &str) -> Vec<Output> {
+    run_nodes("tree_allreduce.lua", n, |node| {
+        vec![node.to_string(), n.to_string(), key.to_string(), base.to_string()]
+    })
+}
+
+#[test]
+fn shapes_walk_nulltree_and_bounded_failures() {
+    let out = run_th(&["ipc/tree_unit.lua"]);
+    assert!(
+        out.status == Some(0) && out.stdout.ends_with("ok\n"),
+        "tree_unit.lua failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+}
+
+#[test]
+fn tree_nodes_in_map_threads() {
+    // torch-ipc's own test_Tree layout: the root in the main thread, the other nodes in ipc.map threads.
+    let out = run_th(&["ipc/tree_threads.lua"]);
+    assert!(
+        out.status == Some(0) && out.stdout.ends_with("ok\n"),
+        "tree_threads.lua failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+}
+
+#[test]
+fn allreduce_across_four_processes() {
+    let key = unique_key("four");
+    assert_all_ok(&allreduce(4, 2, &key), "4 nodes, base 2");
+    assert!(
+        !Path::new(&format!("/tmp/{key}.localhost")).exists(),
+        "the discovery file was left behind"
+    );
+}
+
+#[test]
+fn allreduce_with_the_parent_pid_as_key() {
+    // LocalhostTree's default key: the nodes' parent, this test process (no other test uses it).
+    assert_all_ok(&allreduce(3, 2, "ppid"), "3 nodes keyed by their parent's pid");
+}
+
+#[test]
+fn trees_of_any_size() {
+    for (n, base) in [(1, 2), (2, 2), (3, 2), (5, 2), (7, 2), (5, 3), (7, 3), (7, 4), (3, 8)] {
+        let key = unique_key(&format!("n{n}b{base}"));
+        assert_all_ok(&allreduce(n, base, &key), &format!("{n} nodes, base {base}"));
+    }
+}
+
+#[test]
+fn static_tree() {
+    // The root's port is fixed in advance; another program may take it in between, so a root
+    // that cannot listen is retried on another port.
+    for attempt in 0..5 {
+        let port = free_port().to_string();
+        let outs = run_nodes("tree_allreduce.lua", 4, |node| {
+            vec![node.to_string(), "4".into(), "static".into(), "2".into(), port.clone()]
+        });
+        if attempt < 4 && outs[0].stderr.contains("cannot listen") {
+            continue;
+        }
+        assert_all_ok(&outs, "StaticTree, 4 nodes");
+        return;
+    }
+}
+
+#[test]
+fn a_stale_discovery_file_is_passed_over() {
+    // torch-ipc left /tmp/<ppid>.localhost behind, and the next run with that key connected to a
+    // dead port for 5 minutes. Both forms of stale file: torch-ipc's (no pid) and ours with the pid
+    // of a process that has exited.
+    let dead = {
+        let s = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        s.local_addr().unwrap().port()
+    };
+    let mut exited = std::process::Command::new("true").spawn().unwrap();
+    let exited_pid = exited.id();
+    exited.wait().unwrap();
+    for content in [
+        format!("127.0.0.1:{dead}\n"),
+        format!("127.0.0.1:{dead}\n{exited_pid}\n"),
+    ] {
+        let key = unique_key("stale");
+        let file = format!("/tmp/{key}.localhost");
+        std::fs::write(&file, &content).unwrap();
+        let outs = allreduce(3, 2, &key);
+        let _ = std::fs::remove_file(&file);
+        assert_all_ok(&outs, &format!("3 nodes after a stale file {content:?}"));
+    }
+}
+
+#[test]
+fn a_node_that_dies_makes_the_others_raise() {
+    let key = unique_key("dead");
+    let outs = run_nodes("tree_dead.lua", 4, |node| {
+        vec![node.to_string(), "4".into(), key.clone()]
+    });
+    assert_eq!(outs[3].status, Some(3), "node 4 should have left\n{}", describe(&outs));
+    for (i, o) in outs[..3].iter().enumerate() {
+        assert!(
+            o.status == Some(0) && o.stdout.starts_with("raised: ipc.Tree.allReduce: node"),
+            "node {} should have raised from allReduce\n{}",
+            i + 1,
+            describe(&outs)
+        );
+    }
+    // The node next to the one that died names it.
+    assert!(
+        outs.iter().any(|o| o.stdout.contains("child node 4")),
+        "no node named the dead one\n{}",
+        describe(&outs)
+    );
+}
+
+/// Runs `srun -N nodes -n tasks th ipc/tree_slurm.lua DIR` on `slurm`; checks every task's line.
+fn slurm_allreduce(slurm: &Slurm, nodes: usize, tasks: usize) {
+    let dir = common::temp_dir(&format!("tree-slurm-{nodes}-{tasks}"));
+    let th = th_path();
+    let out = slurm.srun(
+        &[
+            &format!("--nodes={nodes}"),
+            &format!("--ntasks={tasks}"),
+            "--kill-on-bad-exit=1",
+            th.to_str().unwrap(),
+            "ipc/tree_slurm.lua",
+            dir.to_str().unwrap(),
+        ],
+        &lua_dir(),
+        Duration::from_secs(90),
+    );
+    let report = format!(
+        "srun status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status, out.stdout, out.stderr
+    );
+    assert_eq!(out.status, Some(0), "{report}");
+    let sum = tasks * (tasks + 1) / 2;
+    for p in 0..tasks {
+        let line = format!("task {p} of {tasks}: ok sum {sum}");
+        assert!(out.stdout.lines().any(|l| l == line), "no line {line:?}\n{report}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn slurm_tree_under_srun() {
+    let Some(slurm) = Slurm::start("tree1", 1) else { return };
+    slurm_allreduce(&slurm, 1, 4);
+    // Another job right after: nothing left over from the first gets in its way.
+    slurm_allreduce(&slurm, 1, 3);
+
+    // The example, as its header says to run it (the address file goes to $HOME/.torch).
+    let home = common::temp_dir("tree-slurm-example-home");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ipc_allreduce.lua");
+    let mut cmd = slurm.command("srun");
+    cmd.args(["--ntasks=4", "--kill-on-bad-exit=1"])
+        .arg(th_path())
+        .arg(&example)
+        .args(["slurm", "1000"])
+        .env("HOME", &home)
+        .current_dir(&home);
+    let out = run_cmd(&mut cmd, Duration::from_secs(90));
+    assert!(
+        out.status == Some(0) && out.stdout.contains("batch 6: 1 contributors") && out.stdout.contains("4 nodes"),
+        "the example under srun failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+    let _ = std::fs::remove_dir_all(&home);
+}
+
+#[test]
+fn the_example_on_one_machine() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ipc_allreduce.lua");
+    let out = run_th(&[example.to_str().unwrap(), "3", "1000"]);
+    assert!(
+        out.status == Some(0) && out.stdout.contains("batch 5: 1 contributors") && out.stdout.contains("3 nodes"),
+        "the example failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+}
+
+#[test]
+fn slurm_tree_across_two_nodes() {
+    // Two slurmd on this host: the tasks of each "node" form a subtree, joined by their first tasks.
+    let Some(slurm) = Slurm::start("tree2", 2) else { return };
+    slurm_allreduce(&slurm, 2, 5);
+}

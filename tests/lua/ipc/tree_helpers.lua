@@ -1,0 +1,68 @@
+-- Shared by the tree_*.lua scripts, which tests/ipc_tree.rs runs from tests/lua as
+--    th ipc/tree_X.lua [args]
+-- (several processes at once for the multi-node ones). Load it with
+--    package.path = (debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. '?.lua;' .. package.path
+--    local H = require 'tree_helpers'
+require 'torch'
+local ipc = require 'libipc'
+
+local H = {}
+
+-- A broken set-up fails within these bounds instead of the harness's 60 s kill.
+ipc.connecttimeout = 20
+ipc.accepttimeout = 20
+
+function H.check(cond, fmt, ...)
+   if not cond then error(string.format(fmt, ...), 2) end
+end
+
+function H.eq(got, want, what)
+   if got ~= want then
+      error(string.format('%s: expected %s, got %s', what, tostring(want), tostring(got)), 2)
+   end
+end
+
+-- Every element of tensor t equals v.
+function H.all(t, v, what)
+   local lo, hi = t:min(), t:max()
+   if lo ~= v or hi ~= v then
+      error(string.format('%s: expected every element to be %s, got values in [%s, %s]', what, tostring(v),
+         tostring(lo), tostring(hi)), 2)
+   end
+end
+
+-- Calls fn, which must raise; checks that the message holds each of the plain strings given and
+-- returns it.
+function H.raises(what, fn, ...)
+   local ok, msg = pcall(fn)
+   if ok then error(what .. ': expected an error, got none', 2) end
+   msg = tostring(msg)
+   for _, s in ipairs({ ... }) do
+      if not msg:find(s, 1, true) then
+         error(string.format('%s: the error should mention %q, got:\n%s', what, s, msg), 2)
+      end
+   end
+   return msg
+end
+
+-- Runs the named checks in order (a table of {name, fn}); prints FAILED lines for the ones that
+-- raise, then "ok" when all passed (exits 1 otherwise). With `stop`, the first failure exits at
+-- once: the other nodes of a tree then see this one leave instead of waiting for it.
+function H.run(checks, prefix, stop)
+   local failed = 0
+   for _, c in ipairs(checks) do
+      local ok, err = pcall(c[2])
+      if not ok then
+         failed = failed + 1
+         io.stderr:write(string.format('FAILED %s%s: %s\n', prefix or '', c[1], tostring(err)))
+         if stop then os.exit(1) end
+      end
+   end
+   if failed > 0 then os.exit(1) end
+   print('ok')
+end
+
+-- 1 + 2 + ... + n
+function H.tri(n) return n * (n + 1) / 2 end
+
+return H
