@@ -2,62 +2,39 @@
 //! (no more writes) and DRAINED (closed and empty). `ipc.channel` is a callable table carrying
 //! the state numbers.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Condvar, Mutex};
+use std::ffi::{c_char, c_int};
+use std::sync::Arc;
 
-use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value, Variadic};
+use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataFields, UserDataMethods, Value};
 
-use super::handle::fail;
-use super::handle::{HandleUd, interrupted, share, wait_slice};
+use super::fast;
+use super::fifo::{CLOSED, DRAINED, Fifo, OPEN};
+use super::handle::{HandleUd, Object, checked, fail, method, new_handle, opt_bool, share};
 use super::message::Message;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
-const OPEN: i64 = 0;
-const CLOSED: i64 = 1;
-const DRAINED: i64 = 2;
 const WHAT: &str = "channel";
 
 #[derive(Default)]
-struct State {
-    items: VecDeque<Message>,
-    closed: bool,
-    drained: bool,
-}
-
-impl State {
-    fn status(&self) -> i64 {
-        if self.drained {
-            DRAINED
-        } else if self.closed {
-            CLOSED
-        } else {
-            OPEN
-        }
-    }
-}
-
-#[derive(Default)]
 pub struct Channel {
-    state: Mutex<State>,
-    cond: Condvar,
+    fifo: Fifo,
 }
 
 type Ud = HandleUd<Channel>;
 
 impl Channel {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn write(&self, items: impl IntoIterator<Item = Message>) -> i64 {
+        self.fifo.push(items)
     }
 
-    fn close(&self) {
-        let mut s = self.lock();
-        s.closed = true;
-        if s.items.is_empty() {
-            s.drained = true;
-        }
-        drop(s);
-        self.cond.notify_all();
+    /// `own`: the references this state and this call hold (see OWN_SLOW and OWN_FAST).
+    fn read(self: &Arc<Self>, noblock: bool, own: usize) -> std::result::Result<(i64, Option<Message>), String> {
+        self.fifo.pop(
+            noblock,
+            || Arc::strong_count(self) <= own,
+            "nothing can arrive: no other thread holds this channel",
+        )
     }
 }
 
@@ -65,63 +42,99 @@ fn channel(ud: &Ud, method: &str) -> Result<Arc<Channel>> {
     ud.get(WHAT).map_err(|_| error(method, "invalid channel"))
 }
 
+const WRITE: &str = "ipc.channel:write";
+const READ: &str = "ipc.channel:read";
+const TABLE: &str = "luatorch.ipc.channel";
+
+impl Object for Channel {
+    const FAST: Option<&'static str> = Some(TABLE);
+
+    fn install_fast(lua: &Lua) -> Result<()> {
+        if fast::installed(lua, TABLE)? {
+            return Ok(());
+        }
+        let spec = fast::Spec {
+            table: TABLE,
+            write: fast_write,
+            read: fast_read,
+            with_status: true,
+        };
+        let slow_write = lua.create_function(checked(WRITE, slow_write))?;
+        let slow_read = lua.create_function(checked(READ, slow_read))?;
+        fast::install(lua, &spec, slow_write, slow_read)
+    }
+}
+
+/// A handle in its state (its userdata and its fast methods' holder) plus one call's reference.
+const OWN_SLOW: usize = 3;
+/// A handle in its state, in a fast call (which borrows the holder's reference).
+const OWN_FAST: usize = 2;
+
+fn slow_write(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<i64> {
+    let c = channel(ud, WRITE)?;
+    let items = super::message::pack_all(lua, args, false).map_err(|e| fail(WRITE, e))?;
+    Ok(c.write(items))
+}
+
+fn slow_read(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<MultiValue> {
+    let c = channel(ud, READ)?;
+    let noblock = opt_bool(&args, 0, READ, false)?;
+    let (status, item) = c.read(noblock, OWN_SLOW).map_err(|e| error(READ, e))?;
+    let mut out = MultiValue::with_capacity(2);
+    out.push_back(Value::Integer(status));
+    if let Some(item) = item {
+        out.push_back(item.unpack(lua)?);
+    }
+    Ok(out)
+}
+
+/// `c:write(v)` of a plain value, from the fast wrapper.
+unsafe extern "C" fn fast_write(h: *mut fast::Holder, kind: c_int, num: f64, s: *const c_char, len: usize) -> c_int {
+    fast::guard(|| {
+        // SAFETY: the wrapper passes its handle's live holder and a valid item.
+        let (Some(c), Some(item)) = (unsafe { fast::Holder::object::<Channel>(h) }, unsafe {
+            fast::item(kind, num, s, len)
+        }) else {
+            return fast::SLOW;
+        };
+        c.write(std::iter::once(item)) as c_int
+    })
+}
+
+/// `c:read([noblock])`, from the fast wrapper.
+unsafe extern "C" fn fast_read(h: *mut fast::Holder, noblock: c_int, out: *mut fast::Out) -> c_int {
+    fast::guard(|| {
+        // SAFETY: the wrapper passes its handle's live holder.
+        let Some(c) = (unsafe { fast::Holder::object::<Channel>(h) }) else {
+            return fast::SLOW;
+        };
+        match c.read(noblock != 0, OWN_FAST) {
+            Err(e) => fast::failed(format!("{READ}: {e}")),
+            // SAFETY: `out` is the wrapper's output struct.
+            Ok((status, item)) => unsafe { fast::deliver(out, status, item) },
+        }
+    })
+}
+
 impl UserData for Ud {
+    fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
+        f.add_field("write", fast::Wrapper::<Channel>::write());
+        f.add_field("read", fast::Wrapper::<Channel>::read());
+    }
+
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("write", |lua, ud, args: MultiValue| {
-            const M: &str = "ipc.channel:write";
-            let c = channel(ud, M)?;
-            let items = super::message::pack_all(lua, args, false).map_err(|e| fail(M, e))?;
-            let mut s = c.lock();
-            if s.closed || s.drained {
-                return Ok(s.status());
-            }
-            s.items.extend(items);
-            drop(s);
-            c.cond.notify_all();
-            Ok(OPEN)
+        method(m, "num_items", "ipc.channel:num_items", |_, _, ud, _| {
+            Ok(channel(ud, "ipc.channel:num_items")?.fifo.len())
         });
-        m.add_method("read", |lua, ud, noblock: Option<bool>| {
-            const M: &str = "ipc.channel:read";
-            let c = channel(ud, M)?;
-            let noblock = noblock.unwrap_or(false);
-            let mut s = c.lock();
-            loop {
-                if let Some(item) = s.items.pop_front() {
-                    let status = if s.closed { CLOSED } else { OPEN };
-                    if s.closed && s.items.is_empty() {
-                        s.drained = true;
-                        drop(s);
-                        c.cond.notify_all();
-                    } else {
-                        drop(s);
-                    }
-                    return Ok(Variadic::from_iter([Value::Integer(status), item.unpack(lua)?]));
-                }
-                if s.drained || noblock {
-                    return Ok(Variadic::from_iter([Value::Integer(s.status())]));
-                }
-                if Arc::strong_count(&c) <= 2 && !s.closed {
-                    // This call's reference and this state's handle: no other thread can write.
-                    return Err(error(M, "nothing can arrive: no other thread holds this channel"));
-                }
-                if interrupted() {
-                    return Err(error(M, "interrupted"));
-                }
-                s = wait_slice(&c.cond, s);
-            }
-        });
-        m.add_method("num_items", |_, ud, ()| {
-            Ok(channel(ud, "ipc.channel:num_items")?.lock().items.len())
-        });
-        m.add_method("close", |_, ud, ()| {
-            channel(ud, "ipc.channel:close")?.close();
+        method(m, "close", "ipc.channel:close", |_, _, ud, _| {
+            channel(ud, "ipc.channel:close")?.fifo.close();
             Ok(())
         });
-        m.add_method("closed", |_, ud, ()| {
-            Ok(channel(ud, "ipc.channel:closed")?.lock().closed)
+        method(m, "closed", "ipc.channel:closed", |_, _, ud, _| {
+            Ok(channel(ud, "ipc.channel:closed")?.fifo.closed())
         });
-        m.add_method("drained", |_, ud, ()| {
-            Ok(channel(ud, "ipc.channel:drained")?.lock().drained)
+        method(m, "drained", "ipc.channel:drained", |_, _, ud, _| {
+            Ok(channel(ud, "ipc.channel:drained")?.fifo.drained())
         });
         m.add_method("retain", |_, _, ()| Ok(()));
         m.add_method("metatablename", |_, _, ()| Ok("ipc.channel"));
@@ -140,7 +153,7 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     let mt = lua.create_table()?;
     mt.set(
         "__call",
-        lua.create_function(|lua, _: MultiValue| lua.create_userdata(HandleUd::new(Arc::new(Channel::default()))))?,
+        lua.create_function(|lua, _: MultiValue| new_handle(lua, Arc::new(Channel::default())))?,
     )?;
     t.set_metatable(Some(mt))?;
     ipc.set("channel", t)

@@ -47,7 +47,7 @@ return xpcall(function() return f(unpack(args, 1, args.n)) end, traced)
 "#;
 
 fn worker(work: Arc<Work>, index: usize) -> Outcome {
-    let run = || -> Result<Outcome> {
+    let run = move || -> Result<Outcome> {
         let lua = crate::runtime::new_state()?;
         lua.load("require 'torch'; require 'libipc'").exec()?;
         let f = work.f.unpack(&lua)?;
@@ -60,6 +60,9 @@ fn worker(work: Arc<Work>, index: usize) -> Outcome {
             args.push(a.unpack(&lua)?);
         }
         args.push(Value::Integer(index as i64));
+        // The packed arguments hold references to the handles among them: let them go, so that a
+        // handle this thread is the last holder of counts as such (a read that nothing can answer).
+        drop(work);
         let call: Function = lua.load(CALL).set_name("=ipc.map").into_function()?;
         let mut out = call.call::<MultiValue>(MultiValue::from_iter(args))?.into_iter();
         match out.next() {
@@ -72,7 +75,7 @@ fn worker(work: Arc<Work>, index: usize) -> Outcome {
     };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(outcome)) => outcome,
-        Ok(Err(e)) => Err(e.to_string()),
+        Ok(Err(e)) => Err(crate::runtime::errors::message_of(&e)),
         Err(_) => Err("the worker thread panicked".into()),
     }
 }
@@ -116,8 +119,9 @@ fn finish(slot: &mut Slot) -> Option<Outcome> {
 
 impl UserData for Map {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("join", |lua, map, ()| {
+        m.add_function("join", |lua, this: Value| {
             const M: &str = "ipc.map:join";
+            let map = this_map(&this, M)?;
             let mut slots = map.slots.try_borrow_mut().map_err(|_| error(M, "the map is in use"))?;
             let mut results = Vec::new();
             let mut failure = None;
@@ -138,8 +142,9 @@ impl UserData for Map {
             }
             Ok(MultiValue::from_iter(out))
         });
-        m.add_method("checkErrors", |_, map, ()| {
+        m.add_function("checkErrors", |_, this: Value| {
             const M: &str = "ipc.map:checkErrors";
+            let map = this_map(&this, M)?;
             let mut slots = map.slots.try_borrow_mut().map_err(|_| error(M, "the map is in use"))?;
             for (i, slot) in slots.iter_mut().enumerate() {
                 if matches!(slot, Slot::Running(h) if h.is_finished()) {
@@ -155,6 +160,23 @@ impl UserData for Map {
             Ok(())
         });
     }
+}
+
+/// The map a method is called on.
+fn this_map(this: &Value, method: &str) -> Result<mlua::UserDataRef<Map>> {
+    match this {
+        Value::UserData(ud) => ud.borrow::<Map>().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| {
+        error(
+            method,
+            format!(
+                "expected an ipc.map as self, got {} (call it with ':')",
+                crate::torch::args::type_name(this)
+            ),
+        )
+    })
 }
 
 fn count(v: &Value) -> usize {

@@ -3,27 +3,33 @@
 
 use std::sync::Arc;
 
-use mlua::{AnyUserData, Lua, Result, Table, UserData, UserDataMethods, Value};
+use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
 use super::handle::fail;
-use super::handle::{HandleUd, share};
+use super::handle::{HandleUd, Object, close_handle, method, new_handle, opt_number, share};
 use super::message::Message;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
 pub struct Marshal(Message);
 
+impl Object for Marshal {}
+
 type Ud = HandleUd<Marshal>;
 const WHAT: &str = "marshal";
 
 impl UserData for Ud {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("read", |lua, ud, ()| {
+        method(m, "read", "ipc.marshal:read", |lua, _, ud, _| {
             const M: &str = "ipc.marshal:read";
-            ud.get(WHAT).map_err(|e| fail(M, e))?.0.unpack(lua)
+            ud.get(WHAT)
+                .map_err(|e| fail(M, e))?
+                .0
+                .unpack(lua)
+                .map_err(|e| fail(M, e))
         });
-        m.add_method("close", |_, ud, ()| {
-            ud.close(WHAT).map_err(|e| error("ipc.marshal:close", e))
+        method(m, "close", "ipc.marshal:close", |_, any, _, _| {
+            close_handle::<Marshal>(any, WHAT).map_err(|e| fail("ipc.marshal:close", e))
         });
         m.add_method("retain", |_, _, ()| Ok(()));
         m.add_method("metatablename", |_, _, ()| Ok("ipc.marshal"));
@@ -37,14 +43,20 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     ipc.set(
         "marshal",
-        lua.create_function(|lua, (obj, upvalues): (Value, Value)| {
+        lua.create_function(|lua, args: MultiValue| {
             const M: &str = "ipc.marshal";
+            let obj = args.front().cloned().unwrap_or(Value::Nil);
+            let upvalues = args.get(1).cloned().unwrap_or(Value::Nil);
+            // The sizes are accepted for torch-ipc's signature; the buffer grows as needed.
+            for i in 2..4 {
+                opt_number(&args, i, M)?;
+            }
             if obj.is_nil() {
                 return Err(error(M, "must provide object to serialize at arg 1"));
             }
             let upvalues = !matches!(upvalues, Value::Nil | Value::Boolean(false));
             let msg = Message::pack(lua, &obj, upvalues).map_err(|e| fail(M, e))?;
-            lua.create_userdata(HandleUd::new(Arc::new(Marshal(msg))))
+            new_handle(lua, Arc::new(Marshal(msg)))
         })?,
     )
 }

@@ -7,6 +7,8 @@
 //! `message` (copies of Lua values, shared tensors and handles).
 
 pub mod channel;
+pub mod fast;
+pub mod fifo;
 pub mod handle;
 pub mod map;
 pub mod marshal;

@@ -1,18 +1,29 @@
 //! `ipc.mutex`: a recursive lock that stays held between Lua calls, and a reusable barrier.
 
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::ThreadId;
 
 use mlua::{AnyUserData, Lua, Result, Table, UserData, UserDataMethods};
 
 use super::handle::fail;
-use super::handle::{HandleUd, interrupted, share, wait_slice};
+use super::handle::{HandleUd, Object, Signal, interrupted, method, new_handle, opt_number, share};
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
+
+thread_local! {
+    /// Lives as long as this thread: a mutex remembers its holder's, to notice a holder that ended.
+    static ALIVE: Arc<()> = Arc::new(());
+}
+
+fn alive_mark() -> Weak<()> {
+    ALIVE.with(Arc::downgrade)
+}
 
 #[derive(Default)]
 struct State {
     owner: Option<ThreadId>,
+    /// The holder's ALIVE: gone once the holder's thread ended.
+    owner_alive: Weak<()>,
     depth: usize,
     waiting: usize,
     /// Bumped each time a barrier opens, so that a waiter knows its own barrier opened.
@@ -22,10 +33,12 @@ struct State {
 #[derive(Default)]
 pub struct IpcMutex {
     state: Mutex<State>,
-    cond: Condvar,
+    signal: Signal,
 }
 
 type Ud = HandleUd<IpcMutex>;
+
+impl Object for IpcMutex {}
 const WHAT: &str = "mutex";
 
 impl IpcMutex {
@@ -36,22 +49,28 @@ impl IpcMutex {
 
 impl UserData for Ud {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        m.add_method("lock", |_, ud, ()| {
+        method(m, "lock", "ipc.mutex:lock", |_, _, ud, _| {
             const M: &str = "ipc.mutex:lock";
             let mx = ud.get(WHAT).map_err(|e| fail(M, e))?;
             let me = std::thread::current().id();
             let mut s = mx.lock_state();
             while s.owner.is_some_and(|o| o != me) {
+                if s.owner_alive.strong_count() == 0 {
+                    return Err(error(M, "the thread holding the mutex ended without unlocking it"));
+                }
                 if interrupted() {
                     return Err(error(M, "interrupted"));
                 }
-                s = wait_slice(&mx.cond, s);
+                s = mx.signal.wait(s);
             }
-            s.owner = Some(me);
+            if s.owner.is_none() {
+                s.owner = Some(me);
+                s.owner_alive = alive_mark();
+            }
             s.depth += 1;
             Ok(())
         });
-        m.add_method("unlock", |_, ud, ()| {
+        method(m, "unlock", "ipc.mutex:unlock", |_, _, ud, _| {
             const M: &str = "ipc.mutex:unlock";
             let mx = ud.get(WHAT).map_err(|e| fail(M, e))?;
             let mut s = mx.lock_state();
@@ -61,24 +80,28 @@ impl UserData for Ud {
             s.depth -= 1;
             if s.depth == 0 {
                 s.owner = None;
+                mx.signal.changed();
                 drop(s);
-                mx.cond.notify_all();
+                mx.signal.wake();
             }
             Ok(())
         });
-        m.add_method("barrier", |_, ud, n: f64| {
+        method(m, "barrier", "ipc.mutex:barrier", |_, _, ud, args| {
             const M: &str = "ipc.mutex:barrier";
             let mx = ud.get(WHAT).map_err(|e| fail(M, e))?;
-            if n < 1.0 {
-                return Err(error(M, "the barrier needs at least 1 thread"));
-            }
+            let n = match opt_number(&args, 0, M)? {
+                Some(n) if n >= 1.0 => n as usize,
+                Some(n) => return Err(error(M, format!("the barrier needs at least 1 thread, got {n}"))),
+                None => return Err(error(M, "bad argument #1 (number expected, got no value)")),
+            };
             let mut s = mx.lock_state();
             s.waiting += 1;
-            if s.waiting >= n as usize {
+            if s.waiting >= n {
                 s.waiting = 0;
                 s.generation += 1;
+                mx.signal.changed();
                 drop(s);
-                mx.cond.notify_all();
+                mx.signal.wake();
                 return Ok(());
             }
             let generation = s.generation;
@@ -86,7 +109,7 @@ impl UserData for Ud {
                 if interrupted() {
                     return Err(error(M, "interrupted"));
                 }
-                s = wait_slice(&mx.cond, s);
+                s = mx.signal.wait(s);
             }
             Ok(())
         });
@@ -102,6 +125,6 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     ipc.set(
         "mutex",
-        lua.create_function(|lua, ()| lua.create_userdata(HandleUd::new(Arc::new(IpcMutex::default()))))?,
+        lua.create_function(|lua, ()| new_handle(lua, Arc::new(IpcMutex::default())))?,
     )
 }

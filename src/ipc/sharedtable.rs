@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mlua::{AnyUserData, Lua, MetaMethod, Result, Table, UserData, UserDataMethods, Value};
+use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
 use super::handle::fail;
-use super::handle::{HandleUd, share};
+use super::handle::{HandleUd, Object, new_handle, opt_bool, opt_number, share};
 use super::message::Message;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
@@ -54,6 +54,8 @@ pub struct SharedTable {
 }
 
 type Ud = HandleUd<SharedTable>;
+
+impl Object for SharedTable {}
 const WHAT: &str = "sharedtable";
 
 impl SharedTable {
@@ -104,8 +106,9 @@ impl UserData for Ud {
             let next: mlua::Function = lua.globals().get("next")?;
             Ok((next, snapshot, Value::Nil))
         });
-        m.add_method("retain", |_, _, ()| Ok(()));
-        m.add_method("metatablename", |_, _, ()| Ok("ipc.sharedtable"));
+        // In the metatable only: every index of the handle reaches the data (`st.retain` is a key).
+        m.add_meta_method("retain", |_, _, ()| Ok(()));
+        m.add_meta_method("metatablename", |_, _, ()| Ok("ipc.sharedtable"));
     }
 }
 
@@ -116,8 +119,24 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     ipc.set(
         "sharedtable",
-        lua.create_function(|lua, (init, moved, _requires): (Value, Option<bool>, Value)| {
+        lua.create_function(|lua, args: MultiValue| {
             const M: &str = "ipc.sharedtable";
+            let init = args.front().cloned().unwrap_or(Value::Nil);
+            let moved = opt_bool(&args, 1, M, false)?;
+            // Values are unpacked in the state that reads them, so there is no private state to
+            // prepare: `requires` is accepted for torch-ipc's signature (and checked), as are the sizes.
+            if !matches!(args.get(2), None | Some(Value::Nil) | Some(Value::String(_))) {
+                return Err(error(
+                    M,
+                    format!(
+                        "bad argument #3 (a string of code or nil expected, got {})",
+                        crate::torch::args::type_name(&args[2])
+                    ),
+                ));
+            }
+            for i in 3..5 {
+                opt_number(&args, i, M)?;
+            }
             let st = Arc::new(SharedTable::default());
             match init {
                 Value::Nil => {}
@@ -125,21 +144,33 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
                     let pairs: Vec<(Value, Value)> = t.pairs::<Value, Value>().collect::<Result<_>>()?;
                     for (k, v) in pairs {
                         st.set(lua, &k, &v, M)?;
-                        if moved.unwrap_or(false) {
+                        if moved {
                             t.raw_set(k, Value::Nil)?;
                         }
                     }
                 }
                 _ => return Err(error(M, "sharedtable arg #1 expected to be a table or nil")),
             }
-            lua.create_userdata(HandleUd::new(st))
+            new_handle(lua, st)
         })?,
     )?;
     ipc.set(
         "sharedtable_size",
-        lua.create_function(|_, ud: AnyUserData| {
+        lua.create_function(|_, v: Value| {
             const M: &str = "ipc.sharedtable_size";
-            let h = ud.borrow::<Ud>().map_err(|_| error(M, "a sharedtable expected"))?;
+            let h = match &v {
+                Value::UserData(ud) => ud.borrow::<Ud>().ok(),
+                _ => None,
+            };
+            let h = h.ok_or_else(|| {
+                error(
+                    M,
+                    format!(
+                        "bad argument #1 (ipc.sharedtable expected, got {})",
+                        crate::torch::args::type_name(&v)
+                    ),
+                )
+            })?;
             let st = h.get(WHAT).map_err(|e| fail(M, e))?;
             let bytes: usize = st
                 .lock()

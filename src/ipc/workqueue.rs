@@ -2,33 +2,38 @@
 //! reads answers; every other thread does the reverse. Named queues live in a process-wide
 //! registry (weak references: a queue goes when its last handle does).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Condvar, Mutex, Weak};
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::ThreadId;
 
-use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value, Variadic};
+use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataFields, UserDataMethods, Value, Variadic};
 
+use super::fast;
+use super::fifo::Fifo;
 use super::handle::fail;
-use super::handle::{HandleUd, interrupted, share, wait_slice};
+use super::handle::{HandleUd, Object, checked, close_handle, method, new_handle, opt_bool, opt_number, share};
 use super::message::Message;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
-#[derive(Default)]
-struct Fifos {
-    questions: VecDeque<Message>,
-    answers: VecDeque<Message>,
-}
-
 pub struct WorkQueue {
     named: bool,
     owner: ThreadId,
-    fifos: Mutex<Fifos>,
-    cond: Condvar,
+    /// Written by the owner, read by the others.
+    questions: Fifo,
+    /// Written by the others, read by the owner.
+    answers: Fifo,
 }
 
 type Ud = HandleUd<WorkQueue>;
 const WHAT: &str = "workqueue";
+const NOTHING: &str = "nothing can arrive: no other thread holds this queue";
+
+thread_local! {
+    /// This thread's id, without the reference counting of `thread::current()`.
+    static THIS_THREAD: ThreadId = std::thread::current().id();
+}
 
 static REGISTRY: Mutex<Option<HashMap<String, Weak<WorkQueue>>>> = Mutex::new(None);
 
@@ -36,105 +41,148 @@ impl WorkQueue {
     fn new(named: bool) -> WorkQueue {
         WorkQueue {
             named,
-            owner: std::thread::current().id(),
-            fifos: Mutex::new(Fifos::default()),
-            cond: Condvar::new(),
+            owner: THIS_THREAD.with(|id| *id),
+            questions: Fifo::default(),
+            answers: Fifo::default(),
         }
     }
 
     fn is_owner(&self) -> bool {
-        std::thread::current().id() == self.owner
+        THIS_THREAD.with(|id| *id == self.owner)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Fifos> {
-        self.fifos.lock().unwrap_or_else(|e| e.into_inner())
+    /// Whether only this state holds the queue (`own` references: see OWN_SLOW and OWN_FAST)
+    /// and nobody can open it by name: then nothing will ever arrive.
+    fn alone(self: &Arc<Self>, own: usize) -> bool {
+        !self.named && Arc::strong_count(self) <= own
     }
 
-    fn write(&self, items: Vec<Message>) {
-        let owner = self.is_owner();
-        let mut f = self.lock();
-        let fifo = if owner { &mut f.questions } else { &mut f.answers };
-        fifo.extend(items);
-        drop(f);
-        self.cond.notify_all();
+    fn write(&self, items: impl IntoIterator<Item = Message>) {
+        let fifo = if self.is_owner() {
+            &self.questions
+        } else {
+            &self.answers
+        };
+        fifo.push(items);
     }
 
     /// The next item for this thread; None when `noblock` and there is none.
-    fn read(self: &Arc<Self>, noblock: bool) -> std::result::Result<Option<Message>, String> {
-        let owner = self.is_owner();
-        let mut f = self.lock();
-        loop {
-            let fifo = if owner { &mut f.answers } else { &mut f.questions };
-            if let Some(m) = fifo.pop_front() {
-                drop(f);
-                // A drain waits for answers: wake it.
-                self.cond.notify_all();
-                return Ok(Some(m));
-            }
-            if noblock {
-                return Ok(None);
-            }
-            // Only this state holds the queue (its handle and this call), and nobody can open it
-            // by name: nothing will ever come.
-            if !self.named && Arc::strong_count(self) <= 2 {
-                return Err("nothing can arrive: no other thread holds this queue".into());
-            }
-            if interrupted() {
-                return Err("interrupted".into());
-            }
-            f = wait_slice(&self.cond, f);
-        }
+    /// `own`: the references this state and this call hold (see OWN_SLOW and OWN_FAST).
+    fn read(self: &Arc<Self>, noblock: bool, own: usize) -> std::result::Result<Option<Message>, String> {
+        let fifo = if self.is_owner() {
+            &self.answers
+        } else {
+            &self.questions
+        };
+        fifo.pop(noblock, || self.alone(own), NOTHING).map(|(_, item)| item)
     }
 
     fn drain(self: &Arc<Self>) -> std::result::Result<(), String> {
         if !self.is_owner() {
             return Err("workqueue drain is only available on the owner thread".into());
         }
-        let mut f = self.lock();
-        let mark = f.answers.len() + f.questions.len();
-        while f.answers.len() < mark {
-            if Arc::strong_count(self) <= 2 && !self.named {
-                return Err("nothing can answer: no other thread holds this queue".into());
-            }
-            if interrupted() {
-                return Err("interrupted".into());
-            }
-            f = wait_slice(&self.cond, f);
-        }
-        Ok(())
+        let mark = self.answers.len() + self.questions.len();
+        self.answers.wait_len(
+            mark,
+            || self.alone(OWN_SLOW),
+            "nothing can answer: no other thread holds this queue",
+        )
     }
 }
 
-impl UserData for Ud {
-    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        fn write(lua: &Lua, ud: &Ud, args: MultiValue, upvalues: bool) -> Result<()> {
-            let method = if upvalues {
-                "ipc.workqueue:writeup"
-            } else {
-                "ipc.workqueue:write"
-            };
-            let q = ud.get(WHAT).map_err(|e| fail(method, e))?;
-            // Everything is packed before anything is written: a bad item writes nothing.
-            let items = super::message::pack_all(lua, args, upvalues).map_err(|e| fail(method, e))?;
-            q.write(items);
-            Ok(())
+const WRITE: &str = "ipc.workqueue:write";
+const WRITEUP: &str = "ipc.workqueue:writeup";
+const READ: &str = "ipc.workqueue:read";
+const TABLE: &str = "luatorch.ipc.workqueue";
+
+impl Object for WorkQueue {
+    const FAST: Option<&'static str> = Some(TABLE);
+
+    fn install_fast(lua: &Lua) -> Result<()> {
+        if fast::installed(lua, TABLE)? {
+            return Ok(());
         }
-        m.add_method("write", |lua, ud, args: MultiValue| write(lua, ud, args, false));
-        m.add_method("writeup", |lua, ud, args: MultiValue| write(lua, ud, args, true));
-        m.add_method("read", |lua, ud, noblock: Option<bool>| {
-            const M: &str = "ipc.workqueue:read";
-            let q = ud.get(WHAT).map_err(|e| fail(M, e))?;
-            match q.read(noblock.unwrap_or(false)).map_err(|e| fail(M, e))? {
-                Some(msg) => Ok(Variadic::from_iter([msg.unpack(lua)?])),
-                None => Ok(Variadic::new()),
-            }
+        let spec = fast::Spec {
+            table: TABLE,
+            write: fast_write,
+            read: fast_read,
+            with_status: false,
+        };
+        let slow_write = lua.create_function(checked(WRITE, |lua, _, ud: &Ud, args| {
+            write(lua, ud, args, WRITE, false)
+        }))?;
+        let slow_read = lua.create_function(checked(READ, slow_read))?;
+        fast::install(lua, &spec, slow_write, slow_read)
+    }
+}
+
+/// A handle in its state (its userdata and its fast methods' holder) plus one call's reference.
+const OWN_SLOW: usize = 3;
+/// A handle in its state, in a fast call (which borrows the holder's reference).
+const OWN_FAST: usize = 2;
+
+fn write(lua: &Lua, ud: &Ud, args: MultiValue, method: &str, upvalues: bool) -> Result<()> {
+    let q = ud.get(WHAT).map_err(|e| fail(method, e))?;
+    // Everything is packed before anything is written: a bad item writes nothing.
+    let items = super::message::pack_all(lua, args, upvalues).map_err(|e| fail(method, e))?;
+    q.write(items);
+    Ok(())
+}
+
+fn slow_read(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<Variadic<Value>> {
+    let q = ud.get(WHAT).map_err(|e| fail(READ, e))?;
+    let noblock = opt_bool(&args, 0, READ, false)?;
+    match q.read(noblock, OWN_SLOW).map_err(|e| fail(READ, e))? {
+        Some(msg) => Ok(Variadic::from_iter([msg.unpack(lua)?])),
+        None => Ok(Variadic::new()),
+    }
+}
+
+/// `q:write(v)` of a plain value, from the fast wrapper.
+unsafe extern "C" fn fast_write(h: *mut fast::Holder, kind: c_int, num: f64, s: *const c_char, len: usize) -> c_int {
+    fast::guard(|| {
+        // SAFETY: the wrapper passes its handle's live holder and a valid item.
+        let (Some(q), Some(item)) = (unsafe { fast::Holder::object::<WorkQueue>(h) }, unsafe {
+            fast::item(kind, num, s, len)
+        }) else {
+            return fast::SLOW;
+        };
+        q.write(std::iter::once(item));
+        0
+    })
+}
+
+/// `q:read([noblock])`, from the fast wrapper.
+unsafe extern "C" fn fast_read(h: *mut fast::Holder, noblock: c_int, out: *mut fast::Out) -> c_int {
+    fast::guard(|| {
+        // SAFETY: the wrapper passes its handle's live holder.
+        let Some(q) = (unsafe { fast::Holder::object::<WorkQueue>(h) }) else {
+            return fast::SLOW;
+        };
+        match q.read(noblock != 0, OWN_FAST) {
+            Err(e) => fast::failed(format!("{READ}: {e}")),
+            // SAFETY: `out` is the wrapper's output struct.
+            Ok(item) => unsafe { fast::deliver(out, 0, item) },
+        }
+    })
+}
+
+impl UserData for Ud {
+    fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
+        f.add_field("write", fast::Wrapper::<WorkQueue>::write());
+        f.add_field("read", fast::Wrapper::<WorkQueue>::read());
+    }
+
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        method(m, "writeup", WRITEUP, |lua, _, ud, args| {
+            write(lua, ud, args, WRITEUP, true)
         });
-        m.add_method("drain", |_, ud, ()| {
+        method(m, "drain", "ipc.workqueue:drain", |_, _, ud, _| {
             const M: &str = "ipc.workqueue:drain";
             ud.get(WHAT).map_err(|e| fail(M, e))?.drain().map_err(|e| fail(M, e))
         });
-        m.add_method("close", |_, ud, ()| {
-            ud.close(WHAT).map_err(|e| error("ipc.workqueue:close", e))
+        method(m, "close", "ipc.workqueue:close", |_, any, _, _| {
+            close_handle::<WorkQueue>(any, WHAT).map_err(|e| fail("ipc.workqueue:close", e))
         });
         m.add_method("retain", |_, _, ()| Ok(()));
         m.add_method("metatablename", |_, _, ()| Ok("ipc.workqueue"));
@@ -148,8 +196,20 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     ipc.set(
         "workqueue",
-        lua.create_function(|lua, (name, _size, _inc): (Value, Value, Value)| {
+        lua.create_function(|lua, args: MultiValue| {
             const M: &str = "ipc.workqueue";
+            // The sizes are accepted for torch-ipc's signature; queues grow as needed.
+            for i in 1..3 {
+                if let Some(n) = opt_number(&args, i, M)?
+                    && (n.is_nan() || n < 0.0)
+                {
+                    return Err(error(
+                        M,
+                        format!("bad argument #{} (a size of at least 0 expected, got {n})", i + 1),
+                    ));
+                }
+            }
+            let name = args.front().cloned().unwrap_or(Value::Nil);
             let (q, created) = match name {
                 Value::Nil => (Arc::new(WorkQueue::new(false)), 1),
                 Value::String(s) => {
@@ -169,11 +229,14 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
                 other => {
                     return Err(error(
                         M,
-                        format!("bad argument #1 (a name or nil expected, got {})", other.type_name()),
+                        format!(
+                            "bad argument #1 (a name or nil expected, got {})",
+                            crate::torch::args::type_name(&other)
+                        ),
                     ));
                 }
             };
-            Ok((lua.create_userdata(HandleUd::new(q))?, created))
+            Ok((new_handle(lua, q)?, created))
         })?,
     )
 }
