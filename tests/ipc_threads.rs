@@ -165,3 +165,8 @@ fn torch_ipc_test_background_task() {
 fn torch_ipc_test_background_task_pool() {
     assert_eq!(upstream_ok("test_BackgroundTaskPool.lua"), 4);
 }
+
+#[test]
+fn clients_travel_between_threads() {
+    threads_ok("threads_clients.lua");
+}

@@ -141,6 +141,7 @@ fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn codec::Handle>> {
         .or_else(|| super::mutex::handle_of(ud))
         .or_else(|| super::marshal::handle_of(ud))
         .or_else(|| super::sharedtable::handle_of(ud))
+        .or_else(|| super::net::handle_of(ud))
 }
 
 /// Packs several values (a call's arguments or results).
