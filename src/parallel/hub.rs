@@ -333,6 +333,9 @@ impl Hub {
             Envelope::Failed => {
                 let msg = Envelope::split(&frames[0]).map(|(_, m)| String::from_utf8_lossy(m).into_owned());
                 child.state = State::Failed(msg.unwrap_or_else(|| "(no message)".into()));
+                let _ = self
+                    .router
+                    .send_multipart([route.clone(), Envelope::FailureSeen.encode()], zmq::DONTWAIT);
             }
             _ => {}
         }
@@ -415,8 +418,24 @@ impl Hub {
             if crate::repl::interrupt::pending() {
                 return Err("interrupted".into());
             }
-            // After the process ended, give what it sent last a moment to arrive.
-            quiet = self.pump(if drained_after_end { 200 } else { POLL_MS })? == 0;
+            if drained_after_end {
+                // The process ended: give what it sent last time to arrive. A child whose code
+                // raised exits with status 1 right after sending its failure, which can reach us
+                // well after the exit is seen: wait longer for it then.
+                let failing = self.child(id)?.ended.as_deref() == Some("exited with status 1");
+                let until = Instant::now()
+                    + if failing {
+                        QUIT_GRACE
+                    } else {
+                        Duration::from_millis(200)
+                    };
+                while Instant::now() < until && !matches!(self.child(id)?.state, State::Failed(_)) {
+                    self.pump(20)?;
+                }
+                while self.pump(0)? > 0 {}
+            } else {
+                quiet = self.pump(POLL_MS)? == 0;
+            }
         }
     }
 

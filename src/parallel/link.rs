@@ -18,6 +18,8 @@ type Res<T> = std::result::Result<T, String>;
 const WELCOME_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a failing child's last message may take to leave.
 const FLUSH_MS: i32 = 5000;
+/// How long a failing child waits for its parent to take the failure before exiting anyway.
+const FAILED_PATIENCE: Duration = Duration::from_secs(2);
 
 pub struct Link {
     ctx: Option<zmq::Context>,
@@ -30,6 +32,8 @@ pub struct Link {
     execs: VecDeque<(bool, Vec<u8>)>,
     quit: bool,
     rcvtimeo: i32,
+    /// The parent acknowledged our failure report.
+    failure_seen: bool,
     /// Shared-memory segments of what we sent the parent.
     pub pool: shm::Pool,
 }
@@ -121,6 +125,7 @@ impl Link {
             execs: VecDeque::new(),
             quit: false,
             rcvtimeo: -1,
+            failure_seen: false,
             pool: shm::Pool::new(&boot.run),
         };
         let deadline = Instant::now() + WELCOME_TIMEOUT;
@@ -184,6 +189,7 @@ impl Link {
                     self.execs.push_back((bytecode, body.to_vec()));
                 }
                 Envelope::Quit => self.quit = true,
+                Envelope::FailureSeen => self.failure_seen = true,
                 Envelope::Release { names } => {
                     for n in names {
                         self.pool.release(&n);
@@ -269,6 +275,17 @@ impl Link {
     /// Reports a failure and makes sure it has left before the process ends.
     pub fn failed(&mut self, message: &str) -> Res<()> {
         let sent = self.send_frames(vec![Envelope::Failed.with_body(message.as_bytes())]);
+        // Stay connected until the parent has taken the failure (it answers with a Release of
+        // nothing) or a while has passed: a message from a peer that disconnected at once can
+        // sit unread in the parent's socket.
+        if sent.is_ok() {
+            let deadline = std::time::Instant::now() + FAILED_PATIENCE;
+            while std::time::Instant::now() < deadline && !self.failure_seen {
+                if self.pump(50).is_err() {
+                    break;
+                }
+            }
+        }
         self.flush();
         sent
     }

@@ -39,6 +39,8 @@ pub enum Envelope {
     Quit,
     /// Either way: the receiver is done with these shared-memory segments (see `shm`).
     Release { names: Vec<String> },
+    /// Parent to child: the failure report arrived (the child may exit now).
+    FailureSeen,
 }
 
 impl Envelope {

@@ -7,31 +7,8 @@
 require 'torch'
 local ipc = require 'libipc'
 
-local H = { ipc = ipc }
-
-function H.check(cond, fmt, ...)
-   if not cond then error(string.format(fmt, ...), 2) end
-end
-
-function H.eq(got, want, what)
-   if got ~= want then
-      error(string.format('%s: expected %s, got %s', what, tostring(want), tostring(got)), 2)
-   end
-end
-
--- Calls fn, which must raise; checks that the message holds each of the plain strings given and
--- returns it.
-function H.raises(what, fn, ...)
-   local ok, msg = pcall(fn)
-   if ok then error(what .. ': expected an error, got none', 2) end
-   msg = tostring(msg)
-   for _, s in ipairs({ ... }) do
-      if not msg:find(s, 1, true) then
-         error(string.format('%s: the error should mention %q, got:\n%s', what, s, msg), 2)
-      end
-   end
-   return msg
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. '../process_test_helpers.lua')
+H.ipc = ipc
 
 -- Deep equality of plain Lua values.
 function H.same(a, b)

@@ -4,27 +4,7 @@
 --    package.path = (debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. '?.lua;' .. package.path
 --    local H = require 'threads_helpers'
 -- The cases themselves are regress tables; each script prints `ok` last when every case passed.
-local H = {}
-
-function H.eq(got, want, what)
-   if got ~= want then
-      error(string.format('%s: expected %s, got %s', what, tostring(want), tostring(got)), 2)
-   end
-end
-
--- Calls fn, which must raise; checks that the message holds each of the plain strings given and
--- returns it.
-function H.raises(what, fn, ...)
-   local ok, msg = pcall(fn)
-   if ok then error(what .. ': expected an error, got none', 2) end
-   msg = tostring(msg)
-   for _, s in ipairs({ ... }) do
-      if not msg:find(s, 1, true) then
-         error(string.format('%s: the error should mention %q, got:\n%s', what, s, msg), 2)
-      end
-   end
-   return msg
-end
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. '../process_test_helpers.lua')
 
 -- The values of a call as a table with its count in `n`.
 function H.pack(...)
