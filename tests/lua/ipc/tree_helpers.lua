@@ -6,21 +6,11 @@
 require 'torch'
 local ipc = require 'libipc'
 
-local H = {}
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. '../process_test_helpers.lua')
 
 -- A broken set-up fails within these bounds instead of the harness's 60 s kill.
 ipc.connecttimeout = 20
 ipc.accepttimeout = 20
-
-function H.check(cond, fmt, ...)
-   if not cond then error(string.format(fmt, ...), 2) end
-end
-
-function H.eq(got, want, what)
-   if got ~= want then
-      error(string.format('%s: expected %s, got %s', what, tostring(want), tostring(got)), 2)
-   end
-end
 
 -- Every element of tensor t equals v.
 function H.all(t, v, what)
@@ -29,20 +19,6 @@ function H.all(t, v, what)
       error(string.format('%s: expected every element to be %s, got values in [%s, %s]', what, tostring(v),
          tostring(lo), tostring(hi)), 2)
    end
-end
-
--- Calls fn, which must raise; checks that the message holds each of the plain strings given and
--- returns it.
-function H.raises(what, fn, ...)
-   local ok, msg = pcall(fn)
-   if ok then error(what .. ': expected an error, got none', 2) end
-   msg = tostring(msg)
-   for _, s in ipairs({ ... }) do
-      if not msg:find(s, 1, true) then
-         error(string.format('%s: the error should mention %q, got:\n%s', what, s, msg), 2)
-      end
-   end
-   return msg
 end
 
 -- Runs the named checks in order (a table of {name, fn}); prints FAILED lines for the ones that
