@@ -382,18 +382,23 @@ local function copy_into_storage(fname, dest, value)
    return dest
 end
 
-local function parent_receive(self, object, flags)
-   if self ~= parallel.parent then self, object, flags = parallel.parent, self, object end
-   if object == 'noblock' and flags == nil then object, flags = nil, 'noblock' end
-   local got, value = lib.parent_receive(flags == 'noblock' or flags == 1)
+-- What a single receive returns: the value (copied into `object` when that is a storage) and
+-- true; with nothing there (noblock), `object, false` when one was given, else nothing.
+local function received(fname, object, got, value)
    if not got then
       if object ~= nil then return object, false end
       return
    end
    if object ~= nil and is_storage(object) then
-      return copy_into_storage('parent:receive', object, value), true
+      return copy_into_storage(fname, object, value), true
    end
    return value, true
+end
+
+local function parent_receive(self, object, flags)
+   if self ~= parallel.parent then self, object, flags = parallel.parent, self, object end
+   if object == 'noblock' and flags == nil then object, flags = nil, 'noblock' end
+   return received('parent:receive', object, lib.parent_receive(flags == 'noblock' or flags == 1))
 end
 
 function parallel.send(process, object)
@@ -419,15 +424,7 @@ function parallel.receive(process, object, flags)
    if object == 'noblock' and flags == nil then object, flags = nil, 'noblock' end
    local noblock = flags == 'noblock' or flags == 1
    if single then
-      local got, value = lib.receive(list[1].id, noblock)
-      if not got then
-         if object ~= nil then return object, false end
-         return
-      end
-      if object ~= nil and is_storage(object) then
-         return copy_into_storage('receive', object, value), true
-      end
-      return value, true
+      return received('receive', object, lib.receive(list[1].id, noblock))
    end
    local results = {}
    for i, c in ipairs(list) do
