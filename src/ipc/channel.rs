@@ -28,7 +28,7 @@ impl Channel {
         self.fifo.push(items)
     }
 
-    /// `own`: the references this state and this call hold (see OWN_SLOW and OWN_FAST).
+    /// `own`: the references this state and this call hold (see fast::OWN_SLOW and fast::OWN_FAST).
     fn read(self: &Arc<Self>, noblock: bool, own: usize) -> std::result::Result<(i64, Option<Message>), String> {
         self.fifo.pop(
             noblock,
@@ -50,9 +50,6 @@ impl Object for Channel {
     const FAST: Option<&'static str> = Some(TABLE);
 
     fn install_fast(lua: &Lua) -> Result<()> {
-        if fast::installed(lua, TABLE)? {
-            return Ok(());
-        }
         let spec = fast::Spec {
             table: TABLE,
             write: fast_write,
@@ -65,11 +62,6 @@ impl Object for Channel {
     }
 }
 
-/// A handle in its state (its userdata and its fast methods' holder) plus one call's reference.
-const OWN_SLOW: usize = 3;
-/// A handle in its state, in a fast call (which borrows the holder's reference).
-const OWN_FAST: usize = 2;
-
 fn slow_write(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<i64> {
     let c = channel(ud, WRITE)?;
     let items = super::message::pack_all(lua, args, false).map_err(|e| fail(WRITE, e))?;
@@ -79,7 +71,7 @@ fn slow_write(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<i
 fn slow_read(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<MultiValue> {
     let c = channel(ud, READ)?;
     let noblock = opt_bool(&args, 0, READ, false)?;
-    let (status, item) = c.read(noblock, OWN_SLOW).map_err(|e| error(READ, e))?;
+    let (status, item) = c.read(noblock, fast::OWN_SLOW).map_err(|e| error(READ, e))?;
     let mut out = MultiValue::with_capacity(2);
     out.push_back(Value::Integer(status));
     if let Some(item) = item {
@@ -108,7 +100,7 @@ unsafe extern "C" fn fast_read(h: *mut fast::Holder, noblock: c_int, out: *mut f
         let Some(c) = (unsafe { fast::Holder::object::<Channel>(h) }) else {
             return fast::SLOW;
         };
-        match c.read(noblock != 0, OWN_FAST) {
+        match c.read(noblock != 0, fast::OWN_FAST) {
             Err(e) => fast::failed(format!("{READ}: {e}")),
             // SAFETY: `out` is the wrapper's output struct.
             Ok((status, item)) => unsafe { fast::deliver(out, status, item) },

@@ -301,14 +301,18 @@ pub struct Spec {
     pub with_status: bool,
 }
 
-/// Whether `spec`'s wrappers exist in this state.
-pub fn installed(lua: &Lua, table: &str) -> Result<bool> {
-    Ok(!lua.named_registry_value::<Value>(table)?.is_nil())
-}
+/// References to a shared object that one state holds during a slow (mlua) call: its userdata,
+/// its fast methods' holder, and the call's own.
+pub const OWN_SLOW: usize = 3;
+/// The same during a fast call (which borrows the holder's reference).
+pub const OWN_FAST: usize = 2;
 
-/// Makes the wrappers of a type in this state; `slow_write` and `slow_read` are its ordinary
+/// Makes the wrappers of a type in this state, once; `slow_write` and `slow_read` are its ordinary
 /// (mlua) methods, taking the handle first.
 pub fn install(lua: &Lua, spec: &Spec, slow_write: Function, slow_read: Function) -> Result<()> {
+    if !lua.named_registry_value::<Value>(spec.table)?.is_nil() {
+        return Ok(());
+    }
     let base = base(lua)?;
     let handles = lua.create_table()?;
     let weak = lua.create_table()?;

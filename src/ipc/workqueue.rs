@@ -51,7 +51,7 @@ impl WorkQueue {
         THIS_THREAD.with(|id| *id == self.owner)
     }
 
-    /// Whether only this state holds the queue (`own` references: see OWN_SLOW and OWN_FAST)
+    /// Whether only this state holds the queue (`own` references: see fast::OWN_SLOW and fast::OWN_FAST)
     /// and nobody can open it by name: then nothing will ever arrive.
     fn alone(self: &Arc<Self>, own: usize) -> bool {
         !self.named && Arc::strong_count(self) <= own
@@ -67,7 +67,7 @@ impl WorkQueue {
     }
 
     /// The next item for this thread; None when `noblock` and there is none.
-    /// `own`: the references this state and this call hold (see OWN_SLOW and OWN_FAST).
+    /// `own`: the references this state and this call hold (see fast::OWN_SLOW and fast::OWN_FAST).
     fn read(self: &Arc<Self>, noblock: bool, own: usize) -> std::result::Result<Option<Message>, String> {
         let fifo = if self.is_owner() {
             &self.answers
@@ -84,7 +84,7 @@ impl WorkQueue {
         let mark = self.answers.len() + self.questions.len();
         self.answers.wait_len(
             mark,
-            || self.alone(OWN_SLOW),
+            || self.alone(fast::OWN_SLOW),
             "nothing can answer: no other thread holds this queue",
         )
     }
@@ -99,9 +99,6 @@ impl Object for WorkQueue {
     const FAST: Option<&'static str> = Some(TABLE);
 
     fn install_fast(lua: &Lua) -> Result<()> {
-        if fast::installed(lua, TABLE)? {
-            return Ok(());
-        }
         let spec = fast::Spec {
             table: TABLE,
             write: fast_write,
@@ -116,11 +113,6 @@ impl Object for WorkQueue {
     }
 }
 
-/// A handle in its state (its userdata and its fast methods' holder) plus one call's reference.
-const OWN_SLOW: usize = 3;
-/// A handle in its state, in a fast call (which borrows the holder's reference).
-const OWN_FAST: usize = 2;
-
 fn write(lua: &Lua, ud: &Ud, args: MultiValue, method: &str, upvalues: bool) -> Result<()> {
     let q = ud.get(WHAT).map_err(|e| fail(method, e))?;
     // Everything is packed before anything is written: a bad item writes nothing.
@@ -132,7 +124,7 @@ fn write(lua: &Lua, ud: &Ud, args: MultiValue, method: &str, upvalues: bool) -> 
 fn slow_read(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<Variadic<Value>> {
     let q = ud.get(WHAT).map_err(|e| fail(READ, e))?;
     let noblock = opt_bool(&args, 0, READ, false)?;
-    match q.read(noblock, OWN_SLOW).map_err(|e| fail(READ, e))? {
+    match q.read(noblock, fast::OWN_SLOW).map_err(|e| fail(READ, e))? {
         Some(msg) => Ok(Variadic::from_iter([msg.unpack(lua)?])),
         None => Ok(Variadic::new()),
     }
@@ -159,7 +151,7 @@ unsafe extern "C" fn fast_read(h: *mut fast::Holder, noblock: c_int, out: *mut f
         let Some(q) = (unsafe { fast::Holder::object::<WorkQueue>(h) }) else {
             return fast::SLOW;
         };
-        match q.read(noblock != 0, OWN_FAST) {
+        match q.read(noblock != 0, fast::OWN_FAST) {
             Err(e) => fast::failed(format!("{READ}: {e}")),
             // SAFETY: `out` is the wrapper's output struct.
             Ok(item) => unsafe { fast::deliver(out, 0, item) },
