@@ -49,12 +49,7 @@ local function connectPublished(query, nodeIndex)
 end
 
 local function DiscoveredTree(nodeIndex, numNodes, nodeHost, nodePort, publish, query, base, unpublish)
-   if type(numNodes) ~= 'number' or numNodes < 1 then
-      fail('numNodes must be a positive integer, got ' .. tostring(numNodes))
-   end
-   if type(nodeIndex) ~= 'number' or nodeIndex < 1 or nodeIndex > numNodes then
-      fail(string.format('nodeIndex must be an integer in 1..%d, got %s', numNodes, tostring(nodeIndex)))
-   end
+   Tree.checkNodes('DiscoveredTree', nodeIndex, numNodes)
    if numNodes == 1 then return NullTree() end
    nodeHost = nodeHost or '127.0.0.1'
    if nodeIndex == 1 then

@@ -468,14 +468,19 @@ function Tree.zeros(value, zero)
    return v
 end
 
-local function construct(nodeIndex, numNodes, base, server, client, host, port, buildTree)
-   local F = 'Tree'
+-- The checks every tree constructor makes on its node index and count (`fname` names it).
+function Tree.checkNodes(fname, nodeIndex, numNodes)
    if not (isInteger(numNodes) and numNodes >= 1) then
-      fail(F, 'numNodes must be a positive integer, got ' .. tostring(numNodes))
+      fail(fname, 'numNodes must be a positive integer, got ' .. tostring(numNodes))
    end
    if not (isInteger(nodeIndex) and nodeIndex >= 1 and nodeIndex <= numNodes) then
-      fail(F, string.format('nodeIndex must be an integer in 1..%d, got %s', numNodes, tostring(nodeIndex)))
+      fail(fname, string.format('nodeIndex must be an integer in 1..%d, got %s', numNodes, tostring(nodeIndex)))
    end
+end
+
+local function construct(nodeIndex, numNodes, base, server, client, host, port, buildTree)
+   local F = 'Tree'
+   Tree.checkNodes(F, nodeIndex, numNodes)
    base = base or 2
    if not (isInteger(base) and base >= 2) then fail(F, 'base must be an integer >= 2, got ' .. tostring(base)) end
    if buildTree ~= nil and type(buildTree) ~= 'function' then
