@@ -49,18 +49,14 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `th args` in `cwd` with `stdin` fed in, extra environment `env`, waiting at most TIMEOUT.
-pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(th_path());
-    cmd.args(args)
-        .current_dir(cwd)
+/// Runs `cmd` with `stdin` fed in, killing it after `timeout`; also says whether it was killed.
+fn run_with_input(cmd: &mut Command, stdin: &str, timeout: Duration) -> (Output, bool) {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().expect("spawn th");
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn {cmd:?}: {e}"));
     let mut input = child.stdin.take().unwrap();
     let stdin = stdin.to_string();
     let writer = std::thread::spawn(move || {
@@ -78,24 +74,44 @@ pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -
         let _ = err.read_to_end(&mut s);
         s
     });
-    let deadline = Instant::now() + TIMEOUT;
-    let status = loop {
+    let deadline = Instant::now() + timeout;
+    let (status, timed_out) = loop {
         if let Some(status) = child.try_wait().unwrap() {
-            break status;
+            break (status.code(), false);
         }
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("th {args:?} did not finish within {TIMEOUT:?}");
+            break (None, true);
         }
         std::thread::sleep(Duration::from_millis(5));
     };
     let _ = writer.join();
-    Output {
-        status: status.code(),
+    let out = Output {
+        status,
         stdout: String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned(),
         stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
+    };
+    (out, timed_out)
+}
+
+/// Runs a command with an empty stdin, killing it after `timeout` (status None then).
+pub fn run_cmd(cmd: &mut Command, timeout: Duration) -> Output {
+    run_with_input(cmd, "", timeout).0
+}
+
+/// Runs `th args` in `cwd` with `stdin` fed in, extra environment `env`, waiting at most TIMEOUT.
+pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(th_path());
+    cmd.args(args).current_dir(cwd);
+    for (k, v) in env {
+        cmd.env(k, v);
     }
+    let (out, timed_out) = run_with_input(&mut cmd, stdin, TIMEOUT);
+    if timed_out {
+        panic!("th {args:?} did not finish within {TIMEOUT:?}");
+    }
+    out
 }
 
 /// Runs `th args` from the tests' Lua directory with an empty stdin.
