@@ -119,10 +119,12 @@ pub struct Signal {
 
 /// How long a reader spins before it sleeps.
 const SPIN: Duration = Duration::from_micros(50);
-/// A reader that saw a change keeps spinning while changes come no further apart than this...
-const GATHER_GAP: Duration = Duration::from_nanos(300);
-/// ... or until this many have come.
+/// A reader that saw a change looks again this much later, then twice as late each time, while
+/// changes keep coming...
+const GATHER_POLL: Duration = Duration::from_nanos(100);
+/// ... until this many have come, or for at most this long.
 const GATHER_ITEMS: u64 = 256;
+const GATHER_MAX: Duration = Duration::from_micros(20);
 
 impl Signal {
     /// The number of changes so far; read it under the object's lock, before deciding to wait.
@@ -166,27 +168,31 @@ impl Signal {
 
     /// [`Signal::spin`], then, once something changed, a little longer while changes keep
     /// coming (a writer in full flow), so that a reader takes a batch at once instead of paying a
-    /// handoff between cores for every item. Whether something changed.
+    /// handoff between cores for every item. While gathering it reads the shared counter only
+    /// at growing intervals (a lone item is taken at once): every read pulls the writer's cache line away from it, which on a
+    /// machine with many cores costs the writer more than the item itself. Whether something
+    /// changed.
     pub fn spin_gather(&self, seen: u64) -> bool {
         if !self.spin(seen) {
             return false;
         }
+        let start = Instant::now();
         let mut last = self.changes.load(Ordering::Acquire);
-        let mut quiet_since = Instant::now();
+        let mut polled = start;
+        let mut gap = GATHER_POLL;
         loop {
-            for _ in 0..4 {
-                std::hint::spin_loop();
+            std::hint::spin_loop();
+            let now = Instant::now();
+            if now.duration_since(polled) < gap {
+                continue;
             }
-            let now = self.changes.load(Ordering::Acquire);
-            if now.wrapping_sub(seen) >= GATHER_ITEMS {
+            polled = now;
+            gap *= 2;
+            let changes = self.changes.load(Ordering::Acquire);
+            if changes == last || changes.wrapping_sub(seen) >= GATHER_ITEMS || now - start > GATHER_MAX {
                 return true;
             }
-            if now != last {
-                last = now;
-                quiet_since = Instant::now();
-            } else if quiet_since.elapsed() > GATHER_GAP {
-                return true;
-            }
+            last = changes;
         }
     }
 
