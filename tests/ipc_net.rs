@@ -1,7 +1,7 @@
 //! `ipc.server` / `ipc.client` through the real `th`, a server and its clients in separate
 //! processes on loopback: value messages, tags and ids, broadcast, recvAny, recvAsync, raw tensors
 //! and storages (every type, views, empty, wrong receivers), peers that close or are killed,
-//! malformed frames from raw sockets, a client started before its server, and the error paths.
+//! malformed frames from raw sockets, peers without the user's secret, a client started before its server, and the error paths.
 //!
 //! Each Lua script (tests/lua/ipc/net_*.lua) takes a role: the server prints `port N` once it
 //! listens, clients get that port as an argument. Every process ends with the line `ok` when its
@@ -18,6 +18,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use common::{TIMEOUT, lua_dir, run_th, th_path};
+use luatorch::ipc::net::auth;
 
 /// One `th` process with its stdout read line by line.
 struct Th {
@@ -31,9 +32,15 @@ struct Th {
 impl Th {
     /// Starts `th ipc/<script> args...` from tests/lua.
     fn start(script: &str, args: &[&str]) -> Th {
+        Th::start_with(script, args, &[])
+    }
+
+    /// `start` with extra environment variables.
+    fn start_with(script: &str, args: &[&str], env: &[(&str, &str)]) -> Th {
         let mut child = Command::new(th_path())
             .arg(format!("ipc/{script}"))
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(lua_dir())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -237,8 +244,37 @@ fn header(kind: u8, meta_len: u16, body_len: u64) -> Vec<u8> {
     h
 }
 
+/// A connection that passed the handshake (with this user's secret, as the th processes have it)
+/// and then speaks raw bytes.
 fn raw(port: &str) -> TcpStream {
+    let s = unauthenticated(port);
+    let secret = auth::secret().expect("this user's ipc secret");
+    auth::client_side(&s, secret, TIMEOUT).expect("handshake");
+    s
+}
+
+fn unauthenticated(port: &str) -> TcpStream {
     TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).expect("raw connection")
+}
+
+#[test]
+fn peers_without_the_secret_are_refused() {
+    let mut server = Th::start("net_auth.lua", &["server"]);
+    let port = server.port();
+    // A stranger that writes a frame at once, without a handshake: never accepted, never read.
+    let mut stranger = unauthenticated(&port);
+    let _ = stranger.write_all(&header(1, 0, 5));
+    let _ = stranger.write_all(b"hello");
+    // A th client with another secret: refused, and it says so.
+    let mut other = Th::start_with(
+        "net_auth.lua",
+        &["stranger", &port],
+        &[("LUATORCH_IPC_SECRET", "not this user's secret")],
+    );
+    assert_all_ok(&mut [&mut other]);
+    let mut client = Th::start("net_auth.lua", &["client", &port]);
+    assert_all_ok(&mut [&mut client, &mut server]);
+    drop(stranger);
 }
 
 #[test]
@@ -295,4 +331,27 @@ fn argument_errors_timeouts_and_closed_objects() {
         out.stdout,
         out.stderr
     );
+}
+
+#[test]
+fn the_secret_file_is_made_private_and_checked() {
+    let home = common::temp_dir("ipc-secret-home");
+    let script = "local s = ipc.server(); s:close(); print('made')";
+    let env = [("HOME", home.to_str().unwrap()), ("LUATORCH_IPC_SECRET", "")];
+    let out = common::run_th_in(&home, &["-e", "ipc = require 'libipc'", "-e", script], "", &env);
+    assert!(out.stdout.contains("made"), "{}", out.stderr);
+    let file = home.join(".luatorch/ipc_secret");
+    let meta = std::fs::metadata(&file).expect("the secret file was made");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::read(&file).unwrap().len(), 64, "32 random bytes in hex");
+    // Readable by others: refused, with the fix in the message.
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = common::run_th_in(&home, &["-e", "ipc = require 'libipc'", "-e", script], "", &env);
+    assert!(
+        out.status != Some(0) && out.stderr.contains("ipc.server") && out.stderr.contains("chmod 600"),
+        "{}",
+        out.stderr
+    );
+    let _ = std::fs::remove_dir_all(&home);
 }

@@ -22,6 +22,7 @@
 //! gives up after `ipc.accepttimeout` seconds (default 300, torch-ipc's 5 minutes) or the
 //! optional third argument; servers and clients close when collected.
 
+pub mod auth;
 pub mod conn;
 pub mod frame;
 mod server;

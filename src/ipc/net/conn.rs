@@ -10,8 +10,11 @@
 use std::io;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use super::auth;
 use super::frame::{self, HEADER_LEN, Header, Kind, TensorMeta};
 use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
@@ -258,6 +261,7 @@ impl Conn {
 
     /// Connects to `host:port`, retrying refused and failed attempts until `timeout` has passed.
     pub fn connect(host: &str, port: u16, timeout: Duration) -> Result<Conn, String> {
+        let secret = auth::secret()?;
         let deadline = Instant::now() + timeout;
         let mut delay = Duration::from_millis(20);
         let interrupted = |_| "interrupted".to_string();
@@ -269,7 +273,12 @@ impl Conn {
                     for addr in addrs {
                         let left = deadline.saturating_duration_since(Instant::now());
                         match TcpStream::connect_timeout(&addr, left.max(Duration::from_millis(100))) {
-                            Ok(s) => return Conn::new(s).map_err(|e| format!("cannot set up the connection: {e}")),
+                            Ok(s) => {
+                                // A server that refuses us will go on refusing: no retry.
+                                auth::client_side(&s, secret, HANDSHAKE_LIMIT)
+                                    .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+                                return Conn::new(s).map_err(|e| format!("cannot set up the connection: {e}"));
+                            }
                             Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
                         }
                     }
@@ -722,13 +731,23 @@ pub fn fmt_seconds(d: Duration) -> String {
 }
 
 /// A listening socket that accepts only when asked (`server:clients`).
+/// How long either end of a connection waits for the other's part of the handshake.
+const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+
+/// A listening socket whose connections are accepted and authenticated (see `auth.rs`) by a
+/// thread of its own, at once: a client's `connect` then returns as soon as the server exists,
+/// as with torch-ipc, whatever the server's Lua code is doing. `accept` hands out connections
+/// whose peer proved it knows the secret; others are dropped.
 pub struct Listener {
-    sock: TcpListener,
     pub port: u16,
+    ready: mpsc::Receiver<Conn>,
+    stop: Arc<AtomicBool>,
+    acceptor: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Listener {
     pub fn bind(host: &str, port: u16) -> Result<Listener, String> {
+        let secret = auth::secret()?;
         let addrs: Vec<SocketAddr> = (host, port)
             .to_socket_addrs()
             .map_err(|e| format!("cannot resolve host {host}: {e}"))?
@@ -746,7 +765,19 @@ impl Listener {
                         .local_addr()
                         .map_err(|e| format!("cannot read the bound port: {e}"))?
                         .port();
-                    return Ok(Listener { sock, port });
+                    let (tx, ready) = mpsc::channel();
+                    let stop = Arc::new(AtomicBool::new(false));
+                    let stopped = stop.clone();
+                    let acceptor = std::thread::Builder::new()
+                        .name("ipc-accept".into())
+                        .spawn(move || accept_loop(sock, secret, tx, stopped))
+                        .map_err(|e| format!("cannot start the accepting thread: {e}"))?;
+                    return Ok(Listener {
+                        port,
+                        ready,
+                        stop,
+                        acceptor: Some(acceptor),
+                    });
                 }
                 Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
             }
@@ -754,28 +785,67 @@ impl Listener {
         Err(format!("cannot listen on {host}:{port}: {last}"))
     }
 
-    /// One connection, waiting until `deadline`; None when none came in time.
+    /// One authenticated connection, waiting until `deadline`; None when none came in time.
     pub fn accept(&self, deadline: Instant) -> Result<Option<Conn>, NetError> {
         loop {
-            match self.sock.accept() {
-                Ok((s, _)) => {
-                    s.set_nonblocking(false)
-                        .map_err(|e| NetError::Broken(format!("cannot set up a connection: {e}")))?;
-                    match Conn::new(s) {
-                        Ok(c) => return Ok(Some(c)),
-                        // Gone before we looked at it (peer_addr fails): wait for the next.
-                        Err(_) => continue,
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                    if !wait_fd(self.sock.as_raw_fd(), libc::POLLIN, Some(deadline))? {
-                        return Ok(None);
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EPROTO)) => {}
-                Err(e) => return Err(NetError::Broken(format!("accept failed: {e}"))),
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
             }
+            // In slices, to notice Ctrl-C in the REPL.
+            match self.ready.recv_timeout(left.min(Duration::from_millis(100))) {
+                Ok(c) => return Ok(Some(c)),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(NetError::Broken("the accepting thread stopped".into()));
+                }
+            }
+            if crate::repl::interrupt::pending() {
+                return Err(NetError::Interrupted);
+            }
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.acceptor.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The accepting thread: each new connection is authenticated on a thread of its own (a peer that
+/// stalls holds up nobody), then queued for `Listener::accept`.
+fn accept_loop(sock: TcpListener, secret: &'static [u8], tx: mpsc::Sender<Conn>, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Acquire) {
+        match sock.accept() {
+            Ok((s, _)) => {
+                let tx = tx.clone();
+                let spawned = std::thread::Builder::new().name("ipc-handshake".into()).spawn(move || {
+                    if s.set_nonblocking(false).is_err() || auth::server_side(&s, secret, HANDSHAKE_LIMIT).is_err() {
+                        return;
+                    }
+                    // Gone already (peer_addr fails), or nobody to take it: dropped.
+                    if let Ok(c) = Conn::new(s) {
+                        let _ = tx.send(c);
+                    }
+                });
+                // Out of threads: the connection is dropped and its client fails its handshake.
+                drop(spawned);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                let _ = wait_fd(
+                    sock.as_raw_fd(),
+                    libc::POLLIN,
+                    Some(Instant::now() + Duration::from_millis(100)),
+                );
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EPROTO)) => {}
+            // Out of descriptors, say: try again shortly rather than end the server.
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
         }
     }
 }
