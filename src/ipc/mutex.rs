@@ -39,6 +39,10 @@ pub struct IpcMutex {
 type Ud = HandleUd<IpcMutex>;
 
 impl Object for IpcMutex {}
+
+/// References to the mutex that a thread waiting at the barrier holds: its userdata and the
+/// call's own.
+const OWN_WAITING: usize = 2;
 const WHAT: &str = "mutex";
 
 impl IpcMutex {
@@ -106,7 +110,21 @@ impl UserData for Ud {
             }
             let generation = s.generation;
             while s.generation == generation {
+                // Every waiter holds OWN_WAITING references; when nothing else holds the mutex,
+                // no other thread can ever arrive (the others ended, say, with an error).
+                if Arc::strong_count(&mx) <= OWN_WAITING * s.waiting {
+                    let waiting = s.waiting;
+                    s.waiting -= 1;
+                    return Err(error(
+                        M,
+                        format!(
+                            "the barrier waits for {n} threads, {waiting} arrived and no other thread holds \
+                             the mutex any more: it can never open"
+                        ),
+                    ));
+                }
                 if interrupted() {
+                    s.waiting -= 1;
                     return Err(error(M, "interrupted"));
                 }
                 s = mx.signal.wait(s);

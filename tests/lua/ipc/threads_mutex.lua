@@ -100,6 +100,19 @@ test {
       w:join()
    end,
 
+   aBarrierNobodyElseCanReachRaises = function()
+      -- The worker that should meet us at the barrier fails first: the barrier cannot open.
+      local m = ipc.mutex()
+      local w = ipc.map(1, function(m) error('worker gave up') end, m)
+      H.raises('barrier after the other thread ended', function() m:barrier(2) end, 'ipc.mutex:barrier',
+         'can never open')
+      H.raises('the worker error', function() w:join() end, 'worker gave up')
+      -- The mutex still works, and so does a barrier of one.
+      m:barrier(1)
+      m:lock()
+      m:unlock()
+   end,
+
    badArguments = function()
       local m = ipc.mutex()
       H.raises('barrier without a count', function() m:barrier() end, 'ipc.mutex:barrier', 'number expected')
