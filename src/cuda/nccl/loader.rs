@@ -40,9 +40,10 @@ pub struct UniqueId {
     pub internal: [c_char; UNIQUE_ID_BYTES],
 }
 
-/// The leading fields of `ncclConfig_t` as of NCCL 2.17. NCCL copies only `size` bytes of the
-/// struct it is given and keeps its defaults for the rest, so this prefix is valid for 2.17 and
-/// every later version.
+/// The leading fields of `ncclConfig_t` (NCCL 2.17 and later, up to `trafficClass`, so that no
+/// padding is left undefined). NCCL copies only `size` bytes of the struct it is given, keeps its
+/// defaults for the rest, and ignores fields newer than `version`, so this prefix is valid for
+/// every version since.
 #[repr(C)]
 pub struct Config {
     size: usize,
@@ -54,10 +55,14 @@ pub struct Config {
     max_ctas: c_int,
     net_name: *const c_char,
     split_share: c_int,
+    traffic_class: c_int,
 }
 
 /// NCCL_CONFIG_UNDEF_INT: "let NCCL decide".
 const UNDEF: c_int = c_int::MIN;
+
+// The size NCCL sees: no padding bytes at the end.
+const _: () = assert!(std::mem::size_of::<Config>() == 48);
 
 impl Config {
     /// A configuration that only asks for a non-blocking communicator: calls return at once
@@ -73,6 +78,7 @@ impl Config {
             max_ctas: UNDEF,
             net_name: std::ptr::null(),
             split_share: UNDEF,
+            traffic_class: UNDEF,
         }
     }
 }
