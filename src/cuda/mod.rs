@@ -3,4 +3,5 @@
 //! runs on machines without CUDA: there `cutorch.getDeviceCount()` is 0 and anything that needs a
 //! device raises a clear error.
 
+pub mod nccl;
 pub mod operand;

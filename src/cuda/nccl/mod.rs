@@ -1,0 +1,389 @@
+//! `libnccl`: NCCL for Lua, under lua/nccl/init.lua (`require 'nccl'`).
+//!
+//! - `loader`: finds libnccl at run time and holds its functions;
+//! - `comm`: communicators and the collectives on device tensors;
+//! - here: the Lua functions, with argument checks that name the Lua call.
+//!
+//! `require 'nccl'` works without NCCL and without a GPU; the library is looked for on first use.
+
+pub mod comm;
+pub mod loader;
+
+use std::time::Duration;
+
+use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, UserDataMethods, UserDataRefMut, Value};
+
+use crate::torch::args::{error, number, type_name};
+use comm::{Communicator, Kind, parse_op};
+use loader::UNIQUE_ID_BYTES;
+
+const COMM: &str = "nccl.Communicator";
+
+pub fn open(lua: &Lua) -> Result<Table> {
+    let t = lua.create_table()?;
+    t.set(
+        "available",
+        lua.create_function(|_, ()| {
+            Ok(match loader::nccl() {
+                Ok(n) => (true, n.source.clone()),
+                Err(e) => (false, e),
+            })
+        })?,
+    )?;
+    t.set(
+        "version",
+        lua.create_function(|_, ()| {
+            let n = loader::nccl().map_err(|e| error("nccl.version", e))?;
+            let code = n.version().map_err(|e| error("nccl.version", e))?;
+            Ok((code, n.version_string()))
+        })?,
+    )?;
+    t.set(
+        "uniqueId",
+        lua.create_function(|lua, ()| {
+            const F: &str = "nccl.uniqueId";
+            let n = loader::nccl().map_err(|e| error(F, e))?;
+            let id = n.unique_id().map_err(|e| error(F, e))?;
+            lua.create_string(id)
+        })?,
+    )?;
+    t.set("communicator", lua.create_function(communicator)?)?;
+    t.set("devices", lua.create_function(devices)?)?;
+    t.set("initAll", lua.create_function(init_all)?)?;
+    t.set("group", lua.create_function(group)?)?;
+    Ok(t)
+}
+
+/// An integer argument, or an error naming the function and the argument.
+fn integer(f: &str, pos: usize, what: &str, v: &Value) -> Result<i64> {
+    match number(v) {
+        Some(x) if x.fract() == 0.0 && x.abs() < 2f64.powi(53) => Ok(x as i64),
+        _ => Err(error(
+            f,
+            format!(
+                "bad argument #{pos} ({what}: an integer expected, got {})",
+                describe_value(v)
+            ),
+        )),
+    }
+}
+
+fn describe_value(v: &Value) -> String {
+    match number(v) {
+        Some(x) => format!("{x}"),
+        None => type_name(v),
+    }
+}
+
+fn seconds(f: &str, v: &Value) -> Result<Duration> {
+    match number(v) {
+        Some(s) if s > 0.0 && s.is_finite() && s < 1e9 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(error(
+            f,
+            format!(
+                "nccl.timeout must be a positive number of seconds, got {}",
+                describe_value(v)
+            ),
+        )),
+    }
+}
+
+/// `communicator(nranks, idBytes, rank, device, timeout)`: rank 0-based, device 1-based.
+fn communicator(
+    _: &Lua,
+    (nranks, id, rank, device, timeout): (Value, Value, Value, Value, Value),
+) -> Result<Communicator> {
+    const F: &str = "nccl.communicator";
+    let nranks = integer(F, 1, "nranks", &nranks)?;
+    if !(1..=i32::MAX as i64).contains(&nranks) {
+        return Err(error(
+            F,
+            format!("bad argument #1 (nranks must be at least 1, got {nranks})"),
+        ));
+    }
+    let id: [u8; UNIQUE_ID_BYTES] = match &id {
+        Value::String(s) if s.as_bytes().len() == UNIQUE_ID_BYTES => {
+            let mut b = [0u8; UNIQUE_ID_BYTES];
+            b.copy_from_slice(&s.as_bytes());
+            b
+        }
+        Value::String(s) => {
+            return Err(error(
+                F,
+                format!(
+                    "bad argument #2 (a unique id has {UNIQUE_ID_BYTES} bytes, got a string of {})",
+                    s.as_bytes().len()
+                ),
+            ));
+        }
+        v => {
+            return Err(error(
+                F,
+                format!(
+                    "bad argument #2 (an nccl.UniqueId expected (from nccl.uniqueId()), got {})",
+                    type_name(v)
+                ),
+            ));
+        }
+    };
+    let rank = integer(F, 3, "rank", &rank)?;
+    if rank < 0 || rank >= nranks {
+        return Err(error(
+            F,
+            format!(
+                "bad argument #3 (rank must be in 0..{} for {nranks} ranks, got {rank})",
+                nranks - 1
+            ),
+        ));
+    }
+    let device = integer(F, 4, "device", &device)?;
+    if device < 1 {
+        return Err(error(
+            F,
+            format!("bad argument #4 (device numbers start at 1, got {device})"),
+        ));
+    }
+    let timeout = seconds(F, &timeout)?;
+    Communicator::init_rank(nranks as i32, &id, rank as i32, device as usize - 1, timeout).map_err(|e| error(F, e))
+}
+
+/// `devices(fname, tensors)`: the (1-based) device of each tensor of a non-empty list, one tensor
+/// per device, as nccl.torch's single-process calls need.
+fn devices(_: &Lua, (f, list): (String, Value)) -> Result<Vec<usize>> {
+    let list = tensor_list(&f, "inputs", 1, &list)?;
+    let mut out: Vec<usize> = Vec::with_capacity(list.len());
+    for (i, v) in list.iter().enumerate() {
+        let o = comm::operand(&format!("inputs[{}]", i + 1), v).map_err(|e| error(&f, e))?;
+        if let Some(j) = out.iter().position(|&d| d == o.device + 1) {
+            return Err(error(
+                &f,
+                format!(
+                    "inputs[{}] and inputs[{}] are both on device {}: one tensor per device",
+                    j + 1,
+                    i + 1,
+                    o.device + 1
+                ),
+            ));
+        }
+        out.push(o.device + 1);
+    }
+    Ok(out)
+}
+
+/// The values of a Lua list argument (a non-empty table with entries 1..n).
+fn tensor_list(f: &str, name: &str, pos: usize, v: &Value) -> Result<Vec<Value>> {
+    let Value::Table(t) = v else {
+        return Err(error(
+            f,
+            format!(
+                "bad argument #{pos} ({name}: a table of CUDA tensors, one per device, expected, got {})",
+                type_name(v)
+            ),
+        ));
+    };
+    let list: Vec<Value> = t.sequence_values::<Value>().collect::<Result<_>>()?;
+    if list.is_empty() {
+        return Err(error(f, format!("bad argument #{pos} ({name} is empty)")));
+    }
+    Ok(list)
+}
+
+/// `initAll(fname, devices, timeout)`: one communicator per (1-based) device.
+fn init_all(lua: &Lua, (f, devices, timeout): (String, Vec<i64>, Value)) -> Result<Table> {
+    let timeout = seconds(&f, &timeout)?;
+    let devs: Vec<usize> = devices.iter().map(|&d| d.max(1) as usize - 1).collect();
+    let comms = Communicator::init_all(&devs, timeout).map_err(|e| error(&f, e))?;
+    let t = lua.create_table()?;
+    for c in comms {
+        t.raw_push(c)?;
+    }
+    Ok(t)
+}
+
+/// `group(fname, kind, comms, inputs, outputs, op, root, sync)`: nccl.torch's single-process call,
+/// one collective per device in one NCCL group; `root` is an index into `inputs` (1-based); with
+/// `sync` it waits for the devices to finish.
+#[allow(clippy::type_complexity)]
+fn group(
+    _: &Lua,
+    (f, kind, comms, inputs, outputs, op, root, sync): (String, String, Table, Value, Value, Value, Value, bool),
+) -> Result<()> {
+    let kind = Kind::from_name(&kind).ok_or_else(|| error(&f, format!("unknown collective {kind}")))?;
+    let inputs = tensor_list(&f, "inputs", 1, &inputs)?;
+    let outputs = match &outputs {
+        Value::Nil if kind.needs_recv() => {
+            return Err(error(
+                &f,
+                "bad argument #2 (outputs: a table of CUDA tensors is needed)",
+            ));
+        }
+        Value::Nil => None,
+        v => {
+            let list = tensor_list(&f, "outputs", 2, v)?;
+            if list.len() != inputs.len() {
+                return Err(error(
+                    &f,
+                    format!(
+                        "{} outputs for {} inputs: there must be one per input",
+                        list.len(),
+                        inputs.len()
+                    ),
+                ));
+            }
+            Some(list)
+        }
+    };
+    let op = op_arg(&f, &op)?;
+    let root = match root {
+        Value::Nil => 0,
+        v => match number(&v) {
+            Some(r) if r.fract() == 0.0 && r >= 1.0 && r <= inputs.len() as f64 => r as i32 - 1,
+            _ => {
+                return Err(error(
+                    &f,
+                    format!(
+                        "root must be an index into inputs (1..{}), got {}",
+                        inputs.len(),
+                        describe_value(&v)
+                    ),
+                ));
+            }
+        },
+    };
+    let mut refs: Vec<UserDataRefMut<Communicator>> = Vec::with_capacity(inputs.len());
+    for c in comms.sequence_values::<AnyUserData>() {
+        refs.push(c?.borrow_mut::<Communicator>()?);
+    }
+    if refs.len() != inputs.len() {
+        return Err(error(&f, "internal error: one communicator per input expected"));
+    }
+    let mut calls = Vec::with_capacity(inputs.len());
+    for (i, c) in refs.iter().enumerate() {
+        let in_label = format!("inputs[{}]", i + 1);
+        let out_label = format!("outputs[{}]", i + 1);
+        let recv = outputs.as_ref().map(|o| (out_label.as_str(), &o[i]));
+        let call = c
+            .prepare(kind, (&in_label, &inputs[i]), recv, op, root)
+            .map_err(|e| error(&f, e))?;
+        calls.push(call);
+    }
+    for (i, call) in calls.iter().enumerate().skip(1) {
+        if !call.same_shape(&calls[0]) {
+            return Err(error(
+                &f,
+                format!(
+                    "inputs[{}] differs from inputs[1] in type or size: all must be alike",
+                    i + 1
+                ),
+            ));
+        }
+    }
+    let mut comms: Vec<&mut Communicator> = refs.iter_mut().map(|r| &mut **r).collect();
+    comm::run_group(&mut comms, &calls).map_err(|e| error(&f, e))?;
+    if sync {
+        for call in &calls {
+            call.synchronize().map_err(|e| error(&f, e))?;
+        }
+    }
+    Ok(())
+}
+
+fn op_arg(f: &str, v: &Value) -> Result<std::ffi::c_int> {
+    match v {
+        Value::Nil => Ok(0),
+        Value::String(s) => parse_op(&s.to_string_lossy()).map_err(|e| error(f, e)),
+        v => Err(error(
+            f,
+            format!(
+                "the reduction must be a string (sum, prod, max, min or avg), got {}",
+                type_name(v)
+            ),
+        )),
+    }
+}
+
+/// A communicator method's arguments after `self`: the send tensor, then in any order of type an
+/// output tensor, a reduction name and a root rank, each where the collective takes one.
+fn collective(comm: &mut Communicator, kind: Kind, f: &str, args: MultiValue) -> Result<()> {
+    let mut args = args.into_iter();
+    let send = args.next().unwrap_or(Value::Nil);
+    if send.is_nil() {
+        return Err(error(f, "bad argument #1 (send: a CUDA tensor expected, got no value)"));
+    }
+    let (mut recv, mut op, mut root) = (None, None, None);
+    for (i, v) in args.enumerate() {
+        let pos = i + 2;
+        match &v {
+            Value::Nil => {}
+            Value::String(_) if kind.takes_op() && op.is_none() => op = Some(op_arg(f, &v)?),
+            Value::Number(_) | Value::Integer(_) if kind.takes_root() && root.is_none() => {
+                let r = integer(f, pos, "root", &v)?;
+                if r < 0 || r >= comm.nranks as i64 {
+                    return Err(error(
+                        f,
+                        format!(
+                            "bad argument #{pos} (root must be a rank in 0..{}, got {r})",
+                            comm.nranks - 1
+                        ),
+                    ));
+                }
+                root = Some(r as i32);
+            }
+            Value::UserData(_) | Value::Table(_) if recv.is_none() && op.is_none() && root.is_none() => {
+                recv = Some(v.clone())
+            }
+            _ => {
+                let expected = match (kind.takes_op(), kind.takes_root()) {
+                    (true, true) => "an output tensor, a reduction name or a root rank",
+                    (true, false) => "an output tensor or a reduction name",
+                    (false, true) => "an output tensor or a root rank",
+                    (false, false) => "an output tensor",
+                };
+                return Err(error(
+                    f,
+                    format!("bad argument #{pos} ({expected} expected, got {})", describe_value(&v)),
+                ));
+            }
+        }
+    }
+    let call = comm
+        .prepare(
+            kind,
+            ("send", &send),
+            recv.as_ref().map(|r| ("recv", r)),
+            op.unwrap_or(0),
+            root.unwrap_or(0),
+        )
+        .map_err(|e| error(f, e))?;
+    comm.run(&call).map_err(|e| error(f, e))
+}
+
+impl UserData for Communicator {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        for name in ["allReduce", "reduce", "bcast", "allGather", "reduceScatter"] {
+            let kind = Kind::from_name(name).expect("a collective's name");
+            let f = format!("{COMM}:{name}");
+            m.add_method_mut(name, move |_, c, args: MultiValue| collective(c, kind, &f, args));
+        }
+        m.add_method_mut("destroy", |_, c, ()| {
+            c.destroy().map_err(|e| error(&format!("{COMM}:destroy"), e))
+        });
+        m.add_method_mut("abort", |_, c, ()| {
+            c.abort();
+            Ok(())
+        });
+        m.add_method("rank", |_, c, ()| Ok(c.rank));
+        m.add_method("size", |_, c, ()| Ok(c.nranks));
+        m.add_method("device", |_, c, ()| Ok(c.device + 1));
+        m.add_method("isDestroyed", |_, c, ()| Ok(!c.is_live()));
+        m.add_meta_method(MetaMethod::ToString, |_, c, ()| {
+            let state = if c.is_live() { "" } else { " (destroyed)" };
+            Ok(format!(
+                "{COMM}: rank {} of {} on device {}{state}",
+                c.rank,
+                c.nranks,
+                c.device + 1
+            ))
+        });
+    }
+}
