@@ -21,23 +21,29 @@ fn main() {
     files.sort();
 
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    // SAFETY: a throw-away state used only to compile and dump chunks.
-    let lua = unsafe { mlua::Lua::unsafe_new() };
+    // As Lua C modules (feature `module`) the library runs in the host's LuaJIT, whose bytecode
+    // format may differ from the vendored one's: there the files are embedded as source. They are
+    // compiled either way, so a syntax error stops the build.
+    let as_source = std::env::var_os("CARGO_FEATURE_MODULE").is_some();
     let mut out = String::from(
-        "/// (module name, path under lua/, LuaJIT bytecode)\npub static EMBEDDED_LUA: &[(&str, &str, &[u8])] = &[\n",
+        "/// (module name, path under lua/, LuaJIT bytecode or source)\npub static EMBEDDED_LUA: &[(&str, &str, &[u8])] = &[\n",
     );
     for file in &files {
         let rel = file.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
         println!("cargo:rerun-if-changed={}", file.display());
         let source = std::fs::read(file).unwrap();
-        let function = match lua.load(&source).set_name(format!("@[luatorch]/{rel}")).into_function() {
-            Ok(f) => f,
+        let bytecode = match compile(&source, &format!("@[luatorch]/{rel}")) {
+            Ok(b) => b,
             Err(e) => panic!("lua/{rel} does not compile: {e}"),
         };
-        // Not stripped: tracebacks keep file names and line numbers.
-        let dest = out_dir.join("lua").join(format!("{rel}.bc"));
-        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
-        std::fs::write(&dest, function.dump(false)).unwrap();
+        let dest = if as_source {
+            file.clone()
+        } else {
+            let dest = out_dir.join("lua").join(format!("{rel}.bc"));
+            std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            std::fs::write(&dest, bytecode).unwrap();
+            dest
+        };
         let module = module_name(&rel);
         writeln!(
             out,
@@ -47,7 +53,55 @@ fn main() {
         .unwrap();
     }
     out.push_str("];\n");
+    writeln!(
+        out,
+        "/// Whether EMBEDDED_LUA holds bytecode (else source).\npub const EMBEDDED_BYTECODE: bool = {};",
+        !as_source
+    )
+    .unwrap();
     std::fs::write(out_dir.join("embedded_lua.rs"), out).unwrap();
+}
+
+/// The bytecode of `source` (chunk name `name`) from the LuaJIT `th` embeds, with its debug
+/// information: tracebacks keep file names and line numbers. Through mlua-sys rather than mlua: a
+/// build-dependency on mlua would also get the `module` feature's "mlua/module", and `module`
+/// excludes `vendored`.
+fn compile(source: &[u8], name: &str) -> Result<Vec<u8>, String> {
+    use mlua_sys as ffi;
+    use std::ffi::{CString, c_char, c_int, c_void};
+
+    unsafe extern "C-unwind" fn append(
+        _: *mut ffi::lua_State,
+        p: *const c_void,
+        size: usize,
+        out: *mut c_void,
+    ) -> c_int {
+        // SAFETY: `out` is the Vec handed to lua_dump below; LuaJIT passes `size` readable bytes.
+        unsafe { (*out.cast::<Vec<u8>>()).extend_from_slice(std::slice::from_raw_parts(p.cast::<u8>(), size)) };
+        0
+    }
+
+    let name = CString::new(name).map_err(|e| e.to_string())?;
+    // SAFETY: a state of our own, closed before returning; each call leaves at most one value on
+    // its stack.
+    unsafe {
+        let state = ffi::luaL_newstate();
+        if state.is_null() {
+            return Err("LuaJIT could not create a state".into());
+        }
+        let result = if ffi::luaL_loadbuffer(state, source.as_ptr().cast::<c_char>(), source.len(), name.as_ptr()) == 0
+        {
+            let mut out = Vec::<u8>::new();
+            ffi::lua_dump(state, append, (&raw mut out).cast::<c_void>(), 0);
+            Ok(out)
+        } else {
+            let mut len = 0;
+            let message = ffi::lua_tolstring(state, -1, &mut len);
+            Err(String::from_utf8_lossy(std::slice::from_raw_parts(message.cast::<u8>(), len)).into_owned())
+        };
+        ffi::lua_close(state);
+        result
+    }
 }
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) {

@@ -123,6 +123,10 @@ local function spawn(fname, entries)
          end
       else
          spec.program = e.lua
+         -- A local child searches where this process does before it requires parallel: under a
+         -- stock LuaJIT that is the only way it finds our modules.
+         spec.path = package.path
+         spec.cpath = package.cpath
       end
       local welcome = {
          id = id,

@@ -27,6 +27,8 @@ pub struct Map {
 
 /// The work one thread is given.
 struct Work {
+    /// The caller's `package.path`/`cpath`: a thread finds the modules its caller finds.
+    paths: crate::runtime::SearchPaths,
     init: Option<Message>,
     f: Message,
     args: Vec<Message>,
@@ -48,7 +50,7 @@ return xpcall(function() return f(unpack(args, 1, args.n)) end, traced)
 
 fn worker(work: Arc<Work>, index: usize) -> Outcome {
     let run = move || -> Result<Outcome> {
-        let lua = crate::runtime::new_state()?;
+        let lua = crate::runtime::new_state_with(&work.paths)?;
         lua.load("require 'torch'; require 'libipc'").exec()?;
         let f = work.f.unpack(&lua)?;
         let init = match &work.init {
@@ -84,6 +86,7 @@ impl Map {
     fn start(lua: &Lua, n: usize, init: Option<&Value>, f: &Value, args: MultiValue, method: &str) -> Result<Map> {
         let pack = |v: &Value| Message::pack(lua, v, false).map_err(|e| fail(method, e));
         let work = Arc::new(Work {
+            paths: crate::runtime::SearchPaths::of(lua).map_err(|e| fail(method, e))?,
             init: init.map(pack).transpose()?,
             f: pack(f)?,
             args: pack_all(lua, args, false).map_err(|e| fail(method, e))?,

@@ -5,6 +5,7 @@
 //! `link::watch_stdin`). Local processes also die with the parent through PDEATHSIG.
 
 use std::io::{Read, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
@@ -25,6 +26,9 @@ pub struct Spec {
     pub program: Option<String>,
     /// Seconds ssh may take to connect.
     pub connect_timeout: u32,
+    /// The parent's `package.path` and `package.cpath`, which a local child takes before it
+    /// requires `parallel`: a stock LuaJIT child finds our modules only where its parent did.
+    pub search_paths: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 pub struct Launched {
@@ -44,6 +48,35 @@ fn is_ssh(program: &str) -> bool {
     std::path::Path::new(program).file_name().is_some_and(|n| n == "ssh")
 }
 
+/// `s` as a Lua long string, its brackets long enough that nothing in `s` closes it.
+fn long_string(s: &[u8]) -> Vec<u8> {
+    let mut level = 0;
+    while s
+        .windows(level + 2)
+        .any(|w| w[0] == b']' && w[level + 1] == b']' && w[1..=level].iter().all(|&c| c == b'='))
+    {
+        level += 1;
+    }
+    let eq = "=".repeat(level);
+    // A newline right after the opening bracket would be dropped: a leading one gets its own.
+    let lead = if s.first() == Some(&b'\n') { "\n" } else { "" };
+    [format!("[{eq}[{lead}").as_bytes(), s, format!("]{eq}]").as_bytes()].concat()
+}
+
+/// What a local child runs: the parent's search paths, then `CHILD_CHUNK`.
+fn local_chunk(spec: &Spec) -> Vec<u8> {
+    let mut chunk = Vec::new();
+    if let Some((path, cpath)) = &spec.search_paths {
+        for (key, value) in [("path", path), ("cpath", cpath)] {
+            chunk.extend_from_slice(format!("package.{key}=").as_bytes());
+            chunk.extend_from_slice(&long_string(value));
+            chunk.push(b' ');
+        }
+    }
+    chunk.extend_from_slice(CHILD_CHUNK.as_bytes());
+    chunk
+}
+
 fn command(spec: &Spec) -> Result<Command, String> {
     let Some(host) = &spec.host else {
         let program = match &spec.program {
@@ -53,7 +86,7 @@ fn command(spec: &Spec) -> Result<Command, String> {
             None => std::env::current_exe().map_err(|e| format!("cannot find the th binary: {e}"))?,
         };
         let mut cmd = Command::new(program);
-        cmd.arg("-e").arg(CHILD_CHUNK);
+        cmd.arg("-e").arg(std::ffi::OsStr::from_bytes(&local_chunk(spec)));
         return Ok(cmd);
     };
     let protocol = spec.protocol.as_deref().unwrap_or("ssh -Y");
@@ -149,6 +182,7 @@ mod tests {
             protocol: Some("ssh -F /tmp/x y/ssh_config".into()),
             program: Some("/opt/th --flag".into()),
             connect_timeout: 7,
+            search_paths: None,
         };
         let cmd = command(&spec).unwrap();
         let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -170,5 +204,28 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         assert_eq!(args.len(), 2, "no ssh options for other protocols: {args:?}");
+    }
+
+    #[test]
+    fn local_children_take_the_parents_search_paths() {
+        let spec = Spec {
+            host: None,
+            protocol: None,
+            program: Some("/usr/bin/luajit".into()),
+            connect_timeout: 7,
+            search_paths: Some((b"/t/?.lua;]]x".to_vec(), b"/t/?.so".to_vec())),
+        };
+        let cmd = command(&spec).unwrap();
+        let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(cmd.get_program(), "/usr/bin/luajit");
+        assert_eq!(
+            args,
+            [
+                "-e",
+                "package.path=[=[/t/?.lua;]]x]=] package.cpath=[[/t/?.so]] require([[parallel]])._child()"
+            ]
+        );
+        assert_eq!(long_string(b"a]=]b]]"), b"[==[a]=]b]]]==]");
+        assert_eq!(long_string(b"\nx"), b"[[\n\nx]]");
     }
 }

@@ -101,7 +101,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
     let state: Shared = Rc::default();
     let t = lua.create_table()?;
 
-    // fork(id, spec{host, protocol, program, connect_ip, timeout}, welcome) -> pid
+    // fork(id, spec{host, protocol, program, connect_ip, timeout, path, cpath}, welcome) -> pid
     let s = state.clone();
     t.set(
         "fork",
@@ -113,6 +113,13 @@ pub fn open(lua: &Lua) -> Result<Table> {
                 protocol: get("protocol")?,
                 program: get("program")?,
                 connect_timeout: spec.get::<Option<u32>>("timeout")?.unwrap_or(30).max(1),
+                search_paths: match (
+                    spec.get::<Option<LuaString>>("path")?,
+                    spec.get::<Option<LuaString>>("cpath")?,
+                ) {
+                    (Some(p), Some(c)) => Some((p.as_bytes().to_vec(), c.as_bytes().to_vec())),
+                    _ => None,
+                },
             };
             let connect_ip = get("connect_ip")?;
             let body = crate::torch::t7::serialize(lua, &welcome, crate::torch::t7::Mode::Binary)?;

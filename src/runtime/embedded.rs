@@ -1,31 +1,36 @@
 //! The project's own Lua files (`lua/`), compiled into the binary so `th` works from any directory.
+//! As Lua C modules (feature `module`) they are kept as source, for the few the library loads itself
+//! (`luatorch.errors`); `require` there finds the files the luarocks tree holds.
 
-use mlua::{Lua, Result, Table, Value};
+use mlua::chunk::ChunkMode;
+use mlua::{Function, Lua, Result, Table, Value};
 
 include!(concat!(env!("OUT_DIR"), "/embedded_lua.rs"));
 
-/// Bytecode of an embedded module (its chunk name, `@[luatorch]/<path>`, is inside it).
-pub fn find(module: &str) -> Option<&'static [u8]> {
-    EMBEDDED_LUA
-        .iter()
-        .find(|(name, _, _)| *name == module)
-        .map(|(_, _, bytecode)| *bytecode)
+/// The embedded file at `rel` (its path under lua/) as a function.
+fn load(lua: &Lua, rel: &str, code: &'static [u8]) -> Result<Function> {
+    if EMBEDDED_BYTECODE {
+        // The chunk name, `@[luatorch]/<path>`, is inside the bytecode.
+        lua.load(code).set_mode(ChunkMode::Binary).into_function()
+    } else {
+        lua.load(code)
+            .set_name(format!("@[luatorch]/{rel}"))
+            .set_mode(ChunkMode::Text)
+            .into_function()
+    }
 }
 
 /// Inserts a searcher for embedded modules right after `package.preload`'s.
 pub fn install_searcher(lua: &Lua, package: &Table) -> Result<()> {
-    let searcher = lua.create_function(|lua, name: String| match find(&name) {
-        Some(bytecode) => {
-            let loader = lua
-                .load(bytecode)
-                .set_mode(mlua::chunk::ChunkMode::Binary)
-                .into_function()?;
-            Ok(Value::Function(loader))
-        }
-        None => Ok(Value::String(
-            lua.create_string(format!("\n\tno embedded module '{name}'"))?,
-        )),
-    })?;
+    let searcher =
+        lua.create_function(
+            |lua, name: String| match EMBEDDED_LUA.iter().find(|(module, _, _)| *module == name) {
+                Some((_, rel, code)) => Ok(Value::Function(load(lua, rel, code)?)),
+                None => Ok(Value::String(
+                    lua.create_string(format!("\n\tno embedded module '{name}'"))?,
+                )),
+            },
+        )?;
     // LuaJIT names the searcher list `loaders` (5.1); 5.2+ calls it `searchers`.
     let loaders: Table = match package.get::<Option<Table>>("loaders")? {
         Some(t) => t,
@@ -37,13 +42,9 @@ pub fn install_searcher(lua: &Lua, package: &Table) -> Result<()> {
 }
 
 /// Loads the embedded file at `rel` (a path under lua/, such as `paths/init.lua`) as a function.
-pub fn load_file(lua: &Lua, rel: &str) -> Result<Option<mlua::Function>> {
+pub fn load_file(lua: &Lua, rel: &str) -> Result<Option<Function>> {
     match EMBEDDED_LUA.iter().find(|(_, path, _)| *path == rel) {
-        Some((_, _, bytecode)) => Ok(Some(
-            lua.load(*bytecode)
-                .set_mode(mlua::chunk::ChunkMode::Binary)
-                .into_function()?,
-        )),
+        Some((_, rel, code)) => Ok(Some(load(lua, rel, code)?)),
         None => Ok(None),
     }
 }

@@ -1,8 +1,11 @@
 //! Building a Lua state the way `th` wants it: the full LuaJIT standard library, our module
-//! searchers, the native modules compiled into the binary, and (for `th`) trepl's globals.
+//! searchers, the native modules compiled into the binary, and (for `th`) trepl's globals. Built
+//! with the `module` feature, the same library is one Lua C module for a stock LuaJIT (`module.rs`).
 
 pub mod embedded;
 pub mod errors;
+#[cfg(feature = "module")]
+mod module;
 pub mod paths;
 mod search_path;
 pub mod sys;
@@ -22,6 +25,12 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libnccl", crate::cuda::nccl::open),
 ];
 
+/// The Lua C module that holds every native module: one shared library, so that all of them share
+/// one copy of the Rust side (its userdata types, its per-state data). luarocks installs it as
+/// `lib/lua/5.1/luatorch/core.so`, next to one small Lua file per native module that opens it
+/// (`libtorch.lua`: `return require('luatorch.core').open('libtorch')`).
+pub const CORE_MODULE: &str = "luatorch.core";
+
 /// A fresh Lua state with the standard library (ffi, jit, bit and debug included), and `require`
 /// set up to find, in order: native modules, the embedded `lua/` files, `LUA_PATH`/`LUA_CPATH`,
 /// the current directory, then the luarocks trees.
@@ -35,8 +44,42 @@ pub fn new_state() -> Result<Lua> {
     Ok(lua)
 }
 
+/// A fresh state as `new_state` makes it, searching what another state searches: `ipc.map`'s
+/// threads find the modules their caller finds (a stock LuaJIT's luarocks tree among them).
+pub fn new_state_with(paths: &SearchPaths) -> Result<Lua> {
+    let lua = new_state()?;
+    paths.apply(&lua)?;
+    Ok(lua)
+}
+
+/// A state's `package.path` and `package.cpath`, to hand to another state.
+#[derive(Clone, Debug)]
+pub struct SearchPaths {
+    path: Vec<u8>,
+    cpath: Vec<u8>,
+}
+
+impl SearchPaths {
+    pub fn of(lua: &Lua) -> Result<SearchPaths> {
+        let package: Table = lua.globals().get("package")?;
+        let get = |key: &str| -> Result<Vec<u8>> { Ok(package.get::<mlua::LuaString>(key)?.as_bytes().to_vec()) };
+        Ok(SearchPaths {
+            path: get("path")?,
+            cpath: get("cpath")?,
+        })
+    }
+
+    pub fn apply(&self, lua: &Lua) -> Result<()> {
+        let package: Table = lua.globals().get("package")?;
+        package.set("path", lua.create_string(&self.path)?)?;
+        package.set("cpath", lua.create_string(&self.cpath)?)
+    }
+}
+
 /// Registers the native modules and searchers in an existing state. Used by `new_state` and by
-/// anything that hosts our modules in a state it did not create.
+/// anything that hosts our modules in a state it did not create. As a Lua C module (feature
+/// `module`) the host's own search paths stay as they are, and `require` finds our Lua files where
+/// luarocks installed them.
 pub fn install_modules(lua: &Lua) -> Result<()> {
     errors::install_string_errors(lua)?;
     let package: Table = lua.globals().get("package")?;
@@ -45,9 +88,41 @@ pub fn install_modules(lua: &Lua) -> Result<()> {
         let open = *open;
         preload.set(*name, lua.create_function(move |lua, ()| open(lua))?)?;
     }
-    search_path::configure(lua, &package)?;
-    embedded::install_searcher(lua, &package)?;
+    // Never the shared library from a luarocks tree: a second copy of the Rust side in one state
+    // would not know this copy's userdata.
+    preload.set(CORE_MODULE, lua.create_function(|lua, ()| core_table(lua))?)?;
+    if cfg!(not(feature = "module")) {
+        search_path::configure(lua, &package)?;
+        embedded::install_searcher(lua, &package)?;
+    }
     Ok(())
+}
+
+/// What `require 'luatorch.core'` returns: `names`, the native modules in it, and `open(name)`,
+/// which builds one of them.
+pub fn core_table(lua: &Lua) -> Result<Table> {
+    let t = lua.create_table()?;
+    t.set(
+        "names",
+        lua.create_sequence_from(NATIVE_MODULES.iter().map(|(name, _)| *name))?,
+    )?;
+    t.set(
+        "open",
+        lua.create_function(|lua, name: mlua::LuaString| {
+            let name = name.to_string_lossy();
+            match NATIVE_MODULES.iter().find(|(n, _)| *n == name) {
+                Some((_, open)) => open(lua),
+                None => {
+                    let known: Vec<&str> = NATIVE_MODULES.iter().map(|(n, _)| *n).collect();
+                    Err(mlua::Error::runtime(format!(
+                        "{CORE_MODULE}.open: no native module '{name}' (there are {})",
+                        known.join(", ")
+                    )))
+                }
+            }
+        })?,
+    )?;
+    Ok(t)
 }
 
 /// Loads trepl's environment, as `th` does before running anything: `torch`, `paths`, `sys` and

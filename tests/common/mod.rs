@@ -51,6 +51,18 @@ pub fn temp_dir(name: &str) -> PathBuf {
 
 /// Runs `cmd` with `stdin` fed in, killing it after `timeout`; also says whether it was killed.
 fn run_with_input(cmd: &mut Command, stdin: &str, timeout: Duration) -> (Output, bool) {
+    run_killing(cmd, stdin, timeout, |child| {
+        let _ = child.kill();
+    })
+}
+
+/// `run_with_input`, where `kill` ends the command once `timeout` has passed.
+fn run_killing(
+    cmd: &mut Command,
+    stdin: &str,
+    timeout: Duration,
+    kill: impl Fn(&mut std::process::Child),
+) -> (Output, bool) {
     let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -80,7 +92,7 @@ fn run_with_input(cmd: &mut Command, stdin: &str, timeout: Duration) -> (Output,
             break (status.code(), false);
         }
         if Instant::now() > deadline {
-            let _ = child.kill();
+            kill(&mut child);
             let _ = child.wait();
             break (None, true);
         }
@@ -98,6 +110,18 @@ fn run_with_input(cmd: &mut Command, stdin: &str, timeout: Duration) -> (Output,
 /// Runs a command with an empty stdin, killing it after `timeout` (status None then).
 pub fn run_cmd(cmd: &mut Command, timeout: Duration) -> Output {
     run_with_input(cmd, "", timeout).0
+}
+
+/// `run_cmd` for a command that starts others (a build): it runs in a process group of its own,
+/// and the whole group is killed after `timeout`.
+pub fn run_cmd_group(cmd: &mut Command, timeout: Duration) -> Output {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0);
+    run_killing(cmd, "", timeout, |child| {
+        let group = nix::unistd::Pid::from_raw(child.id() as i32);
+        let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+    })
+    .0
 }
 
 /// Runs `th args` in `cwd` with `stdin` fed in, extra environment `env`, waiting at most TIMEOUT.

@@ -1,0 +1,1 @@
+return 'hello from a rock'

@@ -1,0 +1,1 @@
+return 'hello.sub from a rock'
