@@ -21,6 +21,8 @@ pub trait Family: Sized + 'static {
     fn resize_storage(s: &Storage, len: usize) -> Result<(), String>;
     /// Element `offset` of `s` as a Lua number (`offset` is inside `s`).
     fn read(s: &Storage, offset: usize) -> Result<f64, String>;
+    /// Sets element `offset` of `s` from a Lua number (converted as a C cast).
+    fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String>;
     /// A tensor of this family with the values of `t`, a contiguous host tensor of the same type.
     fn from_host(t: Tensor) -> Result<Tensor, String>;
 
@@ -76,6 +78,11 @@ impl Family for Host {
 
     fn read(s: &Storage, offset: usize) -> Result<f64, String> {
         Ok(super::methods::access::read(s, offset))
+    }
+
+    fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
+        super::methods::access::write(s, offset, v);
+        Ok(())
     }
 
     fn from_host(t: Tensor) -> Result<Tensor, String> {

@@ -231,8 +231,9 @@ impl Reader<'_, '_> {
         };
         if let Some(native) = native_class(&class) {
             // With cutorch loaded, its classes load onto the device; without it, as host tensors.
-            let device =
-                super::device_classes(self.ctx.lua).filter(|_| class.starts_with("torch.Cuda") && !native.half);
+            let device = super::device_classes(self.ctx.lua).filter(|dev| {
+                class.starts_with("torch.Cuda") && !native.half && (dev.tensor_typename)(native.dtype).is_some()
+            });
             if let Some(dev) = device {
                 (dev.available)().map_err(|why| error(METHOD, format!("cannot load a {class}: {why}")))?;
                 if native.tensor {
