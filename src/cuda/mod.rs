@@ -12,9 +12,13 @@
 
 pub mod blas;
 pub mod device;
+pub mod family;
+pub mod ffi;
 pub mod ipc;
 pub mod kernels;
 pub mod libs;
+pub mod lua;
 pub mod memory;
+pub mod methods;
 pub mod operand;
 pub mod ops;

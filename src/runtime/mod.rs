@@ -19,6 +19,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
     ("libipc", crate::ipc::open),
+    ("libcutorch", crate::cuda::lua::open),
 ];
 
 /// A fresh Lua state with the standard library (ffi, jit, bit and debug included), and `require`
