@@ -155,18 +155,20 @@ do
       return pointwise(name, 'pow_n', res, src, nil, nil, e)
    end)
    local method, fn = methods.pow, functions.pow
-   methods.pow = function(res, a, b, ...)
-      if type(a) == 'number' and isCuda(b) and select('#', ...) == 0 then
+   methods.pow = function(...)
+      local res, a, b = ...
+      if select('#', ...) == 3 and type(a) == 'number' and isCuda(b) then
          return pointwise('pow', 'tpow_n', res, b, nil, nil, a)
       end
-      return method(res, a, b, ...)
+      return method(...)
    end
-   functions.pow = function(a, b, c, ...)
-      if select('#', ...) == 0 then
-         if type(a) == 'number' and isCuda(b) and c == nil then return pointwise('pow', 'tpow_n', nil, b, nil, nil, a) end
-         if isCuda(a) and type(b) == 'number' and isCuda(c) then return pointwise('pow', 'tpow_n', a, c, nil, nil, b) end
+   functions.pow = function(...)
+      local n, a, b, c = select('#', ...), ...
+      if n == 2 and type(a) == 'number' and isCuda(b) then return pointwise('pow', 'tpow_n', nil, b, nil, nil, a) end
+      if n == 3 and isCuda(a) and type(b) == 'number' and isCuda(c) then
+         return pointwise('pow', 'tpow_n', a, c, nil, nil, b)
       end
-      return fn(a, b, c, ...)
+      return fn(...)
    end
 end
 

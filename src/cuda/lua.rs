@@ -395,6 +395,11 @@ pub fn open(lua: &Lua) -> Result<Table> {
             methods::new_storage(lua, d, &rest)
         })?,
     )?;
+    // The kernels' CUDA source (for tests that build it for a host-side mock driver).
+    m.set(
+        "_kernelSource",
+        lua.create_function(|_, ()| Ok(super::kernels::source::program()))?,
+    )?;
     t7::set_device_classes(lua, device_classes());
     Ok(m)
 }

@@ -41,10 +41,11 @@ fn opt_tensor(a: &Args, pos: usize, dtype: DType, method: &str) -> Result<Option
         Value::Nil => Ok(None),
         v => match Cuda::tensor_of(v) {
             Some(t) if t.dtype == dtype => Ok(Some(t)),
+            // Positions are the primitive's, not the caller's: the types say what was wrong.
             _ => Err(error(
                 method,
                 format!(
-                    "bad argument #{pos} ({} expected, got {})",
+                    "expected a {} (all tensors of one type), got a {}",
                     ops::tensor_typename(dtype),
                     type_name(v)
                 ),
