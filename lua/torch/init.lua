@@ -194,22 +194,23 @@ local function tensor_operators(class)
    }
 end
 
-for _, T in ipairs(C.types) do
-   local tname, sname = 'torch.' .. T .. 'Tensor', 'torch.' .. T .. 'Storage'
-
+-- The tensor and storage classes of element type T over the native module N (libtorch here;
+-- libcutorch makes the device classes with it): class tables holding N's methods, the userdata
+-- metatables, and the registry entries. Returns the constructor tables of the two classes.
+local function native_classes(N, T, tname, sname)
    local tclass = { __typename = tname, __version = 1 }
-   for k, f in pairs(C.tensorMethods) do tclass[k] = f end
+   for k, f in pairs(N.tensorMethods) do tclass[k] = f end
    local sclass = { __typename = sname, __version = 1 }
-   for k, f in pairs(C.storageMethods) do sclass[k] = f end
+   for k, f in pairs(N.storageMethods) do sclass[k] = f end
 
-   local function new_tensor(...) return C.newTensor(T, ...) end
-   local function new_storage(...) return C.newStorage(T, ...) end
+   local function new_tensor(...) return N.newTensor(T, ...) end
+   local function new_storage(...) return N.newStorage(T, ...) end
    tclass.new, sclass.new = new_tensor, new_storage
    tclass.__factory, sclass.__factory = new_tensor, new_storage
-   tclass.__tostring__ = C.tostring
-   sclass.__tostring__ = C.tostring
+   tclass.__tostring__ = N.tostring
+   sclass.__tostring__ = N.tostring
 
-   local tindex, tnewindex = C.tensorIndex, C.tensorNewIndex
+   local tindex, tnewindex = N.tensorIndex, N.tensorNewIndex
    local tmeta = tensor_operators(tclass)
    tmeta.__typename, tmeta.__version = tname, 1
    tmeta.__index = function(t, k)
@@ -221,7 +222,7 @@ for _, T in ipairs(C.types) do
    tmeta.__tostring = function(t) return tclass.__tostring__(t) end
    tmeta.__len = function(t) return t:size() end
 
-   local sindex, snewindex = C.storageIndex, C.storageNewIndex
+   local sindex, snewindex = N.storageIndex, N.storageNewIndex
    local smeta = {
       __typename = sname,
       __version = 1,
@@ -234,11 +235,16 @@ for _, T in ipairs(C.types) do
       __tostring = function(s) return sclass.__tostring__(s) end,
       __len = function(s) return s:size() end,
    }
-   C.register(T, tmeta, smeta)
+   N.register(T, tmeta, smeta)
 
    classes[tname], classes[sname] = tclass, sclass
-   torch[T .. 'Tensor'] = constructor_table(tname, tclass, new_tensor)
-   torch[T .. 'Storage'] = constructor_table(sname, sclass, new_storage)
+   return constructor_table(tname, tclass, new_tensor), constructor_table(sname, sclass, new_storage)
+end
+torch._nativeClasses = native_classes
+
+for _, T in ipairs(C.types) do
+   torch[T .. 'Tensor'], torch[T .. 'Storage'] = native_classes(C, T, 'torch.' .. T .. 'Tensor',
+      'torch.' .. T .. 'Storage')
 end
 
 function torch.setdefaulttensortype(name)

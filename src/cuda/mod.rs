@@ -2,6 +2,24 @@
 //! and CUDA IPC between processes. Every CUDA library is loaded at run time, so `th` builds and
 //! runs on machines without CUDA: there `cutorch.getDeviceCount()` is 0 and anything that needs a
 //! device raises a clear error.
+//!
+//! Layers, bottom up: `libs` (finding the libraries; no cudarc panic reaches Lua), `device`
+//! (contexts, current device and stream per thread), `memory` (device storages and host
+//! copies), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops` and `blas` (the
+//! operations on device tensors), `family` (device tensors as a torch tensor family), `ipc`
+//! (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
+//! `methods` (the `libcutorch` module under `lua/cutorch`).
 
+pub mod blas;
+pub mod device;
+pub mod family;
+pub mod ffi;
+pub mod ipc;
+pub mod kernels;
+pub mod libs;
+pub mod lua;
+pub mod memory;
+pub mod methods;
 pub mod nccl;
 pub mod operand;
+pub mod ops;

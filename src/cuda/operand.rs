@@ -3,7 +3,11 @@
 
 use mlua::Value;
 
+use super::device;
+use super::family::Cuda;
+use super::memory;
 use crate::torch::dtype::DType;
+use crate::torch::family::Family;
 
 /// A device tensor as a flat range of device memory.
 #[derive(Clone, Debug)]
@@ -21,12 +25,26 @@ pub struct DeviceOperand {
 /// The device tensor `value` holds, if it is one (`torch.CudaTensor`, `CudaDoubleTensor`,
 /// `CudaLongTensor`).
 pub fn operand_of(value: &Value) -> Option<DeviceOperand> {
-    let _ = value;
-    None
+    let t = Cuda::tensor_of(value)?;
+    let (ptr, device) = match &t.storage {
+        Some(s) if t.numel() > 0 && t.storage_checked().is_ok() => {
+            (memory::addr_of(s, t.offset).ok()?, memory::device_of(s)?)
+        }
+        Some(s) => (0, memory::device_of(s).unwrap_or_else(device::current)),
+        None => (0, device::current()),
+    };
+    Some(DeviceOperand {
+        ptr,
+        numel: t.numel(),
+        dtype: t.dtype,
+        device,
+        contiguous: t.is_contiguous(),
+    })
 }
 
 /// The raw `CUstream` that work on `device` (0-based) is queued on now (`cutorch.setStream`),
 /// with that device's context made current on the calling thread.
 pub fn current_stream(device: usize) -> Result<usize, String> {
-    Err(format!("no CUDA device {}", device + 1))
+    let dev = device::get(device, "stream")?;
+    dev.current_stream().map(|s| s as usize)
 }

@@ -22,6 +22,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
     ("libipc", crate::ipc::open),
+    ("libcutorch", crate::cuda::lua::open),
     ("libnccl", crate::cuda::nccl::open),
 ];
 

@@ -38,7 +38,14 @@ pub fn type_name(v: &Value) -> String {
         Some(Object::Storage(_, d)) => d.storage_typename().into(),
         // LuaJIT has only one number type: Lua code never sees "integer".
         None if matches!(v, Value::Integer(_)) => "number".into(),
-        None => v.type_name().into(),
+        // Other torch userdata (device tensors) name their class in their metatable.
+        None => match v {
+            Value::UserData(ud) => ud
+                .metatable()
+                .and_then(|m| m.get::<String>("__typename"))
+                .unwrap_or_else(|_| "userdata".into()),
+            _ => v.type_name().into(),
+        },
     }
 }
 

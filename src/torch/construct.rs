@@ -5,9 +5,10 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::args::{self, Args, arg, error, int_arg, is_number, long_storage_values, number};
 use super::dtype::{DType, Element};
+use super::family::Family;
 use super::layout::{Tensor, checked_numel, contiguous_strides};
 use super::storage::Storage;
-use super::userdata::{push_storage, push_tensor, storage_of, tensor_of};
+use super::userdata::{Host, push_storage, push_tensor, storage_of};
 use crate::dispatch;
 
 /// Torch's rule for size lists (THTensor_resizeNd): the dimensions end at the first size of 0, so
@@ -16,18 +17,32 @@ pub fn torch_dims(size: &[usize]) -> &[usize] {
     &size[..size.iter().position(|&s| s == 0).unwrap_or(size.len())]
 }
 
-/// A zero-filled tensor of `size` (after `torch_dims`); no storage when it has no dimension.
-fn new_zeros(dtype: DType, size: &[usize]) -> Result<Tensor> {
+/// A zero-filled tensor of family `K` of `size` (after `torch_dims`); no storage when it has no
+/// dimension.
+fn new_zeros<K: Family>(dtype: DType, size: &[usize]) -> Result<Tensor> {
     let size = torch_dims(size);
     if size.is_empty() {
         return Ok(Tensor::empty(dtype));
     }
-    args::lift_in(dtype.tensor_typename(), Tensor::zeros(dtype, size))
+    let method = K::tensor_typename(dtype);
+    let n = args::lift_in(method, checked_numel(size))?;
+    Ok(Tensor {
+        dtype,
+        storage: Some(args::lift_in(method, K::new_storage(dtype, n))?),
+        offset: 0,
+        size: size.to_vec(),
+        stride: contiguous_strides(size),
+    })
 }
 
 /// THTensor_resizeNd: same sizes keep the strides; otherwise the tensor becomes contiguous, and the
 /// storage grows (never shrinks) to hold it. A tensor with no storage gets one.
 pub fn resize(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String> {
+    resize_in::<Host>(t, size)
+}
+
+/// `resize` for a tensor of family `K`.
+pub fn resize_in<K: Family>(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String> {
     let size = torch_dims(size);
     if t.size == size && t.storage.is_some() {
         return Ok(());
@@ -40,8 +55,8 @@ pub fn resize(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String>
         // A tensor with no dimension needs no memory (Torch gives it no storage).
         None if size.is_empty() => {}
         Some(s) if s.len() >= needed => {}
-        Some(s) => s.resize(needed)?,
-        None => t.storage = Some(Storage::new(t.dtype, needed)?),
+        Some(s) => K::resize_storage(s, needed)?,
+        None => t.storage = Some(K::new_storage(t.dtype, needed)?),
     }
     Ok(())
 }
@@ -176,45 +191,54 @@ fn tensor_from_values<T: Element>(size: &[usize], values: &[f64]) -> std::result
 
 /// `torch.<T>Tensor(...)`.
 pub fn new_tensor(dtype: DType, args: &Args) -> Result<Tensor> {
-    let method = dtype.tensor_typename();
+    new_tensor_in::<Host>(dtype, args)
+}
+
+/// The constructor of the tensors of family `K` (a size list is a host LongStorage for every
+/// family, as in cutorch).
+pub fn new_tensor_in<K: Family>(dtype: DType, args: &Args) -> Result<Tensor> {
+    let method = K::tensor_typename(dtype);
     let first = arg(args, 1);
     match first {
         Value::Nil => Ok(Tensor::empty(dtype)),
         Value::Table(t) => {
             let (size, values) = table_data(t, method)?;
-            args::lift(dispatch!(dtype, T => tensor_from_values::<T>(&size, &values)))
+            let host = args::lift(dispatch!(dtype, T => tensor_from_values::<T>(&size, &values)))?;
+            args::lift_in(method, K::from_host(host))
         }
         _ if is_number(first) => {
             let size = args::usize_sizes(&args::sizes_arg(args, 1, method)?, method)?;
-            new_zeros(dtype, &size)
+            new_zeros::<K>(dtype, &size)
         }
         _ => {
-            if let Some(t) = tensor_of(first) {
+            if let Some(t) = K::tensor_of(first) {
                 if t.dtype != dtype {
                     return Err(error(
                         method,
-                        format!("expected a {method} to share, got a {}", t.dtype.tensor_typename()),
+                        format!("expected a {method} to share, got a {}", K::tensor_typename(t.dtype)),
                     ));
                 }
                 return Ok(t);
             }
-            if let Some(s) = storage_of(first) {
-                let is_size_list = s.dtype() == DType::Long && dtype != DType::Long;
-                if !is_size_list {
-                    if s.dtype() != dtype {
-                        return Err(error(
-                            method,
-                            format!(
-                                "expected a {}, got a {}",
-                                dtype.storage_typename(),
-                                s.dtype().storage_typename()
-                            ),
-                        ));
-                    }
-                    return storage_view(s, args, 2, method);
+            let own_storage = K::storage_of(first);
+            // A host LongStorage given to a host tensor of another type is a size list.
+            let is_size_list = |s: &Storage| s.dtype() == DType::Long && dtype != DType::Long;
+            if let Some(s) = own_storage.filter(|s| !is_size_list(s)) {
+                if s.dtype() != dtype {
+                    return Err(error(
+                        method,
+                        format!(
+                            "expected a {}, got a {}",
+                            K::storage_typename(dtype),
+                            K::storage_typename(s.dtype())
+                        ),
+                    ));
                 }
-                let size = args::usize_sizes(&long_storage_values(first).unwrap_or_default(), method)?;
-                let mut t = new_zeros(dtype, &size)?;
+                return storage_view(s, args, 2, method);
+            }
+            if let Some(size) = long_storage_values(first) {
+                let size = args::usize_sizes(&size, method)?;
+                let mut t = new_zeros::<K>(dtype, &size)?;
                 if let Some(st) = long_storage_values(arg(args, 2)) {
                     let stride = args::usize_sizes(&st, method)?;
                     if stride.len() != size.len() {
@@ -225,7 +249,10 @@ pub fn new_tensor(dtype: DType, args: &Args) -> Result<Tensor> {
                     }
                     t.stride = stride[..t.dim()].to_vec();
                     let needed = t.extent();
-                    args::lift(t.storage.as_ref().expect("zeros has storage").resize(needed))?;
+                    args::lift(K::resize_storage(
+                        t.storage.as_ref().expect("zeros has storage"),
+                        needed,
+                    ))?;
                 }
                 return Ok(t);
             }
@@ -241,24 +268,24 @@ pub fn new_tensor(dtype: DType, args: &Args) -> Result<Tensor> {
 }
 
 /// `tensor:set(...)`: `()` empties, `(tensor)` takes its view, `(storage, ...)` as the constructor.
-pub fn set_view(dtype: DType, args: &Args, method: &str) -> Result<Tensor> {
+pub fn set_view_in<K: Family>(dtype: DType, args: &Args, method: &str) -> Result<Tensor> {
     let first = arg(args, 2);
     if matches!(first, Value::Nil) {
         return Ok(Tensor::empty(dtype));
     }
-    if let Some(t) = tensor_of(first) {
+    if let Some(t) = K::tensor_of(first) {
         if t.dtype != dtype {
             return Err(error(method, "source tensor has a different type"));
         }
         return Ok(t);
     }
-    match storage_of(first) {
+    match K::storage_of(first) {
         Some(s) if s.dtype() == dtype => storage_view(s, args, 3, method),
         _ => Err(error(
             method,
             format!(
                 "expected a tensor or a {}, got {}",
-                dtype.storage_typename(),
+                K::storage_typename(dtype),
                 args::type_name(first)
             ),
         )),

@@ -7,6 +7,7 @@ pub mod args;
 pub mod blas;
 pub mod construct;
 pub mod dtype;
+pub mod family;
 pub mod file;
 pub mod layout;
 pub mod methods;

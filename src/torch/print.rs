@@ -152,7 +152,12 @@ fn size_text(size: &[usize]) -> String {
 }
 
 pub fn tensor_to_string(t: &Tensor) -> String {
-    let name = t.dtype.tensor_typename();
+    tensor_to_string_named(t, t.dtype.tensor_typename())
+}
+
+/// Torch's text for a host tensor, with `name` as the class in the footer (cutorch prints its
+/// tensors through a host copy, as `[torch.CudaTensor of size 2x3]`).
+pub fn tensor_to_string_named(t: &Tensor, name: &str) -> String {
     if t.dim() == 0 {
         return format!("[{name} with no dimension]\n");
     }
@@ -202,6 +207,11 @@ pub fn tensor_to_string(t: &Tensor) -> String {
 }
 
 pub fn storage_to_string(s: &Storage) -> String {
+    storage_to_string_named(s, s.dtype().storage_typename())
+}
+
+/// Torch's text for a host storage, with `name` as the class in the footer.
+pub fn storage_to_string_named(s: &Storage, name: &str) -> String {
     let t = Tensor::of_storage(s.clone());
     let values = values_of(&t);
     let f = choose_format(&values);
@@ -214,7 +224,7 @@ pub fn storage_to_string(s: &Storage) -> String {
         out.push_str(&c_format(&f.format, v / scale));
         out.push('\n');
     }
-    out.push_str(&format!("[{} of size {}]\n", s.dtype().storage_typename(), s.len()));
+    out.push_str(&format!("[{name} of size {}]\n", s.len()));
     out
 }
 

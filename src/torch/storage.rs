@@ -1,6 +1,10 @@
 //! Reference-counted element buffers. One type for every backing: heap memory owned here, or memory
 //! owned by something else (a shared-memory mapping, a received message, a device allocation) that
 //! is released when the last reference goes. Tensors and Lua storages share a `Storage` by cloning it.
+//!
+//! Device memory (cutorch's storages) is a backing of its own: its address is not a host address,
+//! so nothing here reads or writes through it. Only the module that made it (`crate::cuda`) touches
+//! its data, and host tensor code never sees one: device tensors are other userdata types.
 
 use std::alloc::Layout;
 use std::any::Any;
@@ -54,6 +58,8 @@ enum Backing {
     Heap(Layout),
     /// Owned by the boxed value, dropped with the storage.
     External(#[allow(dead_code)] Box<dyn Any + Send + Sync>),
+    /// Device memory owned by the boxed value: the pointer is a device address.
+    Device(Box<dyn Any + Send + Sync>),
     /// No memory (length 0).
     Empty,
 }
@@ -169,6 +175,62 @@ impl Storage {
         }))
     }
 
+    /// Wraps device memory (`addr`, `len` elements of `dtype`) owned by `owner`, which frees it
+    /// when dropped. The storage never dereferences `addr`; see the module note.
+    pub fn from_device(dtype: DType, addr: u64, len: usize, owner: Box<dyn Any + Send + Sync>) -> Storage {
+        let buffer = match NonNull::new(addr as usize as *mut u8) {
+            Some(ptr) => Buffer {
+                ptr,
+                len,
+                backing: Backing::Device(owner),
+            },
+            // Zero-length device storages have no allocation; still device storages (the owner
+            // may carry the device they belong to).
+            None => Buffer {
+                ptr: NonNull::<u64>::dangling().cast(),
+                len: 0,
+                backing: Backing::Device(owner),
+            },
+        };
+        Storage(Arc::new(StorageCell {
+            dtype,
+            buffer: UnsafeCell::new(buffer),
+        }))
+    }
+
+    /// The owner of a device storage's memory; None for host storages.
+    pub fn device_owner(&self) -> Option<&(dyn Any + Send + Sync)> {
+        match &self.buffer().backing {
+            Backing::Device(owner) => Some(owner.as_ref()),
+            _ => None,
+        }
+    }
+
+    pub fn is_device(&self) -> bool {
+        self.device_owner().is_some()
+    }
+
+    /// The device address of a device storage's first element (0 when it has none).
+    pub fn device_addr(&self) -> Option<u64> {
+        match &self.buffer().backing {
+            Backing::Device(_) if !self.is_empty() => Some(self.data_ptr() as usize as u64),
+            Backing::Device(_) => Some(0),
+            _ => None,
+        }
+    }
+
+    /// Gives this storage the memory of `fresh` (a storage nothing else shares), so that every
+    /// tensor and Lua storage sharing this one sees it: how device storages resize.
+    pub fn take_memory_of(&self, fresh: Storage) -> Result<(), String> {
+        if fresh.dtype() != self.dtype() {
+            return Err("internal error: storage memory of another type".into());
+        }
+        let cell = Arc::try_unwrap(fresh.0).map_err(|_| "internal error: storage memory is shared".to_string())?;
+        // SAFETY: as in `resize`, the buffer is only replaced here and there.
+        unsafe { *self.0.buffer.get() = cell.buffer.into_inner() };
+        Ok(())
+    }
+
     fn buffer(&self) -> &Buffer {
         // SAFETY: see the Send/Sync note; the buffer is only replaced by `resize`.
         unsafe { &*self.0.buffer.get() }
@@ -198,7 +260,7 @@ impl Storage {
 
     /// Whether the memory is owned by this storage (heap), as opposed to an external owner.
     pub fn is_heap(&self) -> bool {
-        !matches!(self.buffer().backing, Backing::External(_))
+        !matches!(self.buffer().backing, Backing::External(_) | Backing::Device(_))
     }
 
     /// Start of the data as bytes.
@@ -239,6 +301,9 @@ impl Storage {
         if len == self.len() {
             return Ok(());
         }
+        if self.is_device() {
+            return Err("cannot resize a device storage in host memory".into());
+        }
         let fresh = Buffer::heap_zeroed(self.0.dtype, len)?;
         let keep = len.min(self.len()) * self.0.dtype.size_of();
         // SAFETY: distinct allocations; `keep` bytes are valid in both.
@@ -269,6 +334,29 @@ mod tests {
         s.resize(2).unwrap();
         assert_eq!(unsafe { view.as_slice::<f32>() }, &[1.0, 2.0]);
         assert!(view.same(&s));
+    }
+
+    #[test]
+    fn device_storages_are_never_host_memory() {
+        // A fake device address: nothing here may read through it.
+        let owner = Box::new(7u32);
+        let s = Storage::from_device(DType::Float, 0x1000, 4, owner);
+        assert!(s.is_device() && !s.is_heap());
+        assert_eq!(s.device_addr(), Some(0x1000));
+        assert_eq!(s.device_owner().and_then(|o| o.downcast_ref::<u32>()), Some(&7));
+        assert!(s.resize(8).unwrap_err().contains("device storage"));
+        // Resizing swaps in fresh memory that every sharer sees.
+        let view = s.clone();
+        s.take_memory_of(Storage::from_device(DType::Float, 0x2000, 8, Box::new(8u32)))
+            .unwrap();
+        assert_eq!((view.len(), view.device_addr()), (8, Some(0x2000)));
+        let shared = Storage::from_device(DType::Float, 0x3000, 2, Box::new(()));
+        let _keep = shared.clone();
+        assert!(s.take_memory_of(shared).is_err());
+        assert!(s.take_memory_of(Storage::new(DType::Double, 1).unwrap()).is_err());
+        let empty = Storage::from_device(DType::Long, 0, 0, Box::new(()));
+        assert_eq!((empty.len(), empty.device_addr()), (0, Some(0)));
+        assert_eq!(Storage::new(DType::Float, 1).unwrap().device_addr(), None);
     }
 
     #[test]

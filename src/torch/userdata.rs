@@ -1,6 +1,10 @@
 //! Tensors and storages as Lua userdata. Each element type is its own Rust type (`TensorUd<f32>`,
 //! ...) so that it gets its own metatable, whose `__index` is a Lua function over that type's class
 //! table: methods added from Lua (`torch.FloatTensor.foo = ...`) are seen by every instance.
+//!
+//! The second type parameter is the tensor family: `Host` here; cutorch's device tensors are the
+//! same userdata with its own family, so they get their own metatables and classes, and the host
+//! functions below (`classify`, `tensor_of`, ...) never see them.
 
 use std::any::TypeId;
 use std::cell::RefCell;
@@ -13,15 +17,19 @@ use super::layout::Tensor;
 use super::storage::Storage;
 use crate::dispatch;
 
+/// The family of the host tensors (`torch.FloatTensor`, ...).
+pub struct Host;
+
 /// A tensor handle: the view can change in place (`resize`, `set`, `transpose` on self, ...).
-pub struct TensorUd<T: Element> {
+pub struct TensorUd<T: Element, F: 'static = Host> {
     pub view: RefCell<Tensor>,
-    _t: PhantomData<T>,
+    // fn() -> F: the family is a marker, it neither owns nor shares anything.
+    _t: PhantomData<(T, fn() -> F)>,
 }
 
-pub struct StorageUd<T: Element> {
+pub struct StorageUd<T: Element, F: 'static = Host> {
     pub storage: Storage,
-    _t: PhantomData<T>,
+    _t: PhantomData<(T, fn() -> F)>,
 }
 
 /// Which of our userdata types a Lua value holds.
@@ -30,54 +38,72 @@ pub enum Object {
     Storage(AnyUserData, DType),
 }
 
-fn tensor_dtype_of(id: TypeId) -> Option<DType> {
+fn tensor_dtype_of<F: 'static>(id: TypeId) -> Option<DType> {
     DType::ALL
         .into_iter()
-        .find(|&d| dispatch!(d, T => id == TypeId::of::<TensorUd<T>>()))
+        .find(|&d| dispatch!(d, T => id == TypeId::of::<TensorUd<T, F>>()))
 }
 
-fn storage_dtype_of(id: TypeId) -> Option<DType> {
+fn storage_dtype_of<F: 'static>(id: TypeId) -> Option<DType> {
     DType::ALL
         .into_iter()
-        .find(|&d| dispatch!(d, T => id == TypeId::of::<StorageUd<T>>()))
+        .find(|&d| dispatch!(d, T => id == TypeId::of::<StorageUd<T, F>>()))
 }
 
+/// A host tensor or storage.
 pub fn classify(value: &Value) -> Option<Object> {
+    classify_in::<Host>(value)
+}
+
+/// A tensor or storage of family `F`.
+pub fn classify_in<F: 'static>(value: &Value) -> Option<Object> {
     let Value::UserData(ud) = value else { return None };
     let id = ud.type_id()?;
-    if let Some(d) = tensor_dtype_of(id) {
+    if let Some(d) = tensor_dtype_of::<F>(id) {
         return Some(Object::Tensor(ud.clone(), d));
     }
-    storage_dtype_of(id).map(|d| Object::Storage(ud.clone(), d))
+    storage_dtype_of::<F>(id).map(|d| Object::Storage(ud.clone(), d))
 }
 
 /// The view of a tensor userdata (a cheap copy: the storage is shared).
 pub fn tensor_of(value: &Value) -> Option<Tensor> {
-    match classify(value)? {
-        Object::Tensor(ud, d) => Some(with_tensor_cell(&ud, d, |c| c.borrow().clone())),
+    tensor_of_in::<Host>(value)
+}
+
+pub fn tensor_of_in<F: 'static>(value: &Value) -> Option<Tensor> {
+    match classify_in::<F>(value)? {
+        Object::Tensor(ud, d) => Some(with_tensor_cell::<_, F>(&ud, d, |c| c.borrow().clone())),
         Object::Storage(..) => None,
     }
 }
 
 pub fn storage_of(value: &Value) -> Option<Storage> {
-    match classify(value)? {
-        Object::Storage(ud, d) => Some(dispatch!(d, T => ud.borrow::<StorageUd<T>>().ok()?.storage.clone())),
+    storage_of_in::<Host>(value)
+}
+
+pub fn storage_of_in<F: 'static>(value: &Value) -> Option<Storage> {
+    match classify_in::<F>(value)? {
+        Object::Storage(ud, d) => Some(dispatch!(d, T => ud.borrow::<StorageUd<T, F>>().ok()?.storage.clone())),
         Object::Tensor(..) => None,
     }
 }
 
-fn with_tensor_cell<R>(ud: &AnyUserData, dtype: DType, f: impl FnOnce(&RefCell<Tensor>) -> R) -> R {
+fn with_tensor_cell<R, F: 'static>(ud: &AnyUserData, dtype: DType, f: impl FnOnce(&RefCell<Tensor>) -> R) -> R {
     dispatch!(dtype, T => {
-        let r = ud.borrow::<TensorUd<T>>().expect("tensor userdata of the classified type");
+        let r = ud.borrow::<TensorUd<T, F>>().expect("tensor userdata of the classified type");
         f(&r.view)
     })
 }
 
 /// Replaces the view held by a tensor userdata (in-place view operations).
 pub fn set_view(value: &Value, tensor: Tensor) -> Result<()> {
-    match classify(value) {
+    set_view_in::<Host>(value, tensor)
+}
+
+pub fn set_view_in<F: 'static>(value: &Value, tensor: Tensor) -> Result<()> {
+    match classify_in::<F>(value) {
         Some(Object::Tensor(ud, d)) if d == tensor.dtype => {
-            with_tensor_cell(&ud, d, |c| *c.borrow_mut() = tensor);
+            with_tensor_cell::<_, F>(&ud, d, |c| *c.borrow_mut() = tensor);
             Ok(())
         }
         _ => Err(mlua::Error::runtime(
@@ -118,32 +144,44 @@ fn note_allocation(lua: &Lua) {
 }
 
 pub fn push_tensor(lua: &Lua, tensor: Tensor) -> Result<Value> {
+    push_tensor_in::<Host>(lua, tensor)
+}
+
+pub fn push_tensor_in<F: 'static>(lua: &Lua, tensor: Tensor) -> Result<Value> {
     note_allocation(lua);
-    let ud = dispatch!(tensor.dtype, T => lua.create_any_userdata(TensorUd::<T> { view: RefCell::new(tensor), _t: PhantomData })?);
+    let ud = dispatch!(tensor.dtype, T => lua.create_any_userdata(TensorUd::<T, F> { view: RefCell::new(tensor), _t: PhantomData })?);
     Ok(Value::UserData(ud))
 }
 
 pub fn push_storage(lua: &Lua, storage: Storage) -> Result<Value> {
+    push_storage_in::<Host>(lua, storage)
+}
+
+pub fn push_storage_in<F: 'static>(lua: &Lua, storage: Storage) -> Result<Value> {
     note_allocation(lua);
-    let ud = dispatch!(storage.dtype(), T => lua.create_any_userdata(StorageUd::<T> { storage, _t: PhantomData })?);
+    let ud = dispatch!(storage.dtype(), T => lua.create_any_userdata(StorageUd::<T, F> { storage, _t: PhantomData })?);
     Ok(Value::UserData(ud))
 }
 
 /// Installs the metatables of the tensor and storage userdata of `dtype`: every field of `meta`
 /// (`__index`, `__newindex`, `__tostring`, operators, `__typename`, ...) becomes a metatable field.
 pub fn register_types(lua: &Lua, dtype: DType, tensor_meta: &Table, storage_meta: &Table) -> Result<()> {
+    register_types_in::<Host>(lua, dtype, tensor_meta, storage_meta)
+}
+
+pub fn register_types_in<F: 'static>(lua: &Lua, dtype: DType, tensor_meta: &Table, storage_meta: &Table) -> Result<()> {
     fn fields(meta: &Table) -> Result<Vec<(String, Value)>> {
         meta.pairs::<String, Value>().collect()
     }
     let tm = fields(tensor_meta)?;
     let sm = fields(storage_meta)?;
     dispatch!(dtype, T => {
-        lua.register_userdata_type::<TensorUd<T>>(|reg| {
+        lua.register_userdata_type::<TensorUd<T, F>>(|reg| {
             for (k, v) in tm {
                 reg.add_meta_field(k, v);
             }
         })?;
-        lua.register_userdata_type::<StorageUd<T>>(|reg| {
+        lua.register_userdata_type::<StorageUd<T, F>>(|reg| {
             for (k, v) in sm {
                 reg.add_meta_field(k, v);
             }

@@ -7,10 +7,11 @@ use super::{add, one, receiver};
 use crate::dispatch;
 use crate::torch::args::{self, Args, arg, error, index_in, number, tensor_arg};
 use crate::torch::dtype::{DType, Element};
+use crate::torch::family::Family;
 use crate::torch::layout::Tensor;
 use crate::torch::methods::copy::{copy_into, fill};
 use crate::torch::storage::Storage;
-use crate::torch::userdata::{push_tensor, storage_of, tensor_of};
+use crate::torch::userdata::{Host, push_tensor, tensor_of};
 use crate::torch::{apply, userdata};
 
 /// Reads element `offset` of a storage as a Lua number.
@@ -27,7 +28,7 @@ pub fn write(s: &Storage, offset: usize, v: f64) {
 }
 
 /// What a key selects in a tensor: one element (its storage offset) or a view.
-enum Target {
+pub enum Target {
     Element(Storage, usize),
     View(Tensor),
 }
@@ -37,8 +38,9 @@ fn element_of(t: &Tensor, method: &str) -> Result<Target> {
     Ok(Target::Element(s, t.offset))
 }
 
-/// Resolves a number, LongStorage or table key (Torch's `__index__` rules).
-fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> {
+/// Resolves a number, LongStorage or table key (Torch's `__index__` rules). Geometry only: it
+/// serves device tensors too.
+pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> {
     if let Some(i) = number(key) {
         if t.dim() == 0 {
             return Err(error(method, "cannot index an empty tensor"));
@@ -272,7 +274,12 @@ fn tensor_newindex(_: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 fn storage_arg(a: &Args, pos: usize, method: &str) -> Result<Storage> {
-    storage_of(arg(a, pos)).ok_or_else(|| {
+    storage_arg_in::<Host>(a, pos, method)
+}
+
+/// The storage of family `K` at `pos`.
+pub fn storage_arg_in<K: Family>(a: &Args, pos: usize, method: &str) -> Result<Storage> {
+    K::storage_of(arg(a, pos)).ok_or_else(|| {
         error(
             method,
             format!(
@@ -283,30 +290,47 @@ fn storage_arg(a: &Args, pos: usize, method: &str) -> Result<Storage> {
     })
 }
 
-fn storage_index(_: &Lua, a: Args) -> Result<MultiValue> {
-    let s = storage_arg(&a, 1, "__index")?;
+/// `size` and `elementSize` of the storages of family `K`.
+pub fn install_storage_sizes<K: Family>(lua: &Lua, storage: &Table) -> Result<()> {
+    add(lua, storage, "size", |_, a| {
+        one(Value::Number(storage_arg_in::<K>(&a, 1, "size")?.len() as f64))
+    })?;
+    add(lua, storage, "elementSize", |_, a| {
+        one(Value::Number(
+            storage_arg_in::<K>(&a, 1, "elementSize")?.dtype().size_of() as f64,
+        ))
+    })
+}
+
+/// `s[i]` for a storage of family `K`.
+pub fn storage_index<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
+    let s = storage_arg_in::<K>(&a, 1, "__index")?;
     match number(arg(&a, 2)) {
         Some(i) => {
             let idx = index_in(i as i64, s.len(), "__index")?;
-            one(Value::Number(read(&s, idx)))
+            one(Value::Number(args::lift_in("__index", K::read(&s, idx))?))
         }
         None => one(Value::Nil),
     }
 }
 
-fn storage_newindex(_: &Lua, a: Args) -> Result<MultiValue> {
-    let s = storage_arg(&a, 1, "__newindex")?;
+/// `s[i] = v` for a storage of family `K`.
+pub fn storage_newindex<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
+    let s = storage_arg_in::<K>(&a, 1, "__newindex")?;
     let i = number(arg(&a, 2)).ok_or_else(|| error("__newindex", "storage index must be a number"))?;
     let v = number(arg(&a, 3)).ok_or_else(|| error("__newindex", "storage value must be a number"))?;
-    write(&s, index_in(i as i64, s.len(), "__newindex")?, v);
+    args::lift_in(
+        "__newindex",
+        K::write(&s, index_in(i as i64, s.len(), "__newindex")?, v),
+    )?;
     Ok(MultiValue::new())
 }
 
 pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) -> Result<()> {
     add(lua, functions, "tensorIndex", tensor_index)?;
     add(lua, functions, "tensorNewIndex", tensor_newindex)?;
-    add(lua, functions, "storageIndex", storage_index)?;
-    add(lua, functions, "storageNewIndex", storage_newindex)?;
+    add(lua, functions, "storageIndex", storage_index::<Host>)?;
+    add(lua, functions, "storageNewIndex", storage_newindex::<Host>)?;
     add(lua, tensor, "maskedSelect", |lua, a| {
         // x:maskedSelect(mask) or res:maskedSelect(src, mask)
         let (src, mask, into) = match (tensor_of(arg(&a, 2)), tensor_of(arg(&a, 3))) {
@@ -335,14 +359,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) ->
         receiver(&a)
     })?;
 
-    add(lua, storage, "size", |_, a| {
-        one(Value::Number(storage_arg(&a, 1, "size")?.len() as f64))
-    })?;
-    add(lua, storage, "elementSize", |_, a| {
-        one(Value::Number(
-            storage_arg(&a, 1, "elementSize")?.dtype().size_of() as f64
-        ))
-    })?;
+    install_storage_sizes::<Host>(lua, storage)?;
     add(lua, storage, "resize", |_, a| {
         let s = storage_arg(&a, 1, "resize")?;
         let n = args::int_arg(&a, 2, "resize")?;

@@ -40,7 +40,7 @@ pub fn receiver(args: &Args) -> Result<MultiValue> {
 /// `internal` for helpers that `lua/torch` uses (fields of `libtorch`), and `functions` for
 /// functions that become fields of the `torch` table as they are (`torch.manualSeed`, ...).
 pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, functions: &Table) -> Result<()> {
-    shape::install(lua, tensor)?;
+    shape::install::<crate::torch::userdata::Host>(lua, tensor)?;
     copy::install(lua, tensor, storage)?;
     access::install(lua, tensor, storage, internal)?;
     math::install(lua, tensor, functions)?;

@@ -1,14 +1,16 @@
 //! Shape queries and views: size, dim, stride, storage, narrow, select, sub, transpose, t, unfold,
-//! expand, view, squeeze, permute, resize, resizeAs, set. Views never copy.
+//! expand, view, squeeze, permute, resize, resizeAs, set. Views never copy. Written once for every
+//! tensor family (host tensors here, device tensors in `crate::cuda`).
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::{add, none, one, receiver};
-use crate::torch::args::{self, Args, arg, dim_arg, error, int_arg, is_number, long_storage_values, tensor_arg};
+use crate::torch::args::{self, Args, arg, dim_arg, error, int_arg, is_number, long_storage_values};
 use crate::torch::construct;
+use crate::torch::family::Family;
 use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
-use crate::torch::userdata::{push_storage, push_tensor, set_view, tensor_of};
+use crate::torch::userdata::push_storage;
 
 /// A new LongStorage holding `values`.
 pub fn long_storage(lua: &Lua, values: &[usize]) -> Result<Value> {
@@ -16,8 +18,8 @@ pub fn long_storage(lua: &Lua, values: &[usize]) -> Result<Value> {
     push_storage(lua, args::lift(Storage::from_slice(&v))?)
 }
 
-fn new_view(lua: &Lua, t: Result<Tensor>) -> Result<MultiValue> {
-    one(push_tensor(lua, t?)?)
+fn new_view<K: Family>(lua: &Lua, t: Result<Tensor>) -> Result<MultiValue> {
+    one(K::push_tensor(lua, t?)?)
 }
 
 /// Sizes for view/expand/resize from the arguments at `pos` (numbers, a LongStorage or a table).
@@ -38,14 +40,14 @@ fn view_of(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
 }
 
 /// `x:view(sizes)` or `res:view(src, sizes)` (the result form sets res).
-fn view(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let first = tensor_arg(&a, 1, "view")?;
-    if let Some(src) = tensor_of(arg(&a, 2)) {
+fn view<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let first = K::tensor_arg(&a, 1, "view")?;
+    if let Some(src) = K::tensor_of(arg(&a, 2)) {
         let v = view_of(&src, &sizes_at(&a, 3, "view")?, "view")?;
-        set_view(arg(&a, 1), v)?;
+        K::set_view(arg(&a, 1), v)?;
         return receiver(&a);
     }
-    new_view(lua, view_of(&first, &sizes_at(&a, 2, "view")?, "view"))
+    new_view::<K>(lua, view_of(&first, &sizes_at(&a, 2, "view")?, "view"))
 }
 
 fn expand_to(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
@@ -53,19 +55,19 @@ fn expand_to(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
     args::lift_in(method, src.expand(&size))
 }
 
-fn expand(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let first = tensor_arg(&a, 1, "expand")?;
-    if let Some(src) = tensor_of(arg(&a, 2)) {
+fn expand<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let first = K::tensor_arg(&a, 1, "expand")?;
+    if let Some(src) = K::tensor_of(arg(&a, 2)) {
         let v = expand_to(&src, &sizes_at(&a, 3, "expand")?, "expand")?;
-        set_view(arg(&a, 1), v)?;
+        K::set_view(arg(&a, 1), v)?;
         return receiver(&a);
     }
-    new_view(lua, expand_to(&first, &sizes_at(&a, 2, "expand")?, "expand"))
+    new_view::<K>(lua, expand_to(&first, &sizes_at(&a, 2, "expand")?, "expand"))
 }
 
 /// `x:sub(d1s, d1e [, d2s, d2e ...])`: inclusive 1-based ranges, negative from the end.
-fn sub(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let mut t = tensor_arg(&a, 1, "sub")?;
+fn sub<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let mut t = K::tensor_arg(&a, 1, "sub")?;
     let mut pos = 2;
     let mut d = 0;
     while is_number(arg(&a, pos)) {
@@ -89,42 +91,43 @@ fn sub(lua: &Lua, a: Args) -> Result<MultiValue> {
         pos += 2;
         d += 1;
     }
-    new_view(lua, Ok(t))
+    new_view::<K>(lua, Ok(t))
 }
 
-fn squeeze(_: &Lua, a: Args) -> Result<MultiValue> {
+fn squeeze<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
     // x:squeeze([dim]) squeezes x itself; res:squeeze(src [, dim]) sets res.
-    let (src, dim_pos) = match tensor_of(arg(&a, 2)) {
+    let (src, dim_pos) = match K::tensor_of(arg(&a, 2)) {
         Some(src) => (src, 3),
-        None => (tensor_arg(&a, 1, "squeeze")?, 2),
+        None => (K::tensor_arg(&a, 1, "squeeze")?, 2),
     };
     let dim = match arg(&a, dim_pos) {
         Value::Nil => None,
         _ => Some(dim_arg(&a, dim_pos, &src, "squeeze")?),
     };
     let v = args::lift_in("squeeze", src.squeeze(dim))?;
-    set_view(arg(&a, 1), v)?;
+    K::set_view(arg(&a, 1), v)?;
     receiver(&a)
 }
 
-fn resize(_: &Lua, a: Args) -> Result<MultiValue> {
-    let mut t = tensor_arg(&a, 1, "resize")?;
+fn resize<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
+    let mut t = K::tensor_arg(&a, 1, "resize")?;
     let size = args::usize_sizes(&sizes_at(&a, 2, "resize")?, "resize")?;
-    args::lift_in("resize", construct::resize(&mut t, &size))?;
-    set_view(arg(&a, 1), t)?;
+    args::lift_in("resize", construct::resize_in::<K>(&mut t, &size))?;
+    K::set_view(arg(&a, 1), t)?;
     receiver(&a)
 }
 
-pub fn install(lua: &Lua, m: &Table) -> Result<()> {
+/// The shape methods of the tensors of family `K`.
+pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
     add(lua, m, "size", |lua, a| {
-        let t = tensor_arg(&a, 1, "size")?;
+        let t = K::tensor_arg(&a, 1, "size")?;
         match arg(&a, 2) {
             Value::Nil => one(long_storage(lua, &t.size)?),
             _ => one(Value::Number(t.size[dim_arg(&a, 2, &t, "size")?] as f64)),
         }
     })?;
     add(lua, m, "stride", |lua, a| {
-        let t = tensor_arg(&a, 1, "stride")?;
+        let t = K::tensor_arg(&a, 1, "stride")?;
         match arg(&a, 2) {
             Value::Nil => one(long_storage(lua, &t.stride)?),
             _ => one(Value::Number(t.stride[dim_arg(&a, 2, &t, "stride")?] as f64)),
@@ -132,114 +135,121 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     for name in ["dim", "nDimension"] {
         add(lua, m, name, |_, a| {
-            one(Value::Number(tensor_arg(&a, 1, "dim")?.dim() as f64))
+            one(Value::Number(K::tensor_arg(&a, 1, "dim")?.dim() as f64))
         })?;
     }
     for name in ["nElement", "numel"] {
         add(lua, m, name, |_, a| {
-            one(Value::Number(tensor_arg(&a, 1, "nElement")?.numel() as f64))
+            one(Value::Number(K::tensor_arg(&a, 1, "nElement")?.numel() as f64))
         })?;
     }
     add(lua, m, "storage", |lua, a| {
-        match tensor_arg(&a, 1, "storage")?.storage {
-            Some(s) => one(push_storage(lua, s)?),
+        match K::tensor_arg(&a, 1, "storage")?.storage {
+            Some(s) => one(K::push_storage(lua, s)?),
             None => none(),
         }
     })?;
     add(lua, m, "storageOffset", |_, a| {
-        one(Value::Number((tensor_arg(&a, 1, "storageOffset")?.offset + 1) as f64))
+        one(Value::Number(
+            (K::tensor_arg(&a, 1, "storageOffset")?.offset + 1) as f64,
+        ))
     })?;
     add(lua, m, "isContiguous", |_, a| {
-        one(Value::Boolean(tensor_arg(&a, 1, "isContiguous")?.is_contiguous()))
+        one(Value::Boolean(K::tensor_arg(&a, 1, "isContiguous")?.is_contiguous()))
     })?;
     add(lua, m, "isSameSizeAs", |_, a| {
-        let (x, y) = (tensor_arg(&a, 1, "isSameSizeAs")?, tensor_arg(&a, 2, "isSameSizeAs")?);
+        let (x, y) = (
+            K::tensor_arg(&a, 1, "isSameSizeAs")?,
+            K::tensor_arg(&a, 2, "isSameSizeAs")?,
+        );
         one(Value::Boolean(x.same_size(&y)))
     })?;
     add(lua, m, "isSize", |_, a| {
-        let t = tensor_arg(&a, 1, "isSize")?;
+        let t = K::tensor_arg(&a, 1, "isSize")?;
         let sizes = long_storage_values(arg(&a, 2)).ok_or_else(|| error("isSize", "expected a LongStorage"))?;
         one(Value::Boolean(t.size.iter().map(|&s| s as i64).eq(sizes)))
     })?;
     add(lua, m, "narrow", |lua, a| {
-        let t = tensor_arg(&a, 1, "narrow")?;
+        let t = K::tensor_arg(&a, 1, "narrow")?;
         let d = dim_arg(&a, 2, &t, "narrow")?;
         let start = int_arg(&a, 3, "narrow")?;
         let len = int_arg(&a, 4, "narrow")?;
         if start < 1 || len < 0 {
             return Err(error("narrow", format!("out of range (index {start}, size {len})")));
         }
-        new_view(
+        new_view::<K>(
             lua,
             args::lift_in("narrow", t.narrow(d, start as usize - 1, len as usize)),
         )
     })?;
     add(lua, m, "select", |lua, a| {
-        let t = tensor_arg(&a, 1, "select")?;
+        let t = K::tensor_arg(&a, 1, "select")?;
         let d = dim_arg(&a, 2, &t, "select")?;
         let i = args::index_in(int_arg(&a, 3, "select")?, t.size[d], "select")?;
         // As in Torch, selecting in a 1-D tensor gives the element itself.
         if t.dim() == 1 {
             let s = args::lift_in("select", t.storage_checked())?;
-            let v = crate::torch::methods::access::read(s, t.offset + i * t.stride[0]);
-            return one(Value::Number(v));
+            return one(Value::Number(args::lift_in(
+                "select",
+                K::read(s, t.offset + i * t.stride[0]),
+            )?));
         }
-        new_view(lua, args::lift_in("select", t.select(d, i)))
+        new_view::<K>(lua, args::lift_in("select", t.select(d, i)))
     })?;
-    add(lua, m, "sub", sub)?;
+    add(lua, m, "sub", sub::<K>)?;
     add(lua, m, "transpose", |lua, a| {
-        let t = tensor_arg(&a, 1, "transpose")?;
+        let t = K::tensor_arg(&a, 1, "transpose")?;
         let d1 = dim_arg(&a, 2, &t, "transpose")?;
         let d2 = dim_arg(&a, 3, &t, "transpose")?;
-        new_view(lua, args::lift_in("transpose", t.transpose(d1, d2)))
+        new_view::<K>(lua, args::lift_in("transpose", t.transpose(d1, d2)))
     })?;
     add(lua, m, "t", |lua, a| {
-        let t = tensor_arg(&a, 1, "t")?;
+        let t = K::tensor_arg(&a, 1, "t")?;
         if t.dim() != 2 {
             return Err(error("t", format!("t() expects a 2D tensor, got {}D", t.dim())));
         }
-        new_view(lua, args::lift_in("t", t.transpose(0, 1)))
+        new_view::<K>(lua, args::lift_in("t", t.transpose(0, 1)))
     })?;
     add(lua, m, "unfold", |lua, a| {
-        let t = tensor_arg(&a, 1, "unfold")?;
+        let t = K::tensor_arg(&a, 1, "unfold")?;
         let d = dim_arg(&a, 2, &t, "unfold")?;
         let size = int_arg(&a, 3, "unfold")?;
         let step = int_arg(&a, 4, "unfold")?;
         if size < 0 || step < 1 {
             return Err(error("unfold", "size must be >= 0 and step >= 1"));
         }
-        new_view(lua, args::lift_in("unfold", t.unfold(d, size as usize, step as usize)))
+        new_view::<K>(lua, args::lift_in("unfold", t.unfold(d, size as usize, step as usize)))
     })?;
     add(lua, m, "permute", |lua, a| {
-        let t = tensor_arg(&a, 1, "permute")?;
+        let t = K::tensor_arg(&a, 1, "permute")?;
         let dims: Vec<usize> = (2..=a.len())
             .map(|p| dim_arg(&a, p, &t, "permute"))
             .collect::<Result<_>>()?;
-        new_view(lua, args::lift_in("permute", t.permute(&dims)))
+        new_view::<K>(lua, args::lift_in("permute", t.permute(&dims)))
     })?;
     add(lua, m, "unsqueeze", |lua, a| {
-        let t = tensor_arg(&a, 1, "unsqueeze")?;
+        let t = K::tensor_arg(&a, 1, "unsqueeze")?;
         let d = int_arg(&a, 2, "unsqueeze")?;
         if d < 1 || d as usize > t.dim() + 1 {
             return Err(error("unsqueeze", format!("dimension {d} out of range")));
         }
-        new_view(lua, args::lift_in("unsqueeze", t.unsqueeze(d as usize - 1)))
+        new_view::<K>(lua, args::lift_in("unsqueeze", t.unsqueeze(d as usize - 1)))
     })?;
-    add(lua, m, "view", view)?;
-    add(lua, m, "expand", expand)?;
-    add(lua, m, "squeeze", squeeze)?;
-    add(lua, m, "resize", resize)?;
+    add(lua, m, "view", view::<K>)?;
+    add(lua, m, "expand", expand::<K>)?;
+    add(lua, m, "squeeze", squeeze::<K>)?;
+    add(lua, m, "resize", resize::<K>)?;
     add(lua, m, "resizeAs", |_, a| {
-        let mut t = tensor_arg(&a, 1, "resizeAs")?;
-        let other = tensor_arg(&a, 2, "resizeAs")?;
-        args::lift_in("resizeAs", construct::resize(&mut t, &other.size))?;
-        set_view(arg(&a, 1), t)?;
+        let mut t = K::tensor_arg(&a, 1, "resizeAs")?;
+        let other = K::tensor_arg(&a, 2, "resizeAs")?;
+        args::lift_in("resizeAs", construct::resize_in::<K>(&mut t, &other.size))?;
+        K::set_view(arg(&a, 1), t)?;
         receiver(&a)
     })?;
     add(lua, m, "set", |_, a| {
-        let t = tensor_arg(&a, 1, "set")?;
-        let v = construct::set_view(t.dtype, &a, "set")?;
-        set_view(arg(&a, 1), v)?;
+        let t = K::tensor_arg(&a, 1, "set")?;
+        let v = construct::set_view_in::<K>(t.dtype, &a, "set")?;
+        K::set_view(arg(&a, 1), v)?;
         receiver(&a)
     })?;
     Ok(())

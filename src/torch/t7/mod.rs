@@ -18,6 +18,8 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, Result, Value};
 
+use crate::torch::dtype::DType;
+use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
 use codec::{FileCore, Kind};
 use stream::MemoryStream;
@@ -114,6 +116,36 @@ fn stack_bounds() -> Option<(usize, usize)> {
 #[cfg(not(target_os = "linux"))]
 fn stack_bounds() -> Option<(usize, usize)> {
     None
+}
+
+/// Tensors and storages of another family (cutorch's device classes, `torch.Cuda*`): written with
+/// the host classes' payload under their own class names, as cutorch wrote them, and read back into
+/// that family. The module that defines the family installs this in the Lua state
+/// ([`set_device_classes`]); without it, those class names load as host tensors.
+#[derive(Clone, Copy)]
+pub struct DeviceClasses {
+    /// The class names of an element type (`torch.CudaTensor`, `torch.CudaStorage`), if the family
+    /// has that type.
+    pub tensor_typename: fn(DType) -> Option<&'static str>,
+    pub storage_typename: fn(DType) -> Option<&'static str>,
+    pub tensor_of: fn(&Value) -> Option<Tensor>,
+    pub storage_of: fn(&Value) -> Option<Storage>,
+    pub push_tensor: fn(&Lua, Tensor) -> Result<Value>,
+    pub push_storage: fn(&Lua, Storage) -> Result<Value>,
+    /// A host copy of a whole storage of the family.
+    pub to_host: fn(&Storage) -> std::result::Result<Storage, String>,
+    /// A storage of the family holding a host storage's data.
+    pub from_host: fn(Storage) -> std::result::Result<Storage, String>,
+    /// Whether objects of the family can be made here now (why not, otherwise).
+    pub available: fn() -> std::result::Result<(), String>,
+}
+
+pub fn set_device_classes(lua: &Lua, classes: DeviceClasses) {
+    lua.set_app_data(classes);
+}
+
+pub fn device_classes(lua: &Lua) -> Option<DeviceClasses> {
+    lua.app_data_ref::<DeviceClasses>().map(|c| *c)
 }
 
 /// What the writer keys references on: Lua objects by address, storages by their buffer, so

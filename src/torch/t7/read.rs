@@ -7,7 +7,7 @@ use mlua::{Function, Value};
 use super::codec::lua_table;
 use super::write::{class_method, factory};
 use super::{
-    Ctx, DepthGuard, LEGACY_TYPE_RECUR_FUNCTION, TYPE_BOOLEAN, TYPE_FUNCTION, TYPE_NIL, TYPE_NUMBER,
+    Ctx, DepthGuard, DeviceClasses, LEGACY_TYPE_RECUR_FUNCTION, TYPE_BOOLEAN, TYPE_FUNCTION, TYPE_NIL, TYPE_NUMBER,
     TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE, TYPE_TORCH, bytecode,
 };
 use crate::torch::args::error;
@@ -230,8 +230,23 @@ impl Reader<'_, '_> {
             None => (version, 0.0),
         };
         if let Some(native) = native_class(&class) {
+            // With cutorch loaded, its classes load onto the device; without it, as host tensors.
+            let device = super::device_classes(self.ctx.lua).filter(|dev| {
+                class.starts_with("torch.Cuda") && !native.half && (dev.tensor_typename)(native.dtype).is_some()
+            });
+            if let Some(dev) = device {
+                (dev.available)().map_err(|why| error(METHOD, format!("cannot load a {class}: {why}")))?;
+                if native.tensor {
+                    return self.tensor(index, native, Some(dev));
+                }
+                let host = self.storage_body(native)?;
+                let storage = (dev.from_host)(host).map_err(|e| error(METHOD, e))?;
+                let v = (dev.push_storage)(self.ctx.lua, storage)?;
+                self.remember(index, &v)?;
+                return Ok(v);
+            }
             return if native.tensor {
-                self.tensor(index, native)
+                self.tensor(index, native, None)
             } else {
                 let v = push_storage(self.ctx.lua, self.storage_body(native)?)?;
                 self.remember(index, &v)?;
@@ -304,11 +319,19 @@ impl Reader<'_, '_> {
         Storage::from_slice(&floats).map_err(|e| error(METHOD, e))
     }
 
-    fn tensor(&self, index: i32, native: Native) -> mlua::Result<Value> {
+    /// A tensor's payload; `dev` for a tensor of that family (its storage must be one too).
+    fn tensor(&self, index: i32, native: Native, dev: Option<DeviceClasses>) -> mlua::Result<Value> {
         let dtype = native.dtype;
-        // Registered empty before its storage is read, as Torch does.
-        let v = push_tensor(self.ctx.lua, Tensor::empty(dtype))?;
-        self.remember(index, &v)?;
+        // Registered empty before its storage is read, as Torch does. (A device tensor is made
+        // once read: nothing in its storage can refer back to it.)
+        let host = match dev {
+            None => {
+                let v = push_tensor(self.ctx.lua, Tensor::empty(dtype))?;
+                self.remember(index, &v)?;
+                Some(v)
+            }
+            Some(_) => None,
+        };
         let ndim = self.int()?;
         if !(0..=MAX_DIMS).contains(&ndim) {
             return Err(error(METHOD, format!("corrupt file: tensor with {ndim} dimensions")));
@@ -319,22 +342,35 @@ impl Reader<'_, '_> {
         let offset = self.scalar::<i64>()?;
         let storage = match self.object()? {
             Value::Nil => None,
-            s => match (storage_of(&s), classify(&s)) {
-                (Some(st), Some(Object::Storage(_, d))) if d == dtype => Some(st),
+            s => match (dev, storage_of(&s), classify(&s)) {
+                (None, Some(st), Some(Object::Storage(_, d))) if d == dtype => Some(st),
+                (Some(dev), ..) if (dev.storage_of)(&s).is_some_and(|st| st.dtype() == dtype) => (dev.storage_of)(&s),
                 _ => {
                     return Err(error(
                         METHOD,
                         format!(
                             "corrupt file: the storage of a {} is a {}",
-                            dtype.tensor_typename(),
+                            dev.and_then(|d| (d.tensor_typename)(dtype))
+                                .unwrap_or(dtype.tensor_typename()),
                             crate::torch::args::type_name(&s)
                         ),
                     ));
                 }
             },
         };
-        let t = checked_view(dtype, storage, &size, &stride, offset)?;
-        set_view(&v, t)?;
+        let mut t = checked_view(dtype, storage, &size, &stride, offset)?;
+        let (None, Some(dev)) = (host.as_ref(), dev) else {
+            // A host tensor: made before its payload was read.
+            let v = host.unwrap_or(Value::Nil);
+            set_view(&v, t)?;
+            return Ok(v);
+        };
+        // checked_view gives an empty tensor with sizes an empty host storage.
+        if let Some(s) = t.storage.take_if(|s| !s.is_device()) {
+            t.storage = Some((dev.from_host)(s).map_err(|e| error(METHOD, e))?);
+        }
+        let v = (dev.push_tensor)(self.ctx.lua, t)?;
+        self.remember(index, &v)?;
         Ok(v)
     }
 

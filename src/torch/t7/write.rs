@@ -4,8 +4,8 @@ use mlua::{Function, Table, Value};
 
 use super::codec::lua_table;
 use super::{
-    Ctx, DepthGuard, Identity, TYPE_BOOLEAN, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE,
-    TYPE_TORCH,
+    Ctx, DepthGuard, DeviceClasses, Identity, TYPE_BOOLEAN, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING,
+    TYPE_TABLE, TYPE_TORCH,
 };
 use crate::dispatch;
 use crate::torch::args::error;
@@ -178,13 +178,19 @@ pub fn writable_tag(ctx: &Ctx, v: &Value) -> mlua::Result<Option<i32>> {
     }))
 }
 
-fn identity(v: &Value) -> Identity {
+fn identity(ctx: &Ctx, v: &Value) -> Identity {
     if let Some(Object::Storage(ud, d)) = classify(v) {
         let id = dispatch!(d, T => ud
             .borrow::<crate::torch::userdata::StorageUd<T>>()
             .map(|s| s.storage.id())
             .unwrap_or(0));
         return Identity::Storage(id);
+    }
+    // Device storages too are keyed by their memory: two Lua handles on one are one object.
+    if let Value::UserData(_) = v
+        && let Some(s) = super::device_classes(ctx.lua).and_then(|dev| (dev.storage_of)(v))
+    {
+        return Identity::Storage(s.id());
     }
     Identity::Lua(v.to_pointer() as usize)
 }
@@ -324,7 +330,7 @@ impl Writer<'_, '_> {
             }
             Kind::Table(t) => {
                 self.int(TYPE_TABLE)?;
-                let (index, fresh) = self.register(identity(&original), object.clone())?;
+                let (index, fresh) = self.register(identity(self.ctx, &original), object.clone())?;
                 self.int(index)?;
                 if fresh {
                     self.table_body(&t)?;
@@ -332,7 +338,7 @@ impl Writer<'_, '_> {
             }
             Kind::Torch(class) => {
                 self.int(TYPE_TORCH)?;
-                let (index, fresh) = self.register(identity(&original), object.clone())?;
+                let (index, fresh) = self.register(identity(self.ctx, &original), object.clone())?;
                 self.int(index)?;
                 if fresh {
                     self.torch_body(&object, &class)?;
@@ -340,7 +346,7 @@ impl Writer<'_, '_> {
             }
             Kind::Function(f, code) => {
                 self.int(TYPE_RECUR_FUNCTION)?;
-                let (index, fresh) = self.register(identity(&original), object.clone())?;
+                let (index, fresh) = self.register(identity(self.ctx, &original), object.clone())?;
                 self.int(index)?;
                 if fresh {
                     self.function_body(&f, &code)?;
@@ -392,7 +398,20 @@ impl Writer<'_, '_> {
         if let Some(t) = tensor_of(object) {
             self.chars(b"V 1")?;
             self.chars(class.as_bytes())?;
-            return self.tensor_body(&t);
+            return self.tensor_body(&t, None);
+        }
+        if let Some(dev) = super::device_classes(self.ctx.lua) {
+            if let Some(t) = (dev.tensor_of)(object) {
+                self.chars(b"V 1")?;
+                self.chars(class.as_bytes())?;
+                return self.tensor_body(&t, Some(dev));
+            }
+            if let Some(s) = (dev.storage_of)(object) {
+                self.chars(b"V 1")?;
+                self.chars(class.as_bytes())?;
+                let host = (dev.to_host)(&s).map_err(|e| error(METHOD, e))?;
+                return self.storage_body(&host);
+            }
         }
         if let Some(Object::Storage(ud, d)) = classify(object) {
             self.chars(b"V 1")?;
@@ -438,7 +457,9 @@ impl Writer<'_, '_> {
         self.object(Value::Table(fields), Name::Text(class.to_string()))
     }
 
-    fn tensor_body(&mut self, t: &Tensor) -> mlua::Result<()> {
+    /// A tensor's payload; `dev` when it is a tensor of that family (its storage is then written
+    /// under the family's class name, with a host copy of the data).
+    fn tensor_body(&mut self, t: &Tensor, dev: Option<DeviceClasses>) -> mlua::Result<()> {
         let ndim = i32::try_from(t.dim()).map_err(|_| error(METHOD, "too many dimensions"))?;
         self.int(ndim)?;
         let size: Vec<i64> = t.size.iter().map(|&s| s as i64).collect();
@@ -448,12 +469,12 @@ impl Writer<'_, '_> {
         self.long(&[t.offset as i64 + 1])?;
         match &t.storage {
             None => self.int(TYPE_NIL),
-            Some(s) => self.storage_object(s),
+            Some(s) => self.storage_object(s, dev),
         }
     }
 
     /// A tensor's storage as a full object (tag, index or back-reference, class, payload).
-    fn storage_object(&mut self, s: &Storage) -> mlua::Result<()> {
+    fn storage_object(&mut self, s: &Storage, dev: Option<DeviceClasses>) -> mlua::Result<()> {
         let _depth = DepthGuard::enter(self.ctx.core, METHOD)?;
         self.int(TYPE_TORCH)?;
         let key = Identity::Storage(s.id());
@@ -475,8 +496,19 @@ impl Writer<'_, '_> {
         self.int(index)?;
         if fresh {
             self.chars(b"V 1")?;
-            self.chars(s.dtype().storage_typename().as_bytes())?;
-            self.storage_body(s)?;
+            match dev {
+                None => {
+                    self.chars(s.dtype().storage_typename().as_bytes())?;
+                    self.storage_body(s)?;
+                }
+                Some(dev) => {
+                    let class = (dev.storage_typename)(s.dtype())
+                        .ok_or_else(|| error(METHOD, format!("no device storage class for {:?}", s.dtype())))?;
+                    self.chars(class.as_bytes())?;
+                    let host = (dev.to_host)(s).map_err(|e| error(METHOD, e))?;
+                    self.storage_body(&host)?;
+                }
+            }
         }
         Ok(())
     }

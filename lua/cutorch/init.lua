@@ -1,0 +1,150 @@
+-- The `cutorch` package: the device functions (cutorch.*), the classes torch.CudaTensor,
+-- torch.CudaDoubleTensor, torch.CudaLongTensor and their storages over the native `libcutorch`,
+-- conversions between host and device (:cuda(), :float(), copy), and the torch.* functions for
+-- device tensors.
+--
+-- Without a GPU or a driver, `require 'cutorch'` still works and cutorch.getDeviceCount() is 0;
+-- everything that needs a device (making a device tensor, setDevice, synchronize, streams, seeds,
+-- loading a .t7 that holds device tensors) raises an error that names the call and says why.
+
+local torch = require 'torch'
+local C = require 'libcutorch'
+local ffi = require 'ffi'
+
+local cutorch = rawget(_G, 'cutorch')
+if type(cutorch) ~= 'table' then cutorch = {} end
+rawset(_G, 'cutorch', cutorch)
+package.loaded.cutorch = cutorch
+cutorch._C = C
+
+for _, name in ipairs { 'getDeviceCount', 'setDevice', 'getDevice', 'getDeviceProperties', 'getMemoryUsage',
+   'synchronize', 'synchronizeAll', 'manualSeed', 'manualSeedAll', 'initialSeed', 'seed', 'seedAll', 'getState',
+   'reserveStreams', 'getNumStreams', 'setStream', 'setDefaultStream', 'getStream', 'streamSynchronize',
+   '_ipcExport', '_ipcImport', '_currentStreamAddress' } do
+   cutorch[name] = C[name]
+end
+
+-- cutorch.withDevice(device, f): runs f with `device` current, then restores the previous one.
+local function restore(previous, ok, ...)
+   cutorch.setDevice(previous)
+   if not ok then error((...), 0) end
+   return ...
+end
+
+function cutorch.withDevice(device, f)
+   local previous = cutorch.getDevice()
+   cutorch.setDevice(device)
+   return restore(previous, pcall(f))
+end
+
+---------------------------------------------------------------------------------------------------
+-- Classes.
+
+-- Element type -> (class prefix, host tensor class, FFI pointer type of data()).
+local kinds = {
+   Float = { prefix = 'Cuda', host = 'torch.FloatTensor', ctype = 'float*' },
+   Double = { prefix = 'CudaDouble', host = 'torch.DoubleTensor', ctype = 'double*' },
+   Long = { prefix = 'CudaLong', host = 'torch.LongTensor', ctype = 'int64_t*' },
+}
+
+-- Class names of the device tensors and storages.
+local cudaTypes = {}
+cutorch._types = cudaTypes
+
+local tensorClasses = {}
+for _, T in ipairs(C.types) do
+   local kind = kinds[T]
+   local tname = 'torch.' .. kind.prefix .. 'Tensor'
+   local sname = 'torch.' .. kind.prefix .. 'Storage'
+   cudaTypes[tname], cudaTypes[sname] = 'tensor', 'storage'
+   torch[kind.prefix .. 'Tensor'], torch[kind.prefix .. 'Storage'] = torch._nativeClasses(C, T, tname, sname)
+   local tclass, sclass = torch.getmetatable(tname), torch.getmetatable(sname)
+
+   -- t:data() and s:data(): the device address as an FFI pointer, as cutorch's FFI layer gave.
+   local ctype = ffi.typeof(kind.ctype)
+   tclass.data = function(self) return ffi.cast(ctype, C.dataAddress(self)) end
+   sclass.data = tclass.data
+   tclass.totable = function(self) return self:type(kind.host):totable() end
+   sclass.totable = function(self) return C.storageToHost(self):totable() end
+   tensorClasses[#tensorClasses + 1] = tclass
+end
+
+local typename = torch.typename
+local function isCuda(v)
+   return cudaTypes[typename(v)] == 'tensor'
+end
+cutorch._isCudaTensor = isCuda
+
+-- The maths (lua/cutorch/Tensor.lua): methods of the device classes, and the torch.* functions
+-- that device tensors dispatch to.
+local maths = require 'cutorch.Tensor'
+for _, class in ipairs(tensorClasses) do
+   for k, f in pairs(maths.methods) do class[k] = f end
+end
+
+-- The host tensor methods written in Lua (type conversions, views built from views, operators)
+-- serve the device classes too.
+for _, file in ipairs { 'torch.Tensor', 'torch.math' } do
+   local methods = require(file)
+   for _, class in ipairs(tensorClasses) do
+      for k, f in pairs(methods) do
+         if rawget(class, k) == nil then class[k] = f end
+      end
+   end
+end
+
+---------------------------------------------------------------------------------------------------
+-- Host <-> device.
+
+-- :cuda(), :cudaDouble(), :cudaLong() on every tensor class (host and device).
+local conversions = { cuda = 'torch.CudaTensor', cudaDouble = 'torch.CudaDoubleTensor',
+   cudaLong = 'torch.CudaLongTensor' }
+local allTensorClasses = {}
+for _, T in ipairs(torch.types) do
+   allTensorClasses[#allTensorClasses + 1] = torch.getmetatable('torch.' .. T .. 'Tensor')
+end
+for _, class in ipairs(tensorClasses) do allTensorClasses[#allTensorClasses + 1] = class end
+for method, name in pairs(conversions) do
+   for _, class in ipairs(allTensorClasses) do
+      class[method] = function(self)
+         C.requireDevice(method)
+         return self:type(name)
+      end
+   end
+end
+
+-- Host tensors and storages copy from device ones too (as cutorch made them).
+for _, T in ipairs(torch.types) do
+   local tclass = torch.getmetatable('torch.' .. T .. 'Tensor')
+   local hostCopy = tclass.copy
+   tclass.copy = function(self, src)
+      if isCuda(src) then return C.copyToHost(self, src) end
+      return hostCopy(self, src)
+   end
+   local sclass = torch.getmetatable('torch.' .. T .. 'Storage')
+   local hostStorageCopy = sclass.copy
+   sclass.copy = function(self, src)
+      if cudaTypes[typename(src)] == 'storage' then src = C.storageToHost(src) end
+      return hostStorageCopy(self, src)
+   end
+end
+
+-- torch.f(...) goes to the device version when its first tensor argument is a device tensor.
+local function firstTensorIsCuda(...)
+   for i = 1, select('#', ...) do
+      local v = select(i, ...)
+      if type(v) == 'userdata' then return isCuda(v) end
+   end
+   return false
+end
+
+for name, f in pairs(maths.functions) do
+   local host = torch[name]
+   torch[name] = function(...)
+      if firstTensorIsCuda(...) then return f(...) end
+      if host == nil then error('torch.' .. name .. ': expected CUDA tensors', 2) end
+      return host(...)
+   end
+end
+
+return cutorch

@@ -1,0 +1,64 @@
+//! The device tensor family: `torch.CudaTensor`, `torch.CudaDoubleTensor`, `torch.CudaLongTensor`
+//! and their storages.
+//!
+//! A device tensor is the host tensor's `layout::Tensor` (sizes, strides, offset: every view
+//! operation is the same arithmetic) over a `Storage` whose backing is device memory
+//! (`memory::DeviceMemory`). Keeping the one `Storage` type, rather than a separate device
+//! storage beside a storage-less geometry, lets the view methods, constructors, `resize` and the
+//! .t7 format serve both families; the host code cannot reach device memory because device
+//! tensors are userdata of other types (`TensorUd<T, Cuda>`), which the host functions never
+//! accept. New storages go on the calling thread's current device, as in cutorch.
+
+use super::device;
+use super::memory;
+use super::ops;
+use crate::torch::dtype::DType;
+use crate::torch::family::Family;
+use crate::torch::layout::Tensor;
+use crate::torch::storage::Storage;
+
+/// The family marker of device tensors.
+pub struct Cuda;
+
+/// The element types with device classes.
+pub const TYPES: [DType; 3] = [DType::Float, DType::Double, DType::Long];
+
+impl Family for Cuda {
+    fn tensor_typename(dtype: DType) -> &'static str {
+        ops::tensor_typename(dtype)
+    }
+
+    fn storage_typename(dtype: DType) -> &'static str {
+        ops::storage_typename(dtype)
+    }
+
+    fn new_storage(dtype: DType, len: usize) -> Result<Storage, String> {
+        let dev = device::current_device("allocate")?;
+        memory::alloc(&dev, dtype, len)
+    }
+
+    fn resize_storage(s: &Storage, len: usize) -> Result<(), String> {
+        if len == s.len() {
+            return Ok(());
+        }
+        let dev = memory::device_for(s, "resize")?;
+        let fresh = memory::alloc(&dev, s.dtype(), len)?;
+        memory::copy_device(&fresh, 0, s, 0, len.min(s.len()), "resize")?;
+        s.take_memory_of(fresh)
+    }
+
+    fn read(s: &Storage, offset: usize) -> Result<f64, String> {
+        memory::read(s, offset)
+    }
+
+    fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
+        memory::write(s, offset, v)
+    }
+
+    fn from_host(t: Tensor) -> Result<Tensor, String> {
+        let dev = device::current_device("upload")?;
+        let d = ops::empty_like(&dev, t.dtype, &t.size)?;
+        ops::copy_from_host(&d, &t, "upload")?;
+        Ok(d)
+    }
+}

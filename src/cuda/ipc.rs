@@ -1,0 +1,119 @@
+//! CUDA IPC: a device storage shared with another process on the same machine without a trip
+//! through host memory. The exporter sends the 64-byte handle of the allocation that holds the
+//! storage, the storage's byte offset in it, its size, device and element type; the importer
+//! opens the handle (mapping the same memory into its address space) and gets a storage over it
+//! that closes the mapping when it goes.
+//!
+//! Only memory from cuMemAlloc can be exported this way (which is why `memory` allocates with it);
+//! memory opened from a handle cannot be exported again. The exporter must keep the storage alive
+//! until every importer has let go of it.
+
+use cudarc::driver::sys;
+
+use super::device;
+use super::libs;
+use super::memory::{self, drv};
+use crate::torch::dtype::DType;
+use crate::torch::storage::Storage;
+
+/// Bytes in a CUDA IPC memory handle.
+pub const HANDLE_BYTES: usize = 64;
+
+/// What another process needs to open a storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exported {
+    pub handle: [u8; HANDLE_BYTES],
+    /// Where the storage starts in the allocation the handle names.
+    pub offset: usize,
+    pub bytes: usize,
+    /// 0-based device ordinal.
+    pub device: usize,
+    pub dtype: DType,
+}
+
+/// The handle and place of a device storage, for another process.
+pub fn export_ipc(s: &Storage) -> Result<Exported, String> {
+    const M: &str = "ipc export";
+    let ordinal = memory::device_of(s).ok_or_else(|| format!("{M}: not a device storage"))?;
+    if let Some(owner) = s.device_owner().and_then(|o| o.downcast_ref::<memory::DeviceMemory>())
+        && matches!(owner.release, memory::Release::CloseIpc(_))
+    {
+        return Err(format!(
+            "{M}: memory opened from another process cannot be exported again"
+        ));
+    }
+    let bytes = s.len() * s.dtype().size_of();
+    if bytes == 0 {
+        return Err(format!("{M}: an empty storage has no memory to share"));
+    }
+    let dev = device::get(ordinal, M)?;
+    let addr = memory::addr_of(s, 0)?;
+    libs::guard(M, || {
+        dev.bind()?;
+        let mut base: sys::CUdeviceptr = 0;
+        let mut size: usize = 0;
+        // SAFETY: queries about an address of a live allocation of this context.
+        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, addr).result() }
+            .map_err(|e| format!("{M}: {}", drv(e)))?;
+        let mut handle = sys::CUipcMemHandle_st {
+            reserved: [0; HANDLE_BYTES],
+        };
+        // SAFETY: `base` is the start of a cuMemAlloc allocation.
+        unsafe { sys::cuIpcGetMemHandle(&mut handle, base).result() }.map_err(|e| format!("{M}: {}", drv(e)))?;
+        Ok(Exported {
+            handle: handle.reserved.map(|c| c as u8),
+            offset: (addr - base) as usize,
+            bytes,
+            device: ordinal,
+            dtype: s.dtype(),
+        })
+    })
+}
+
+/// Opens what another process exported: a storage over the same device memory, which closes
+/// the mapping when the last reference to it goes.
+pub fn import_ipc(e: &Exported) -> Result<Storage, String> {
+    const M: &str = "ipc import";
+    let es = e.dtype.size_of();
+    if e.bytes == 0 || !e.bytes.is_multiple_of(es) {
+        return Err(format!(
+            "{M}: {} bytes is not a whole number of {:?} elements",
+            e.bytes, e.dtype
+        ));
+    }
+    let dev = device::get(e.device, M)?;
+    let base = libs::guard(M, || {
+        dev.bind()?;
+        let handle = sys::CUipcMemHandle_st {
+            reserved: e.handle.map(|b| b as std::ffi::c_char),
+        };
+        let mut base: sys::CUdeviceptr = 0;
+        // SAFETY: opens a handle from another process; the mapping is closed by the storage.
+        unsafe {
+            sys::cuIpcOpenMemHandle_v2(
+                &mut base,
+                handle,
+                sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as std::ffi::c_uint,
+            )
+            .result()
+        }
+        .map_err(|err| format!("{M}: cannot open the handle: {}", drv(err)))?;
+        // The described range must lie in what was opened.
+        let (mut start, mut size): (sys::CUdeviceptr, usize) = (0, 0);
+        // SAFETY: a query about the mapping just opened.
+        let fits = unsafe { sys::cuMemGetAddressRange_v2(&mut start, &mut size, base).result() }.is_ok()
+            && e.offset
+                .checked_add(e.bytes)
+                .is_some_and(|end| end as u64 <= start + size as u64 - base);
+        if !fits {
+            // SAFETY: closing the mapping opened above, which nothing uses.
+            let _ = unsafe { sys::cuIpcCloseMemHandle(base).result() };
+            return Err(format!(
+                "{M}: {} bytes at offset {} lie outside the shared allocation",
+                e.bytes, e.offset
+            ));
+        }
+        Ok(base)
+    })?;
+    Ok(memory::imported(&dev, e.dtype, base, e.offset, e.bytes / es))
+}

@@ -1,0 +1,472 @@
+//! The CUDA C source of every kernel, generated from the tables below: one program, compiled by
+//! NVRTC once per device.
+//!
+//! Tensors reach kernels as a base pointer (the tensor's first element) and a `Geo`: sizes and
+//! strides with mergeable dimensions merged (`torch::apply::Geometry`). A kernel walks the
+//! elements in Torch's logical (row-major) order by a flat index and finds each operand's element
+//! from its own geometry, so operands may have different shapes and any strides (views, expanded
+//! and transposed tensors) with no copy first.
+//!
+//! One kernel per element type serves every elementwise operation, and one per type and shape of
+//! work every reduction: the operation is a number the kernel switches on for each element. The
+//! switch is uniform across a launch, so it costs a few instructions per element of work that is
+//! bound by memory bandwidth; a kernel per operation would make the program ten times larger and
+//! as much slower to compile.
+//!
+//! Element types: `f` float, `d` double, `l` long (long long). Kernel names end with the type.
+
+/// Most dimensions a kernel takes after merging (Torch tensors rarely have more than a handful).
+pub const MAX_DIMS: usize = 16;
+/// Threads per block of every kernel (the reductions' shared arrays are sized for it).
+pub const BLOCK: u32 = 256;
+
+/// The element types kernels are made for: (suffix, C type, accumulator of reductions).
+pub const TYPES: [(&str, &str, &str); 3] = [("f", "float", "double"), ("d", "double", "double"), ("l", "ll", "ll")];
+
+const HEADER: &str = r#"
+typedef long long ll;
+#define MAXD 16
+#define BLOCK 256
+struct Geo { int nd; ll size[MAXD]; ll stride[MAXD]; };
+
+// Offset of element i (in logical order) of a tensor of geometry g. The loop is not unrolled:
+// the common case (merged to one dimension) never enters it.
+__device__ __forceinline__ ll off(const Geo& g, ll i) {
+  if (g.nd == 1) return i * g.stride[0];
+  ll o = 0;
+#pragma unroll 1
+  for (int d = g.nd - 1; d >= 0; --d) {
+    ll s = g.size[d];
+    ll q = i / s;
+    o += (i - q * s) * g.stride[d];
+    i = q;
+  }
+  return o;
+}
+
+#define GRID_LOOP(i, n) for (ll i = (ll)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (ll)gridDim.x * blockDim.x)
+
+// No math.h under NVRTC: infinity and NaN from their bits.
+#define INF_D __longlong_as_double(0x7ff0000000000000LL)
+#define NAN_D __longlong_as_double(0x7ff8000000000000LL)
+#define LL_MAX 9223372036854775807LL
+#define LL_MIN (-LL_MAX - 1)
+
+// Integer arithmetic as the host kernels have it: division by zero gives 0, % keeps the sign of
+// the dividend, remainder takes the sign of the divisor, powers are exact (wrapping).
+__device__ __forceinline__ ll l_neg(ll x) { return (ll)(0ULL - (unsigned long long)x); }
+__device__ __forceinline__ ll l_div(ll x, ll y) { return y == 0 ? 0 : (y == -1 ? l_neg(x) : x / y); }
+__device__ __forceinline__ ll l_mod(ll x, ll y) { return (y == 0 || y == -1) ? 0 : x % y; }
+__device__ __forceinline__ ll l_rem(ll x, ll y) { ll r = l_mod(x, y); return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r; }
+__device__ __forceinline__ ll l_pow(ll x, ll e) {
+  if (e < 0) return x == 1 ? 1 : (x == -1 ? ((e & 1) ? -1 : 1) : 0);
+  unsigned long long r = 1, b = (unsigned long long)x;
+  while (e) { if (e & 1) r *= b; b *= b; e >>= 1; }
+  return (ll)r;
+}
+__device__ __forceinline__ ll l_abs(ll x) { return x < 0 ? l_neg(x) : x; }
+template <typename T> __device__ __forceinline__ T f_rem(T x, T y) { return y == (T)0 ? (T)NAN_D : x - y * floor(x / y); }
+template <typename T> __device__ __forceinline__ T f_sign(T x) { return (T)((x > (T)0) - (x < (T)0)); }
+template <typename T> __device__ __forceinline__ T f_sigmoid(T x) { return (T)1 / ((T)1 + exp(-x)); }
+template <typename T> __device__ __forceinline__ T f_frac(T x) { return x - trunc(x); }
+template <typename T> __device__ __forceinline__ T big(T a, T b) { return a > b ? a : b; }
+template <typename T> __device__ __forceinline__ T small(T a, T b) { return a < b ? a : b; }
+// Max/min that keep the first NaN (Torch's rule: NaN beats every number).
+template <typename T> __device__ __forceinline__ bool beats_max(T a, T b) { return a > b || (a != a && b == b); }
+template <typename T> __device__ __forceinline__ bool beats_min(T a, T b) { return a < b || (a != a && b == b); }
+"#;
+
+/// The kernels of one element type. `T` is the element type, `A` the accumulator type of
+/// reductions, `S` the type suffix; `PW_CASES` are the elementwise operations as switch cases
+/// computing `o` from x, y, z (the elements of a, b, c; absent operands read 0) and the numbers
+/// v, w; `RED_*_CASES` the reductions (see REDUCE_STEPS).
+const PER_TYPE: &str = r#"
+// Elementwise, any geometries.
+extern "C" __global__ void pw_S(int op, ll n, T* r, Geo gr, const T* a, Geo ga, const T* b, Geo gb,
+                                const T* c, Geo gc, T v, T w) {
+  GRID_LOOP(i, n) {
+    T x = a ? a[off(ga, i)] : (T)0;
+    T y = b ? b[off(gb, i)] : (T)0;
+    T z = c ? c[off(gc, i)] : (T)0;
+    T o;
+    switch (op) { PW_CASES default: o = (T)0; }
+    r[off(gr, i)] = o;
+  }
+}
+
+// Elementwise, every operand contiguous.
+extern "C" __global__ void pwc_S(int op, ll n, T* r, const T* a, const T* b, const T* c, T v, T w) {
+  GRID_LOOP(i, n) {
+    T x = a ? a[i] : (T)0;
+    T y = b ? b[i] : (T)0;
+    T z = c ? c[i] : (T)0;
+    T o;
+    switch (op) { PW_CASES default: o = (T)0; }
+    r[i] = o;
+  }
+}
+
+// Reductions: map an element x (parameter p) into an accumulator, combine two accumulators,
+// and finish (from the accumulator and the count of elements).
+__device__ __forceinline__ A red_init_S(int op) { switch (op) { RED_INIT_CASES default: return (A)0; } }
+__device__ __forceinline__ A red_map_S(int op, T x, double p) { switch (op) { RED_MAP_CASES default: return (A)0; } }
+__device__ __forceinline__ A red_comb_S(int op, A a, A b) { switch (op) { RED_COMB_CASES default: return a + b; } }
+__device__ __forceinline__ A red_fin_S(int op, A acc, ll count, double p) { switch (op) { RED_FIN_CASES default: return acc; } }
+
+// Tree reduction of sh[0..BLOCK) into sh[0].
+__device__ __forceinline__ void block_reduce_S(int op, A* sh) {
+  __syncthreads();
+  for (int s = BLOCK / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) sh[threadIdx.x] = red_comb_S(op, sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+}
+
+// All n elements: each block reduces its share into part[blockIdx.x] ...
+extern "C" __global__ void red_part_S(int op, ll n, const T* a, Geo ga, A* part, double p) {
+  __shared__ A sh[BLOCK];
+  A acc = red_init_S(op);
+  GRID_LOOP(i, n) acc = red_comb_S(op, acc, red_map_S(op, a[off(ga, i)], p));
+  sh[threadIdx.x] = acc;
+  block_reduce_S(op, sh);
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
+// ... and one block combines the m partial results into out[0], finished over n elements.
+extern "C" __global__ void red_fin_S(int op, ll m, const A* part, A* out, ll n, double p) {
+  __shared__ A sh[BLOCK];
+  A acc = red_init_S(op);
+  for (ll i = threadIdx.x; i < m; i += BLOCK) acc = red_comb_S(op, acc, part[i]);
+  sh[threadIdx.x] = acc;
+  block_reduce_S(op, sh);
+  if (threadIdx.x == 0) out[0] = red_fin_S(op, sh[0], n, p);
+}
+
+// Along a dimension: output element j reduces the R elements rs apart from a + off(gin, j).
+// One thread per output (short reductions) ...
+extern "C" __global__ void red_dimt_S(int op, ll nout, ll R, const T* a, Geo gin, ll rs, T* r, Geo gr, double p) {
+  GRID_LOOP(j, nout) {
+    const T* base = a + off(gin, j);
+    A acc = red_init_S(op);
+    for (ll k = 0; k < R; ++k) acc = red_comb_S(op, acc, red_map_S(op, base[k * rs], p));
+    r[off(gr, j)] = (T)red_fin_S(op, acc, R, p);
+  }
+}
+
+// ... or one block per output (long ones).
+extern "C" __global__ void red_dimb_S(int op, ll nout, ll R, const T* a, Geo gin, ll rs, T* r, Geo gr, double p) {
+  __shared__ A sh[BLOCK];
+  for (ll j = blockIdx.x; j < nout; j += gridDim.x) {
+    const T* base = a + off(gin, j);
+    A acc = red_init_S(op);
+    for (ll k = threadIdx.x; k < R; k += BLOCK) acc = red_comb_S(op, acc, red_map_S(op, base[k * rs], p));
+    sh[threadIdx.x] = acc;
+    block_reduce_S(op, sh);
+    if (threadIdx.x == 0) r[off(gr, j)] = (T)red_fin_S(op, sh[0], R, p);
+    __syncthreads();
+  }
+}
+
+// max (is_min = 0) or min along a dimension, with the 1-based index of the first extreme, as
+// Torch returns; R > 0.
+__device__ __forceinline__ bool beats_S(int is_min, T a, T b) { return is_min ? beats_min(a, b) : beats_max(a, b); }
+
+extern "C" __global__ void arg_dimt_S(int is_min, ll nout, ll R, const T* a, Geo gin, ll rs, T* r, Geo gr, ll* idx, Geo gi) {
+  GRID_LOOP(j, nout) {
+    const T* base = a + off(gin, j);
+    T best = base[0];
+    ll bi = 0;
+    for (ll k = 1; k < R; ++k) {
+      T x = base[k * rs];
+      if (beats_S(is_min, x, best)) { best = x; bi = k; }
+    }
+    r[off(gr, j)] = best;
+    idx[off(gi, j)] = bi + 1;
+  }
+}
+
+extern "C" __global__ void arg_dimb_S(int is_min, ll nout, ll R, const T* a, Geo gin, ll rs, T* r, Geo gr, ll* idx, Geo gi) {
+  __shared__ T shv[BLOCK];
+  __shared__ ll shi[BLOCK];
+  for (ll j = blockIdx.x; j < nout; j += gridDim.x) {
+    const T* base = a + off(gin, j);
+    T best = base[0];
+    ll bi = 0;
+    for (ll k = threadIdx.x; k < R; k += BLOCK) {
+      T x = base[k * rs];
+      if (beats_S(is_min, x, best)) { best = x; bi = k; }
+    }
+    shv[threadIdx.x] = best;
+    shi[threadIdx.x] = bi;
+    __syncthreads();
+    for (int s = BLOCK / 2; s > 0; s >>= 1) {
+      if (threadIdx.x < s) {
+        T o = shv[threadIdx.x + s], m = shv[threadIdx.x];
+        ll oi = shi[threadIdx.x + s], mi = shi[threadIdx.x];
+        // The better one; between equals (or two NaNs) the earlier.
+        if (beats_S(is_min, o, m) || (!beats_S(is_min, m, o) && oi < mi)) {
+          shv[threadIdx.x] = o;
+          shi[threadIdx.x] = oi;
+        }
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      r[off(gr, j)] = shv[0];
+      idx[off(gi, j)] = shi[0] + 1;
+    }
+    __syncthreads();
+  }
+}
+"#;
+
+/// Conversion between element types: r = (TO)a, any geometries.
+const CONVERT: &str = r#"
+extern "C" __global__ void conv_TO_FROM(ll n, TT* r, Geo gr, const FT* a, Geo ga) {
+  GRID_LOOP(i, n) { r[off(gr, i)] = (TT)a[off(ga, i)]; }
+}
+"#;
+
+/// An elementwise operation: its name, its expression for floating types, and for long (None:
+/// not defined on integers). `x`, `y`, `z` are the operands' elements, `v`, `w` the numbers.
+pub struct Pointwise {
+    pub name: &'static str,
+    pub float: &'static str,
+    pub long: Option<&'static str>,
+}
+
+const fn pw(name: &'static str, float: &'static str, long: Option<&'static str>) -> Pointwise {
+    Pointwise { name, float, long }
+}
+
+pub const POINTWISE: &[Pointwise] = &[
+    pw("fill", "v", Some("v")),
+    pw("copy", "x", Some("x")),
+    // Numbers.
+    pw("add_n", "x + v", Some("x + v")),
+    pw("mul_n", "x * v", Some("x * v")),
+    pw("div_n", "x / v", Some("l_div(x, v)")),
+    pw("fmod_n", "fmod(x, v)", Some("l_mod(x, v)")),
+    pw("remainder_n", "f_rem(x, v)", Some("l_rem(x, v)")),
+    pw("pow_n", "pow(x, v)", Some("l_pow(x, v)")),
+    pw("tpow_n", "pow(v, x)", Some("l_pow(v, x)")),
+    pw("max_n", "big(x, v)", Some("big(x, v)")),
+    pw("min_n", "small(x, v)", Some("small(x, v)")),
+    pw(
+        "clamp",
+        "x < v ? v : (x > w ? w : x)",
+        Some("x < v ? v : (x > w ? w : x)"),
+    ),
+    // Tensors (v: the scale of y where there is one).
+    pw("add", "x + v * y", Some("x + v * y")),
+    pw("cmul", "x * y", Some("x * y")),
+    pw("cdiv", "x / y", Some("l_div(x, y)")),
+    pw("cpow", "pow(x, y)", Some("l_pow(x, y)")),
+    pw("cfmod", "fmod(x, y)", Some("l_mod(x, y)")),
+    pw("cremainder", "f_rem(x, y)", Some("l_rem(x, y)")),
+    pw("cmax", "big(x, y)", Some("big(x, y)")),
+    pw("cmin", "small(x, y)", Some("small(x, y)")),
+    pw("atan2", "atan2(x, y)", None),
+    pw("lerp", "x + v * (y - x)", None),
+    pw("addcmul", "x + v * y * z", Some("x + v * y * z")),
+    pw("addcdiv", "x + v * y / z", Some("x + l_div(v * y, z)")),
+    // Functions of one element.
+    pw("neg", "-x", Some("(ll)(0ULL - (unsigned long long)x)")),
+    pw("abs", "fabs(x)", Some("l_abs(x)")),
+    pw("sign", "f_sign(x)", Some("(ll)((x > 0) - (x < 0))")),
+    pw("exp", "exp(x)", None),
+    pw("log", "log(x)", None),
+    pw("log1p", "log1p(x)", None),
+    pw("sqrt", "sqrt(x)", None),
+    pw("rsqrt", "1 / sqrt(x)", None),
+    pw("cinv", "1 / x", None),
+    pw("tanh", "tanh(x)", None),
+    pw("sigmoid", "f_sigmoid(x)", None),
+    pw("sinh", "sinh(x)", None),
+    pw("cosh", "cosh(x)", None),
+    pw("sin", "sin(x)", None),
+    pw("cos", "cos(x)", None),
+    pw("tan", "tan(x)", None),
+    pw("asin", "asin(x)", None),
+    pw("acos", "acos(x)", None),
+    pw("atan", "atan(x)", None),
+    pw("floor", "floor(x)", None),
+    pw("ceil", "ceil(x)", None),
+    pw("round", "round(x)", None),
+    pw("trunc", "trunc(x)", None),
+    pw("frac", "f_frac(x)", None),
+];
+
+/// A reduction: name, and its parts for floating types and for long (None: not on integers),
+/// as C expressions: `init` the neutral accumulator, `map` of an element `x` (with parameter
+/// `p`), `comb` of accumulators `a` and `b`, `fin` of the accumulator `acc` over `count`
+/// elements. `A` is the accumulator type (double for float and double, long for long), `T` the
+/// element type.
+pub struct Reduction {
+    pub name: &'static str,
+    pub float: Option<Red>,
+    pub long: Option<Red>,
+}
+
+#[derive(Clone, Copy)]
+pub struct Red {
+    pub init: &'static str,
+    pub map: &'static str,
+    pub comb: &'static str,
+    pub fin: &'static str,
+}
+
+const fn red(init: &'static str, map: &'static str, comb: &'static str, fin: &'static str) -> Option<Red> {
+    Some(Red { init, map, comb, fin })
+}
+
+const SUM: &str = "a + b";
+const MAX: &str = "beats_max(b, a) ? b : a";
+const MIN: &str = "beats_min(b, a) ? b : a";
+
+pub const REDUCTIONS: &[Reduction] = &[
+    Reduction {
+        name: "sum",
+        float: red("0", "(A)x", SUM, "acc"),
+        long: red("0", "(A)x", SUM, "acc"),
+    },
+    Reduction {
+        name: "mean",
+        float: red("0", "(A)x", SUM, "acc / (A)count"),
+        long: red("0", "(A)x", SUM, "count == 0 ? 0 : acc / count"),
+    },
+    Reduction {
+        name: "prod",
+        float: red("1", "(A)x", "a * b", "acc"),
+        long: red("1", "(A)x", "a * b", "acc"),
+    },
+    Reduction {
+        name: "max",
+        float: red("-INF_D", "(A)x", MAX, "acc"),
+        long: red("LL_MIN", "(A)x", MAX, "acc"),
+    },
+    Reduction {
+        name: "min",
+        float: red("INF_D", "(A)x", MIN, "acc"),
+        long: red("LL_MAX", "(A)x", MIN, "acc"),
+    },
+    // Norms: p = 0 counts non-zeros, 1 and 2 have their own maps, others use pow; infinity is
+    // the largest absolute value.
+    Reduction {
+        name: "norm0",
+        float: red("0", "(A)(x != (T)0)", SUM, "acc"),
+        long: None,
+    },
+    Reduction {
+        name: "norm1",
+        float: red("0", "fabs((A)x)", SUM, "acc"),
+        long: None,
+    },
+    Reduction {
+        name: "norm2",
+        float: red("0", "(A)x * (A)x", SUM, "sqrt(acc)"),
+        long: None,
+    },
+    Reduction {
+        name: "normp",
+        float: red("0", "pow(fabs((A)x), (A)p)", SUM, "pow(acc, (A)(1 / p))"),
+        long: None,
+    },
+    Reduction {
+        name: "norminf",
+        float: red("0", "fabs((A)x)", MAX, "acc"),
+        long: None,
+    },
+    // Counts the zeros (the check before an integer division).
+    Reduction {
+        name: "zeros",
+        float: red("0", "(A)(x == (T)0)", SUM, "acc"),
+        long: red("0", "(A)(x == 0)", SUM, "acc"),
+    },
+];
+
+/// The operation number of an elementwise operation (what the kernels switch on).
+pub fn pointwise_op(name: &str) -> Option<&'static Pointwise> {
+    POINTWISE.iter().find(|p| p.name == name)
+}
+
+/// The operation number and parts of a reduction.
+pub fn reduction_op(name: &str) -> Option<(i32, &'static Reduction)> {
+    REDUCTIONS
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.name == name)
+        .map(|(i, r)| (i as i32, r))
+}
+
+impl Pointwise {
+    pub fn code(&self) -> i32 {
+        POINTWISE
+            .iter()
+            .position(|p| std::ptr::eq(p, self))
+            .unwrap_or(usize::MAX) as i32
+    }
+}
+
+/// The whole program.
+pub fn program() -> String {
+    let mut s = String::from(HEADER);
+    for (suffix, ty, acc) in TYPES {
+        let is_long = suffix == "l";
+        let mut pw_cases = String::new();
+        for (i, op) in POINTWISE.iter().enumerate() {
+            let expr = if is_long { op.long } else { Some(op.float) };
+            if let Some(expr) = expr {
+                pw_cases.push_str(&format!("case {i}: o = (T)({expr}); break; "));
+            }
+        }
+        let (mut init, mut map, mut comb, mut fin) = (String::new(), String::new(), String::new(), String::new());
+        for (i, r) in REDUCTIONS.iter().enumerate() {
+            let Some(red) = (if is_long { r.long } else { r.float }) else {
+                continue;
+            };
+            init.push_str(&format!("case {i}: return (A)({}); ", red.init));
+            map.push_str(&format!("case {i}: return (A)({}); ", red.map));
+            comb.push_str(&format!("case {i}: return (A)({}); ", red.comb));
+            fin.push_str(&format!("case {i}: return (A)({}); ", red.fin));
+        }
+        let body = PER_TYPE
+            .replace("PW_CASES", &pw_cases)
+            .replace("RED_INIT_CASES", &init)
+            .replace("RED_MAP_CASES", &map)
+            .replace("RED_COMB_CASES", &comb)
+            .replace("RED_FIN_CASES", &fin)
+            .replace("_S(", &format!("_{suffix}("));
+        // The types by name (T and A are whole words in the text above).
+        s.push_str(&format!("#define T {ty}\n#define A {acc}\n{body}#undef T\n#undef A\n"));
+        for (to_suffix, to_ty, _) in TYPES {
+            if to_suffix != suffix {
+                s.push_str(
+                    &CONVERT
+                        .replace("conv_TO_FROM", &format!("conv_{to_suffix}_{suffix}"))
+                        .replace("TT", to_ty)
+                        .replace("FT", ty),
+                );
+            }
+        }
+    }
+    s
+}
+
+/// Every kernel name the program defines (what a compile check looks up).
+pub fn kernel_names() -> Vec<String> {
+    let mut names = Vec::new();
+    for (suffix, _, _) in TYPES {
+        for k in [
+            "pw", "pwc", "red_part", "red_fin", "red_dimt", "red_dimb", "arg_dimt", "arg_dimb",
+        ] {
+            names.push(format!("{k}_{suffix}"));
+        }
+        for (to_suffix, _, _) in TYPES {
+            if to_suffix != suffix {
+                names.push(format!("conv_{to_suffix}_{suffix}"));
+            }
+        }
+    }
+    names
+}

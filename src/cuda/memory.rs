@@ -1,0 +1,321 @@
+//! Device memory behind `Storage`: allocations made with plain cuMemAlloc (not cudarc's
+//! stream-ordered pool, whose allocations legacy CUDA IPC handles cannot export), memory opened
+//! from another process's IPC handle, and views into either; and the copies between host and
+//! device that everything else builds on.
+//!
+//! Copies and fills are queued on the calling thread's current stream; a copy to or from host
+//! memory waits for that stream, so the host sees (or may reuse) the data when it returns.
+
+use std::sync::Arc;
+
+use cudarc::driver::result as cu;
+use cudarc::driver::sys;
+use cudarc::driver::{CudaContext, DriverError};
+
+use super::device::{self, Device};
+use super::libs;
+use crate::dispatch;
+use crate::torch::dtype::{DType, Element};
+use crate::torch::storage::{Storage, track_external_bytes};
+
+/// A driver error as text: its name and description.
+pub fn drv(e: DriverError) -> String {
+    let name = e
+        .error_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| format!("{:?}", e.0));
+    match e.error_string() {
+        Ok(s) => format!("{name} ({})", s.to_string_lossy()),
+        Err(_) => name,
+    }
+}
+
+/// How the memory of a device storage is released.
+pub enum Release {
+    /// Ours, from cuMemAlloc: cuMemFree.
+    Free,
+    /// Opened from an IPC handle at this base address: cuIpcCloseMemHandle.
+    CloseIpc(u64),
+    /// Part of another storage, kept alive by this reference.
+    Within(#[allow(dead_code)] Storage),
+    /// No memory (zero length).
+    Nothing,
+}
+
+/// The owner of a device storage's memory (what `Storage::device_owner` holds).
+pub struct DeviceMemory {
+    /// 0-based device ordinal.
+    pub device: usize,
+    /// The allocation this memory belongs to: (base address, whole size in bytes) of the cuMemAlloc
+    /// it came from, as CUDA IPC needs (for memory opened from a handle: of the mapping).
+    pub bytes: usize,
+    pub release: Release,
+    /// Keeps the context (and so the memory) alive until released.
+    ctx: Option<Arc<CudaContext>>,
+    addr: u64,
+}
+
+impl Drop for DeviceMemory {
+    fn drop(&mut self) {
+        let Some(ctx) = &self.ctx else { return };
+        // Errors cannot be reported from a drop; a failed free leaks device memory at worst.
+        let _ = libs::guard("free", || {
+            ctx.bind_to_thread().map_err(drv)?;
+            // SAFETY: the memory was allocated (or opened) once by this owner and is released
+            // once, here; cuMemFree waits for the work that uses it.
+            unsafe {
+                match &self.release {
+                    Release::Free => {
+                        track_external_bytes(-(self.bytes as isize));
+                        cu::free_sync(self.addr).map_err(drv)
+                    }
+                    Release::CloseIpc(base) => sys::cuIpcCloseMemHandle(*base).result().map_err(drv),
+                    Release::Within(_) | Release::Nothing => Ok(()),
+                }
+            }
+        });
+    }
+}
+
+/// The device a storage's memory is on, if it is a device storage.
+pub fn device_of(s: &Storage) -> Option<usize> {
+    s.device_owner()?.downcast_ref::<DeviceMemory>().map(|m| m.device)
+}
+
+/// Address of element `offset` of a device storage.
+pub fn addr_of(s: &Storage, offset: usize) -> Result<u64, String> {
+    let base = s
+        .device_addr()
+        .ok_or("internal error: a host storage where device memory was expected")?;
+    Ok(base + (offset * s.dtype().size_of()) as u64)
+}
+
+/// A zero-filled device storage of `len` elements on `dev`.
+pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> {
+    let bytes = len
+        .checked_mul(dtype.size_of())
+        .ok_or_else(|| format!("a storage of {len} elements is too large"))?;
+    if bytes == 0 {
+        return Ok(empty(dev.ordinal, dtype));
+    }
+    let stream = dev.current_stream()?;
+    let addr = libs::guard("cuMemAlloc", || {
+        // SAFETY: plain allocation in the bound context; zeroed below before anyone reads it.
+        let addr = unsafe { cu::malloc_sync(bytes) }.map_err(|e| {
+            format!(
+                "out of memory on device {} allocating {bytes} bytes: {}",
+                dev.ordinal + 1,
+                drv(e)
+            )
+        })?;
+        // SAFETY: the range was just allocated; the fill is ordered before later work on `stream`.
+        if let Err(e) = unsafe { cu::memset_d8_async(addr, 0, bytes, stream) } {
+            // SAFETY: freeing what was just allocated and is not used.
+            let _ = unsafe { cu::free_sync(addr) };
+            return Err(drv(e));
+        }
+        Ok(addr)
+    })?;
+    track_external_bytes(bytes as isize);
+    Ok(Storage::from_device(
+        dtype,
+        addr,
+        len,
+        Box::new(DeviceMemory {
+            device: dev.ordinal,
+            bytes,
+            release: Release::Free,
+            ctx: Some(dev.ctx.clone()),
+            addr,
+        }),
+    ))
+}
+
+/// A device storage with no memory, on device `ordinal`.
+pub fn empty(ordinal: usize, dtype: DType) -> Storage {
+    Storage::from_device(
+        dtype,
+        0,
+        0,
+        Box::new(DeviceMemory {
+            device: ordinal,
+            bytes: 0,
+            release: Release::Nothing,
+            ctx: None,
+            addr: 0,
+        }),
+    )
+}
+
+/// A storage over memory opened from an IPC handle: `base` is the mapping (closed when the storage
+/// goes), the storage starts `offset` bytes into it.
+pub fn imported(dev: &Device, dtype: DType, base: u64, offset: usize, len: usize) -> Storage {
+    Storage::from_device(
+        dtype,
+        base + offset as u64,
+        len,
+        Box::new(DeviceMemory {
+            device: dev.ordinal,
+            bytes: len * dtype.size_of(),
+            release: Release::CloseIpc(base),
+            ctx: Some(dev.ctx.clone()),
+            addr: base,
+        }),
+    )
+}
+
+/// `len` elements of `parent` from element `offset`, sharing its memory (torch.CudaStorage(s, offset, size)).
+pub fn view(parent: &Storage, offset: usize, len: usize) -> Result<Storage, String> {
+    let device = device_of(parent).ok_or("internal error: not a device storage")?;
+    if len == 0 {
+        return Ok(empty(device, parent.dtype()));
+    }
+    let addr = addr_of(parent, offset)?;
+    Ok(Storage::from_device(
+        parent.dtype(),
+        addr,
+        len,
+        Box::new(DeviceMemory {
+            device,
+            bytes: len * parent.dtype().size_of(),
+            release: Release::Within(parent.clone()),
+            ctx: None,
+            addr,
+        }),
+    ))
+}
+
+/// The device of a device storage, opened (bound on this thread).
+pub fn device_for(s: &Storage, method: &str) -> Result<Arc<Device>, String> {
+    let ordinal = device_of(s).ok_or_else(|| format!("{method}: internal error: not a device storage"))?;
+    device::get(ordinal, method)
+}
+
+/// Runs a copy of `n` elements at element `offset` of the device storage `s` on the current
+/// stream and waits for it: `f` gets the device address, the byte count and the stream.
+fn transfer(
+    s: &Storage,
+    offset: usize,
+    n: usize,
+    method: &str,
+    f: impl FnOnce(u64, usize, sys::CUstream) -> Result<(), DriverError>,
+) -> Result<(), String> {
+    if n == 0 {
+        return Ok(());
+    }
+    check_range(s, offset, n, method)?;
+    let dev = device_for(s, method)?;
+    let stream = dev.current_stream()?;
+    let addr = addr_of(s, offset)?;
+    let bytes = n * s.dtype().size_of();
+    libs::guard(method, || {
+        f(addr, bytes, stream).map_err(drv)?;
+        // SAFETY: a stream of the bound context.
+        unsafe { cu::stream::synchronize(stream) }.map_err(drv)
+    })
+    .map_err(|e| prefixed(method, e))
+}
+
+/// Copies `n` elements of host memory at `src` to `dst` (a device storage) from element `offset`.
+///
+/// # Safety
+/// `src` must hold `n` elements of `dst`'s type.
+pub unsafe fn upload_raw(dst: &Storage, offset: usize, src: *const u8, n: usize, method: &str) -> Result<(), String> {
+    transfer(dst, offset, n, method, |addr, bytes, stream| {
+        // SAFETY: the device range is checked; the host range is the caller's promise; the copy
+        // is waited for before `src` may change.
+        unsafe { cu::memcpy_htod_async(addr, std::slice::from_raw_parts(src, bytes), stream) }
+    })
+}
+
+/// Copies `n` elements of `src` (a device storage) from element `offset` into host memory at `dst`.
+///
+/// # Safety
+/// `dst` must have room for `n` elements of `src`'s type.
+pub unsafe fn download_raw(src: &Storage, offset: usize, dst: *mut u8, n: usize, method: &str) -> Result<(), String> {
+    transfer(src, offset, n, method, |addr, bytes, stream| {
+        // SAFETY: as in upload_raw; the copy is complete when the stream has been waited for.
+        unsafe { cu::memcpy_dtoh_async(std::slice::from_raw_parts_mut(dst, bytes), addr, stream) }
+    })
+}
+
+/// Copies `n` elements between device storages of the same type (on one device, or between
+/// devices through the driver's unified addressing).
+pub fn copy_device(
+    dst: &Storage,
+    doff: usize,
+    src: &Storage,
+    soff: usize,
+    n: usize,
+    method: &str,
+) -> Result<(), String> {
+    if n == 0 {
+        return Ok(());
+    }
+    check_range(dst, doff, n, method)?;
+    check_range(src, soff, n, method)?;
+    let dev = device_for(dst, method)?;
+    let stream = dev.current_stream()?;
+    let (d, s) = (addr_of(dst, doff)?, addr_of(src, soff)?);
+    let bytes = n * dst.dtype().size_of();
+    libs::guard(method, || {
+        // SAFETY: both ranges are checked to lie in their storages.
+        unsafe { cu::memcpy_dtod_async(d, s, bytes, stream).map_err(drv) }
+    })
+    .map_err(|e| prefixed(method, e))
+}
+
+fn check_range(s: &Storage, offset: usize, n: usize, method: &str) -> Result<(), String> {
+    if offset.checked_add(n).is_none_or(|end| end > s.len()) {
+        return Err(format!(
+            "{method}: internal error: elements {offset}..{} outside a storage of {}",
+            offset + n,
+            s.len()
+        ));
+    }
+    Ok(())
+}
+
+fn prefixed(method: &str, e: String) -> String {
+    if e.starts_with(method) {
+        e
+    } else {
+        format!("{method}: {e}")
+    }
+}
+
+/// One element of a device storage as a number.
+pub fn read(s: &Storage, offset: usize) -> Result<f64, String> {
+    dispatch!(s.dtype(), T => {
+        let mut v = T::zero();
+        // SAFETY: room for one element of the storage's type.
+        unsafe { download_raw(s, offset, (&mut v as *mut T).cast(), 1, "read")? };
+        Ok(v.to_f64())
+    })
+}
+
+/// Writes one element of a device storage.
+pub fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
+    dispatch!(s.dtype(), T => {
+        let x = T::from_f64(v);
+        // SAFETY: one element of the storage's type.
+        unsafe { upload_raw(s, offset, (&x as *const T).cast(), 1, "write") }
+    })
+}
+
+/// A host copy of a whole device storage.
+pub fn to_host(s: &Storage) -> Result<Storage, String> {
+    let host = Storage::new(s.dtype(), s.len())?;
+    // SAFETY: `host` has room for every element.
+    unsafe { download_raw(s, 0, host.data_ptr(), s.len(), "download")? };
+    Ok(host)
+}
+
+/// A device storage on the current device with the data of a host storage.
+pub fn from_host(host: &Storage) -> Result<Storage, String> {
+    let dev = device::current_device("upload")?;
+    let s = alloc(&dev, host.dtype(), host.len())?;
+    // SAFETY: the host storage holds `len` elements of the type.
+    unsafe { upload_raw(&s, 0, host.data_ptr(), host.len(), "upload")? };
+    Ok(s)
+}

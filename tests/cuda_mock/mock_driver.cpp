@@ -1,0 +1,423 @@
+// A stand-in for libcuda.so.1 that runs cutorch's kernels on the CPU, so that the whole cutorch
+// stack (library loading, contexts, streams, memory, copies, kernel parameters, reductions with
+// their block barriers, cuBLAS calls, IPC between processes, FFI) is exercised on machines
+// without a GPU. Built by tests/cutorch.rs together with a host build of the kernels' CUDA source
+// (kernel_shim.h). It checks what it can (known allocations, kernel names, launch sizes) and
+// fails the call otherwise, as the driver would.
+//
+// Device memory is host memory in shared mappings (/dev/shm), so that an IPC handle (the
+// mapping's name) opens the same memory in another process. Every thread of a launch runs on
+// the calling thread; kernels with __syncthreads run their block's threads as coroutines that
+// switch at each barrier.
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <map>
+#include <mutex>
+#include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <vector>
+
+typedef long long ll;
+struct Geo {
+   int nd;
+   ll size[16];
+   ll stride[16];
+};
+struct dim3 {
+   unsigned x, y, z;
+};
+
+extern "C" {
+dim3 threadIdx, blockIdx, blockDim, gridDim;
+}
+
+enum {
+   SUCCESS = 0,
+   INVALID_VALUE = 1,
+   OUT_OF_MEMORY = 2,
+   INVALID_DEVICE = 101,
+   INVALID_IMAGE = 200,
+   NOT_FOUND = 500,
+   INVALID_HANDLE = 400,
+};
+
+static int device_count() {
+   const char *n = getenv("MOCK_CUDA_DEVICES");
+   return n ? atoi(n) : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory: every allocation and every opened IPC mapping, by base address.
+
+struct Region {
+   size_t bytes;
+   std::string name; // the shared-memory object (what an IPC handle carries)
+   bool imported;
+};
+static std::mutex lock;
+static std::map<uintptr_t, Region> regions;
+static size_t allocated;
+static int counter;
+static const size_t TOTAL = (size_t)8 << 30;
+
+static bool find(uintptr_t p, uintptr_t *base, size_t *bytes) {
+   std::lock_guard<std::mutex> g(lock);
+   auto it = regions.upper_bound(p);
+   if (it == regions.begin()) return false;
+   --it;
+   if (p >= it->first + it->second.bytes) return false;
+   *base = it->first;
+   *bytes = it->second.bytes;
+   return true;
+}
+
+static void *map_shared(const char *name, size_t bytes, bool create) {
+   int fd = shm_open(name, create ? (O_RDWR | O_CREAT | O_EXCL) : O_RDWR, 0600);
+   if (fd < 0) return nullptr;
+   if (create && ftruncate(fd, (off_t)bytes) != 0) {
+      close(fd);
+      shm_unlink(name);
+      return nullptr;
+   }
+   void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+   close(fd);
+   return p == MAP_FAILED ? nullptr : p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Launches.
+
+typedef void (*Caller)(void *fn, void **p);
+#define P(i, T) (*(T *)p[i])
+
+template <class T> static void call_pw(void *f, void **p) {
+   ((void (*)(int, ll, T *, Geo, const T *, Geo, const T *, Geo, const T *, Geo, T, T))f)(
+      P(0, int), P(1, ll), P(2, T *), P(3, Geo), P(4, T *), P(5, Geo), P(6, T *), P(7, Geo), P(8, T *), P(9, Geo),
+      P(10, T), P(11, T));
+}
+template <class T> static void call_pwc(void *f, void **p) {
+   ((void (*)(int, ll, T *, const T *, const T *, const T *, T, T))f)(P(0, int), P(1, ll), P(2, T *), P(3, T *),
+                                                                      P(4, T *), P(5, T *), P(6, T), P(7, T));
+}
+template <class T, class A> static void call_part(void *f, void **p) {
+   ((void (*)(int, ll, const T *, Geo, A *, double))f)(P(0, int), P(1, ll), P(2, T *), P(3, Geo), P(4, A *),
+                                                       P(5, double));
+}
+template <class A> static void call_fin(void *f, void **p) {
+   ((void (*)(int, ll, const A *, A *, ll, double))f)(P(0, int), P(1, ll), P(2, A *), P(3, A *), P(4, ll),
+                                                      P(5, double));
+}
+template <class T> static void call_dim(void *f, void **p) {
+   ((void (*)(int, ll, ll, const T *, Geo, ll, T *, Geo, double))f)(P(0, int), P(1, ll), P(2, ll), P(3, T *),
+                                                                    P(4, Geo), P(5, ll), P(6, T *), P(7, Geo),
+                                                                    P(8, double));
+}
+template <class T> static void call_arg(void *f, void **p) {
+   ((void (*)(int, ll, ll, const T *, Geo, ll, T *, Geo, ll *, Geo))f)(P(0, int), P(1, ll), P(2, ll), P(3, T *),
+                                                                       P(4, Geo), P(5, ll), P(6, T *), P(7, Geo),
+                                                                       P(8, ll *), P(9, Geo));
+}
+template <class TO, class FROM> static void call_conv(void *f, void **p) {
+   ((void (*)(ll, TO *, Geo, const FROM *, Geo))f)(P(0, ll), P(1, TO *), P(2, Geo), P(3, FROM *), P(4, Geo));
+}
+
+struct Function {
+   void *fn;
+   Caller call;
+   bool barrier; // uses __syncthreads
+};
+
+static bool starts(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
+
+// The caller of a kernel, from its name (the kernels of kernels/source.rs).
+static Caller caller_of(const std::string &name, bool *barrier) {
+   *barrier = starts(name, "red_part_") || starts(name, "red_fin_") || starts(name, "red_dimb_") ||
+              starts(name, "arg_dimb_");
+   char t = name.empty() ? 0 : name.back();
+#define BY_TYPE(tmpl) (t == 'f' ? (Caller)tmpl<float> : t == 'd' ? (Caller)tmpl<double> : (Caller)tmpl<ll>)
+   if (starts(name, "pw_")) return BY_TYPE(call_pw);
+   if (starts(name, "pwc_")) return BY_TYPE(call_pwc);
+   if (starts(name, "red_part_")) return t == 'f' ? (Caller)call_part<float, double>
+                                  : t == 'd'     ? (Caller)call_part<double, double>
+                                                 : (Caller)call_part<ll, ll>;
+   if (starts(name, "red_fin_")) return t == 'l' ? (Caller)call_fin<ll> : (Caller)call_fin<double>;
+   if (starts(name, "red_dim")) return BY_TYPE(call_dim);
+   if (starts(name, "arg_dim")) return BY_TYPE(call_arg);
+   if (starts(name, "conv_") && name.size() == 8) {
+      char to = name[5], from = name[7];
+#define CONV(a, A, b, B)                                                                                               \
+   if (to == a && from == b) return (Caller)call_conv<A, B>;
+      CONV('f', float, 'd', double) CONV('f', float, 'l', ll) CONV('d', double, 'f', float)
+      CONV('d', double, 'l', ll) CONV('l', ll, 'f', float) CONV('l', ll, 'd', double)
+   }
+   return nullptr;
+}
+
+// Coroutines for the threads of one block.
+static const size_t STACK = 64 * 1024;
+static ucontext_t scheduler;
+static std::vector<ucontext_t> threads;
+static std::vector<char> stacks;
+static std::vector<int> finished;
+static Function *running;
+static void **running_params;
+static int current;
+
+static void thread_main(int index) {
+   (void)index;
+   running->call(running->fn, running_params);
+   finished[current] = 1;
+}
+
+extern "C" void mock_syncthreads(void) {
+   if (running && running->barrier) swapcontext(&threads[current], &scheduler);
+}
+
+static void run_block_with_barriers(unsigned block) {
+   threads.resize(block);
+   finished.assign(block, 0);
+   stacks.resize(block * STACK);
+   for (unsigned i = 0; i < block; i++) {
+      getcontext(&threads[i]);
+      threads[i].uc_stack.ss_sp = &stacks[i * STACK];
+      threads[i].uc_stack.ss_size = STACK;
+      threads[i].uc_link = &scheduler;
+      makecontext(&threads[i], (void (*)())thread_main, 1, (int)i);
+   }
+   // Round robin: each thread runs to its next barrier (or its end); a round is a barrier.
+   for (;;) {
+      bool any = false;
+      for (unsigned i = 0; i < block; i++) {
+         if (finished[i]) continue;
+         any = true;
+         current = (int)i;
+         threadIdx = dim3{i, 0, 0};
+         swapcontext(&scheduler, &threads[i]);
+      }
+      if (!any) break;
+   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The driver API.
+
+extern "C" {
+typedef uintptr_t CUdeviceptr;
+
+int cuGetErrorName(int e, const char **s) {
+   *s = e == OUT_OF_MEMORY ? "CUDA_ERROR_OUT_OF_MEMORY" : "CUDA_ERROR_MOCK";
+   return SUCCESS;
+}
+int cuGetErrorString(int e, const char **s) {
+   *s = e == OUT_OF_MEMORY ? "out of memory" : "mock driver error";
+   return SUCCESS;
+}
+int cuInit(unsigned) { return device_count() > 0 ? SUCCESS : 100; }
+int cuDriverGetVersion(int *v) { *v = 13000; return SUCCESS; }
+int cuDeviceGetCount(int *n) { *n = device_count(); return SUCCESS; }
+int cuDeviceGet(int *d, int ordinal) {
+   if (ordinal < 0 || ordinal >= device_count()) return INVALID_DEVICE;
+   *d = ordinal;
+   return SUCCESS;
+}
+int cuDeviceGetName(char *name, int len, int d) {
+   snprintf(name, (size_t)len, "Mock GPU %d", d);
+   return SUCCESS;
+}
+int cuDeviceTotalMem_v2(size_t *b, int) { *b = TOTAL; return SUCCESS; }
+int cuDeviceGetAttribute(int *v, int attr, int) {
+   switch (attr) {
+   case 75: *v = 9; break;   // compute capability major
+   case 76: *v = 0; break;   // minor
+   case 16: *v = 4; break;   // multiprocessors
+   case 10: *v = 32; break;  // warp size
+   case 1: *v = 1024; break; // max threads per block
+   case 41: *v = 1; break;   // unified addressing
+   default: *v = 0;
+   }
+   return SUCCESS;
+}
+static char contexts[16];
+static thread_local void *current_context;
+int cuDevicePrimaryCtxRetain(void **ctx, int d) { *ctx = &contexts[d]; return SUCCESS; }
+int cuDevicePrimaryCtxRelease_v2(int) { return SUCCESS; }
+int cuCtxSetCurrent(void *ctx) { current_context = ctx; return SUCCESS; }
+int cuCtxGetCurrent(void **ctx) { *ctx = current_context; return SUCCESS; }
+int cuCtxSynchronize(void) { return current_context ? SUCCESS : INVALID_VALUE; }
+int cuStreamCreate(void **s, unsigned) { *s = malloc(1); return SUCCESS; }
+int cuStreamDestroy_v2(void *s) { free(s); return SUCCESS; }
+int cuStreamSynchronize(void *) { return SUCCESS; }
+
+int cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
+   std::lock_guard<std::mutex> g(lock);
+   *total = TOTAL;
+   *free_bytes = TOTAL - allocated;
+   return SUCCESS;
+}
+
+int cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+   if (!current_context) return INVALID_VALUE;
+   if (bytes == 0) return INVALID_VALUE;
+   char name[64];
+   {
+      std::lock_guard<std::mutex> g(lock);
+      if (allocated + bytes > TOTAL) return OUT_OF_MEMORY;
+      snprintf(name, sizeof name, "/luatorch-mock-%d-%d", (int)getpid(), ++counter);
+   }
+   void *m = map_shared(name, bytes, true);
+   if (!m) return OUT_OF_MEMORY;
+   memset(m, 0xA5, bytes); // not zero: cutorch must zero what it promises to zero
+   std::lock_guard<std::mutex> g(lock);
+   regions[(uintptr_t)m] = Region{bytes, name, false};
+   allocated += bytes;
+   *p = (CUdeviceptr)m;
+   return SUCCESS;
+}
+
+int cuMemFree_v2(CUdeviceptr p) {
+   std::lock_guard<std::mutex> g(lock);
+   auto it = regions.find(p);
+   if (it == regions.end() || it->second.imported) return INVALID_VALUE;
+   munmap((void *)p, it->second.bytes);
+   shm_unlink(it->second.name.c_str());
+   allocated -= it->second.bytes;
+   regions.erase(it);
+   return SUCCESS;
+}
+
+int cuMemGetAddressRange_v2(CUdeviceptr *base, size_t *bytes, CUdeviceptr p) {
+   uintptr_t b;
+   size_t n;
+   if (!find(p, &b, &n)) return NOT_FOUND;
+   if (base) *base = b;
+   if (bytes) *bytes = n;
+   return SUCCESS;
+}
+
+// Every device range a call touches must lie in one known region.
+static bool known(CUdeviceptr p, size_t bytes) {
+   uintptr_t b;
+   size_t n;
+   return bytes == 0 || (find(p, &b, &n) && p + bytes <= b + n);
+}
+
+int cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, void *) {
+   if (!known(p, n)) return INVALID_VALUE;
+   memset((void *)p, v, n);
+   return SUCCESS;
+}
+int cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) { return cuMemsetD8Async(p, v, n, nullptr); }
+int cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *) {
+   if (!known(d, n)) return INVALID_VALUE;
+   memcpy((void *)d, h, n);
+   return SUCCESS;
+}
+int cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *) {
+   if (!known(d, n)) return INVALID_VALUE;
+   memcpy(h, (void *)d, n);
+   return SUCCESS;
+}
+int cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, void *) {
+   if (!known(d, n) || !known(s, n)) return INVALID_VALUE;
+   memmove((void *)d, (void *)s, n);
+   return SUCCESS;
+}
+int cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { return cuMemcpyHtoDAsync_v2(d, h, n, nullptr); }
+int cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { return cuMemcpyDtoHAsync_v2(h, d, n, nullptr); }
+
+int cuIpcGetMemHandle(char *handle, CUdeviceptr p) {
+   std::lock_guard<std::mutex> g(lock);
+   auto it = regions.find(p);
+   if (it == regions.end() || it->second.imported) return INVALID_VALUE;
+   memset(handle, 0, 64);
+   strncpy(handle, it->second.name.c_str(), 63);
+   return SUCCESS;
+}
+// The handle is a 64-byte struct passed by value, as in cuda.h.
+struct IpcHandle {
+   char reserved[64];
+};
+int cuIpcOpenMemHandle_v2(CUdeviceptr *p, IpcHandle handle, unsigned) {
+   char name[65];
+   memcpy(name, handle.reserved, 64);
+   name[64] = 0;
+   int fd = shm_open(name, O_RDWR, 0600);
+   if (fd < 0) return INVALID_HANDLE;
+   struct stat st;
+   fstat(fd, &st);
+   close(fd);
+   void *m = map_shared(name, (size_t)st.st_size, false);
+   if (!m) return INVALID_HANDLE;
+   std::lock_guard<std::mutex> g(lock);
+   regions[(uintptr_t)m] = Region{(size_t)st.st_size, name, true};
+   *p = (CUdeviceptr)m;
+   return SUCCESS;
+}
+int cuIpcCloseMemHandle(CUdeviceptr p) {
+   std::lock_guard<std::mutex> g(lock);
+   auto it = regions.find(p);
+   if (it == regions.end() || !it->second.imported) return INVALID_VALUE;
+   munmap((void *)p, it->second.bytes);
+   regions.erase(it);
+   return SUCCESS;
+}
+
+static char module_tag;
+int cuModuleLoadData(void **m, const void *image) {
+   if (!image) return INVALID_IMAGE;
+   *m = &module_tag;
+   return SUCCESS;
+}
+int cuModuleGetFunction(void **f, void *, const char *name) {
+   static void *self;
+   if (!self) {
+      Dl_info info;
+      dladdr((void *)&cuModuleGetFunction, &info);
+      self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+   }
+   void *fn = self ? dlsym(self, name) : nullptr;
+   Function k;
+   k.call = caller_of(name, &k.barrier);
+   if (!fn || !k.call) return NOT_FOUND;
+   k.fn = fn;
+   *f = new Function(k);
+   return SUCCESS;
+}
+
+int cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                   unsigned shared, void *, void **params, void **extra) {
+   (void)shared;
+   if (!current_context) return INVALID_VALUE;
+   // One launch at a time: the thread and block indices are process-wide here.
+   static std::mutex launching;
+   std::lock_guard<std::mutex> g(launching);
+   if (!f || gy != 1 || gz != 1 || by != 1 || bz != 1 || extra || gx == 0 || bx == 0 || bx > 1024) {
+      return INVALID_VALUE;
+   }
+   Function *k = (Function *)f;
+   gridDim = dim3{gx, 1, 1};
+   blockDim = dim3{bx, 1, 1};
+   running = k;
+   running_params = params;
+   for (unsigned b = 0; b < gx; b++) {
+      blockIdx = dim3{b, 0, 0};
+      if (k->barrier) {
+         run_block_with_barriers(bx);
+      } else {
+         for (unsigned t = 0; t < bx; t++) {
+            threadIdx = dim3{t, 0, 0};
+            k->call(k->fn, params);
+         }
+      }
+   }
+   running = nullptr;
+   return SUCCESS;
+}
+}

@@ -1,0 +1,175 @@
+//! cutorch through the real `th`:
+//! - with no usable GPU (forced with CUDA_VISIBLE_DEVICES set to nothing, so it holds on GPU
+//!   machines too): `require 'cutorch'` works, there is no device, every call that needs one
+//!   raises an error naming the call, and loading a .t7 with device tensors says why it cannot;
+//! - the GPU checks (tests/lua/cuda/run_all.lua) on a mock CUDA driver that runs the kernels on
+//!   the CPU (tests/cuda_mock, built here with the system's C++ compiler);
+//! - the same checks on a real GPU, skipped (with the reason printed) where there is none.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{Output, lua_dir, run_cmd, run_th_in, temp_dir, th_path};
+
+/// The GPU checks take longer than one th run of the other tests: the first use of a device
+/// compiles the kernels, and the mock runs every GPU thread on one CPU.
+const SUITE_TIMEOUT: Duration = Duration::from_secs(600);
+
+fn cuda_dir() -> PathBuf {
+    lua_dir().join("cuda")
+}
+
+#[test]
+fn without_a_gpu_every_device_call_raises_a_clear_error() {
+    let out = run_th_in(&cuda_dir(), &["nogpu.lua"], "", &[("CUDA_VISIBLE_DEVICES", "")]);
+    out.assert_ok();
+    assert!(out.stdout.ends_with("ok\n"), "{}", out.stdout);
+    assert!(!out.stdout.contains("FAIL"), "{}", out.stdout);
+}
+
+#[test]
+fn cuda_tensor_files_load_as_host_tensors_without_cutorch() {
+    // Without `require 'cutorch'` the device classes load as the host ones (as before cutorch).
+    let script = r#"
+        local m = torch.MemoryFile():binary()
+        local function str(s) m:writeInt(#s) m:writeChar(torch.CharStorage():string(s)) end
+        m:writeInt(4) m:writeInt(1) str('V 1') str('torch.CudaStorage')
+        m:writeLong(2) m:writeFloat(torch.FloatStorage({ 1.5, -2 }))
+        local s = torch.deserialize(m:storage():string():sub(1, -2))
+        print(torch.type(s), s[1], s[2])
+    "#;
+    let out = run_th_in(&cuda_dir(), &["-e", script], "", &[("CUDA_VISIBLE_DEVICES", "")]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "torch.FloatStorage\t1.5\t-2\n");
+}
+
+/// Runs tests/lua/cuda/run_all.lua with `env`; panics with its output unless every check passed.
+fn run_suite(env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(th_path());
+    cmd.arg("run_all.lua").current_dir(cuda_dir());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_cmd(&mut cmd, SUITE_TIMEOUT);
+    assert!(
+        out.status == Some(0) && !out.stdout.contains("\nFAIL") && !out.stdout.starts_with("FAIL"),
+        "GPU checks failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+    out
+}
+
+#[test]
+fn gpu_checks_on_a_real_gpu() {
+    let cache = temp_dir("cutorch-gpu-cache");
+    let out = run_suite(&[("LUATORCH_CUDA_CACHE", cache.to_str().unwrap())]);
+    if let Some(why) = out.stdout.strip_prefix("SKIP ") {
+        println!("skipped: {}", why.trim());
+        return;
+    }
+    println!("{}", out.stdout);
+}
+
+/// Builds the mock driver, cuBLAS and NVRTC (tests/cuda_mock) into `dir`, with a host build of
+/// the kernels' source as this th generates it. An error (the reason to skip) when there is no
+/// C++ compiler.
+fn build_mock(dir: &Path) -> Result<(), String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("cuda_mock");
+    let kernels = dir.join("kernels.cu");
+    let out = run_th_in(dir, &["-e", "io.write(require('libcutorch')._kernelSource())"], "", &[]);
+    out.assert_ok();
+    std::fs::write(&kernels, out.stdout).unwrap();
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+    let compile = |args: &[&std::ffi::OsStr]| -> Result<(), String> {
+        let mut cmd = Command::new(&cxx);
+        cmd.args(["-fPIC", "-O1", "-w"]).args(args).current_dir(dir);
+        let out = run_cmd(&mut cmd, Duration::from_secs(300));
+        match out.status {
+            Some(0) => Ok(()),
+            _ => Err(format!("{cxx} failed:\n{}", out.stderr)),
+        }
+    };
+    if Command::new(&cxx).arg("--version").output().is_err() {
+        return Err(format!("no C++ compiler ({cxx})"));
+    }
+    let shim = src.join("kernel_shim.h");
+    compile(&[
+        "-c".as_ref(),
+        "-include".as_ref(),
+        shim.as_os_str(),
+        "-x".as_ref(),
+        "c++".as_ref(),
+        kernels.as_os_str(),
+        "-o".as_ref(),
+        "kernels.o".as_ref(),
+    ])?;
+    compile(&[
+        "-c".as_ref(),
+        src.join("mock_driver.cpp").as_os_str(),
+        "-o".as_ref(),
+        "driver.o".as_ref(),
+    ])?;
+    compile(&[
+        "-shared".as_ref(),
+        "kernels.o".as_ref(),
+        "driver.o".as_ref(),
+        "-o".as_ref(),
+        "libcuda.so.1".as_ref(),
+        "-lrt".as_ref(),
+    ])?;
+    compile(&[
+        "-shared".as_ref(),
+        src.join("mock_cublas.cpp").as_os_str(),
+        "-o".as_ref(),
+        "libcublas.so.13".as_ref(),
+    ])?;
+    compile(&[
+        "-shared".as_ref(),
+        src.join("mock_nvrtc.cpp").as_os_str(),
+        "-o".as_ref(),
+        "libnvrtc.so.13".as_ref(),
+    ])?;
+    // cudarc's loader tries the unversioned names first.
+    for (link, target) in [
+        ("libcuda.so", "libcuda.so.1"),
+        ("libcublas.so", "libcublas.so.13"),
+        ("libnvrtc.so", "libnvrtc.so.13"),
+    ] {
+        let _ = std::fs::remove_file(dir.join(link));
+        std::os::unix::fs::symlink(target, dir.join(link)).unwrap();
+    }
+    Ok(())
+}
+
+#[test]
+fn gpu_checks_on_the_mock_driver() {
+    let dir = temp_dir("cutorch-mock");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let cache = dir.join("cache");
+    let libs = match std::env::var("LD_LIBRARY_PATH") {
+        Ok(old) if !old.is_empty() => format!("{}:{old}", dir.display()),
+        _ => dir.display().to_string(),
+    };
+    let out = run_suite(&[
+        ("LD_LIBRARY_PATH", &libs),
+        ("LUATORCH_CUDA_CACHE", cache.to_str().unwrap()),
+        ("LUATORCH_CUDA_MOCK", "1"),
+        // Only the mock's libraries: nothing found elsewhere may stand in for them.
+        ("LUATORCH_CUDA_LIBS", dir.to_str().unwrap()),
+    ]);
+    assert!(out.stdout.contains("ok ("), "{}", out.stdout);
+    // Each case ran (none skipped).
+    assert!(
+        out.stdout.lines().filter(|l| l.starts_with("PASS ")).count() >= 25,
+        "{}",
+        out.stdout
+    );
+}

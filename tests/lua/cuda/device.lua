@@ -1,0 +1,68 @@
+-- Devices, properties, memory, seeds (run by run_all.lua on a GPU machine).
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'helpers.lua')
+local cases = {}
+
+function cases.devices()
+   local n = cutorch.getDeviceCount()
+   H.check(n >= 1, 'device count %d', n)
+   H.eq(cutorch.getDevice(), 1, 'the first device is current')
+   cutorch.setDevice(n)
+   H.eq(cutorch.getDevice(), n, 'setDevice')
+   cutorch.setDevice(1)
+   H.raises('setDevice(0)', function() cutorch.setDevice(0) end, 'cutorch.setDevice', 'does not exist')
+   H.raises('setDevice(n+1)', function() cutorch.setDevice(n + 1) end, 'cutorch.setDevice', 'does not exist')
+   H.eq(cutorch.withDevice(n, function() return cutorch.getDevice() end), n, 'withDevice')
+   H.eq(cutorch.getDevice(), 1, 'withDevice restores')
+end
+
+function cases.properties()
+   local p = cutorch.getDeviceProperties(1)
+   H.eq(type(p.name), 'string', 'name')
+   H.check(p.major >= 3, 'compute capability %d.%d', p.major, p.minor)
+   H.check(p.totalGlobalMem > 0 and p.freeGlobalMem <= p.totalGlobalMem, 'memory sizes')
+   H.check(p.multiProcessorCount > 0 and p.warpSize == 32, 'SMs and warp size')
+   local free, total = cutorch.getMemoryUsage(1)
+   H.check(free > 0 and free <= total, 'getMemoryUsage %s %s', free, total)
+   local free2 = cutorch.getMemoryUsage()
+   H.check(free2 > 0, 'getMemoryUsage of the current device')
+   H.raises('getDeviceProperties()', function() cutorch.getDeviceProperties() end, 'getDeviceProperties')
+end
+
+function cases.allocationShowsInMemoryUsage()
+   collectgarbage()
+   local before = cutorch.getMemoryUsage(1)
+   local t = torch.CudaTensor(64, 1024, 1024) -- 256 MiB
+   cutorch.synchronize()
+   local during = cutorch.getMemoryUsage(1)
+   H.check(before - during >= 200 * 2 ^ 20, 'free memory fell by %d bytes only', before - during)
+   t = nil
+   collectgarbage()
+   collectgarbage()
+   local after = cutorch.getMemoryUsage(1)
+   H.check(after - during >= 200 * 2 ^ 20, 'memory was not given back (%d)', after - during)
+end
+
+function cases.synchronize()
+   cutorch.synchronize()
+   cutorch.synchronizeAll()
+end
+
+function cases.seeds()
+   cutorch.manualSeed(123)
+   H.eq(cutorch.initialSeed(), 123, 'initialSeed')
+   local a = torch.CudaTensor(100):uniform()
+   cutorch.manualSeed(123)
+   local b = torch.CudaTensor(100):uniform()
+   H.close(a, b:float(), 0, 'same seed, same draws')
+   H.check(a:min() >= 0 and a:max() <= 1, 'uniform in [0, 1]')
+   local n = torch.CudaDoubleTensor(10000):normal(2, 3)
+   H.check(math.abs(n:mean() - 2) < 0.2, 'normal mean %g', n:mean())
+   local s = cutorch.seed()
+   H.eq(cutorch.initialSeed(), s, 'seed')
+   cutorch.manualSeedAll(7)
+   H.eq(cutorch.initialSeed(), 7, 'manualSeedAll')
+   local bern = torch.CudaTensor(1000):bernoulli(0.3)
+   H.check(bern:sum() > 200 and bern:sum() < 400, 'bernoulli')
+end
+
+return cases
