@@ -90,11 +90,13 @@ end
 ---------------------------------------------------------------------------------------------------
 -- Multi-process communicators.
 
--- cutorch's current device when cutorch is there, else the first device.
+-- cutorch's current device when there is one, else the first device (without a device the
+-- communicator's own checks then say what is wrong, naming nccl.communicator).
 local function current_device()
    local ok, cutorch = pcall(require, 'cutorch')
    if ok and type(cutorch) == 'table' and type(cutorch.getDevice) == 'function' then
-      return cutorch.getDevice()
+      local has, device = pcall(cutorch.getDevice)
+      if has then return device end
    end
    return 1
 end
