@@ -164,6 +164,8 @@ fn gpu_checks_on_the_mock_driver() {
         ("LUATORCH_CUDA_MOCK", "1"),
         // Only the mock's libraries: nothing found elsewhere may stand in for them.
         ("LUATORCH_CUDA_LIBS", dir.to_str().unwrap()),
+        // Two devices, so that the checks across devices run too.
+        ("MOCK_CUDA_DEVICES", "2"),
     ]);
     assert!(out.stdout.contains("ok ("), "{}", out.stdout);
     // Each case ran (none skipped).

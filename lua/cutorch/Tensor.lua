@@ -226,6 +226,33 @@ functions.norm = function(a, b, c, d)
    return methods.norm(a, b, c)
 end
 
+-- var, std: x:f() a number, x:f(dim) a tensor, with `biased` (true: divide by n, not n - 1);
+-- torch.f(x [, dim] [, biased]). dist: the p-norm of the difference, x:dist(y [, p]).
+for name, root in pairs { var = false, std = true } do
+   methods[name] = function(x, dim, biased)
+      if torch.typename(x) == 'torch.CudaLongTensor' then
+         error(name .. ': not supported for torch.CudaLongTensor (only torch.CudaTensor and torch.CudaDoubleTensor)', 2)
+      end
+      if dim == nil or type(dim) == 'boolean' then
+         biased = dim
+         local n = x:nElement()
+         local d = x - x:mean()
+         local v = d:cmul(d):sum() / (biased and n or (n - 1))
+         return root and math.sqrt(v) or v
+      end
+      local n = x:size(dim)
+      local d = x - x:mean(dim):expandAs(x)
+      local v = d:cmul(d):sum(dim):div(biased and n or (n - 1))
+      return root and v:sqrt() or v
+   end
+   functions[name] = function(...) return methods[name](...) end
+end
+
+methods.dist = function(x, y, p)
+   return (x - y):norm(p or 2)
+end
+functions.dist = methods.dist
+
 ---------------------------------------------------------------------------------------------------
 -- Matrix products (cuBLAS).
 
@@ -282,5 +309,60 @@ for name, prim in pairs { addmm = C.gemm, addmv = C.gemv, addr = C.ger } do
 end
 
 functions.dot = function(x, y) return x:dot(y) end
+
+---------------------------------------------------------------------------------------------------
+-- cat: torch.cat([res,] x1, x2 [, dim]), torch.cat([res,] {x1, ...} [, dim]); x:cat(y [, dim]) is a
+-- new tensor, res:cat(x1, x2 [, dim]) writes into res. The default dimension is the last; negative
+-- ones count from the end. Tensors with no element are skipped.
+
+local function catInto(res, list, dim)
+   local nd, first = 0, nil
+   for i, t in ipairs(list) do
+      if not isCuda(t) then error('cat: argument ' .. i .. ' is a ' .. (torch.typename(t) or type(t)) .. ', expected a CUDA tensor', 3) end
+      if t:nElement() > 0 then
+         first = first or t
+         nd = math.max(nd, t:dim())
+      end
+   end
+   if first == nil then return res or (list[1] and list[1].new()) end
+   dim = dim or nd
+   if dim < 0 then dim = nd + dim + 1 end
+   if dim < 1 or dim > nd then error(string.format('cat: dimension %d out of range of %dD tensors', dim, nd), 3) end
+   local size, total = first:size():totable(), 0
+   for i, t in ipairs(list) do
+      if t:nElement() > 0 then
+         if t:dim() ~= nd then error(string.format('cat: tensor %d has %d dimensions, expected %d', i, t:dim(), nd), 3) end
+         for d = 1, nd do
+            if d ~= dim and t:size(d) ~= size[d] then
+               error(string.format('cat: tensor %d has size %d in dimension %d, expected %d', i, t:size(d), d, size[d]), 3)
+            end
+         end
+         total = total + t:size(dim)
+      end
+   end
+   size[dim] = total
+   res = res or first.new()
+   res:resize(torch.LongStorage(size))
+   local offset = 1
+   for _, t in ipairs(list) do
+      if t:nElement() > 0 then
+         res:narrow(dim, offset, t:size(dim)):copy(t)
+         offset = offset + t:size(dim)
+      end
+   end
+   return res
+end
+
+functions.cat = function(a, b, c, d)
+   if type(a) == 'table' and not isCuda(a) then return catInto(nil, a, b) end
+   if type(b) == 'table' and not isCuda(b) then return catInto(a, b, c) end
+   if isCuda(c) then return catInto(a, { b, c }, d) end
+   return catInto(nil, { a, b }, c)
+end
+
+methods.cat = function(self, a, b, c)
+   if isCuda(b) then return catInto(self, { a, b }, c) end
+   return catInto(nil, { self, a }, b)
+end
 
 return { methods = methods, functions = functions }

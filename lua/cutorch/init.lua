@@ -129,10 +129,12 @@ for _, T in ipairs(torch.types) do
    end
 end
 
--- torch.f(...) goes to the device version when its first tensor argument is a device tensor.
+-- torch.f(...) goes to the device version when its first tensor argument (or the first tensor of
+-- a list of them, as torch.cat takes) is a device tensor.
 local function firstTensorIsCuda(...)
    for i = 1, select('#', ...) do
       local v = select(i, ...)
+      if type(v) == 'table' then v = rawget(v, 1) end
       if type(v) == 'userdata' then return isCuda(v) end
    end
    return false

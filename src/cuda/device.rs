@@ -105,9 +105,16 @@ pub struct Device {
 impl Device {
     /// Makes this device's context current on the calling thread.
     pub fn bind(&self) -> Result<(), String> {
-        self.ctx
-            .bind_to_thread()
-            .map_err(|e| format!("cannot use device {}: {e:?}", self.ordinal + 1))
+        libs::guard("cuCtxSetCurrent", || {
+            self.ctx
+                .bind_to_thread()
+                .map_err(|e| format!("cannot use device {}: {e:?}", self.ordinal + 1))
+        })
+    }
+
+    /// Free and total memory of the device, in bytes.
+    pub fn memory(&self) -> Result<(usize, usize), String> {
+        libs::guard("cuMemGetInfo", || self.ctx.mem_get_info().map_err(super::memory::drv))
     }
 
     /// The raw stream of cutorch stream `index` (0: the default stream).
@@ -131,10 +138,11 @@ impl Device {
         self.bind()?;
         let mut streams = self.streams.lock().map_err(|_| "stream list poisoned".to_string())?;
         while streams.len() < n {
-            let s = self
-                .ctx
-                .new_stream()
-                .map_err(|e| format!("cannot create a stream on device {}: {e:?}", self.ordinal + 1))?;
+            let s = libs::guard("cuStreamCreate", || {
+                self.ctx
+                    .new_stream()
+                    .map_err(|e| format!("cannot create a stream on device {}: {e:?}", self.ordinal + 1))
+            })?;
             streams.push(s);
         }
         Ok(())

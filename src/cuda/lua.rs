@@ -69,12 +69,13 @@ fn properties(lua: &Lua, dev: &Device) -> Result<Table> {
     use cudarc::driver::sys::CUdevice_attribute as A;
     let t = lua.create_table()?;
     let ctx = &dev.ctx;
-    let attr = |a: A| ctx.attribute(a).map(|v| v as f64).unwrap_or(0.0);
-    t.set("name", ctx.name().map_err(|e| lerr(drv(e)))?)?;
+    let attr = |a: A| libs::guard("cuDeviceGetAttribute", || ctx.attribute(a).map_err(drv)).unwrap_or(0) as f64;
+    let name = libs::guard("cuDeviceGetName", || ctx.name().map_err(drv));
+    t.set("name", name.map_err(|e| error("cutorch.getDeviceProperties", e))?)?;
     t.set("major", dev.arch.0)?;
     t.set("minor", dev.arch.1)?;
-    t.set("totalGlobalMem", ctx.total_mem().map(|v| v as f64).unwrap_or(0.0))?;
-    let (free, _) = ctx.mem_get_info().unwrap_or((0, 0));
+    let (free, total) = dev.memory().unwrap_or((0, 0));
+    t.set("totalGlobalMem", total as f64)?;
     t.set("freeGlobalMem", free as f64)?;
     for (name, a) in [
         ("multiProcessorCount", A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
@@ -146,10 +147,7 @@ fn install_device_functions(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     add(lua, m, "getMemoryUsage", |_, a| {
         let dev = open_device(&a, 1, "cutorch.getMemoryUsage")?;
-        let (free, total) = dev
-            .ctx
-            .mem_get_info()
-            .map_err(|e| error("cutorch.getMemoryUsage", drv(e)))?;
+        let (free, total) = dev.memory().map_err(|e| error("cutorch.getMemoryUsage", e))?;
         ret([num(free as f64), num(total as f64)])
     })?;
     // With no device there is nothing to wait for, but a script that synchronizes expects a GPU:

@@ -32,8 +32,8 @@ pub fn drv(e: DriverError) -> String {
 
 /// How the memory of a device storage is released.
 pub enum Release {
-    /// Ours, from cuMemAlloc: cuMemFree.
-    Free,
+    /// Ours, from cuMemAlloc at this address: cuMemFree.
+    Free(u64),
     /// Opened from an IPC handle at this base address: cuIpcCloseMemHandle.
     CloseIpc(u64),
     /// Part of another storage, kept alive by this reference.
@@ -46,13 +46,11 @@ pub enum Release {
 pub struct DeviceMemory {
     /// 0-based device ordinal.
     pub device: usize,
-    /// The allocation this memory belongs to: (base address, whole size in bytes) of the cuMemAlloc
-    /// it came from, as CUDA IPC needs (for memory opened from a handle: of the mapping).
+    /// Size in bytes (what the collector's pacing counts for our own allocations).
     pub bytes: usize,
     pub release: Release,
     /// Keeps the context (and so the memory) alive until released.
     ctx: Option<Arc<CudaContext>>,
-    addr: u64,
 }
 
 impl Drop for DeviceMemory {
@@ -65,9 +63,9 @@ impl Drop for DeviceMemory {
             // once, here; cuMemFree waits for the work that uses it.
             unsafe {
                 match &self.release {
-                    Release::Free => {
+                    Release::Free(addr) => {
                         track_external_bytes(-(self.bytes as isize));
-                        cu::free_sync(self.addr).map_err(drv)
+                        cu::free_sync(*addr).map_err(drv)
                     }
                     Release::CloseIpc(base) => sys::cuIpcCloseMemHandle(*base).result().map_err(drv),
                     Release::Within(_) | Release::Nothing => Ok(()),
@@ -124,9 +122,8 @@ pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> 
         Box::new(DeviceMemory {
             device: dev.ordinal,
             bytes,
-            release: Release::Free,
+            release: Release::Free(addr),
             ctx: Some(dev.ctx.clone()),
-            addr,
         }),
     ))
 }
@@ -142,7 +139,6 @@ pub fn empty(ordinal: usize, dtype: DType) -> Storage {
             bytes: 0,
             release: Release::Nothing,
             ctx: None,
-            addr: 0,
         }),
     )
 }
@@ -159,7 +155,6 @@ pub fn imported(dev: &Device, dtype: DType, base: u64, offset: usize, len: usize
             bytes: len * dtype.size_of(),
             release: Release::CloseIpc(base),
             ctx: Some(dev.ctx.clone()),
-            addr: base,
         }),
     )
 }
@@ -180,7 +175,6 @@ pub fn view(parent: &Storage, offset: usize, len: usize) -> Result<Storage, Stri
             bytes: len * parent.dtype().size_of(),
             release: Release::Within(parent.clone()),
             ctx: None,
-            addr,
         }),
     ))
 }

@@ -54,9 +54,23 @@ fn opt_tensor(a: &Args, pos: usize, dtype: DType, method: &str) -> Result<Option
     }
 }
 
-/// The result tensor at `pos` resized to `size` (a new one on the current device when nil): its
-/// value and view.
-fn result(lua: &Lua, a: &Args, pos: usize, dtype: DType, size: &[usize], method: &str) -> Result<(Value, Tensor)> {
+/// The device of a tensor's memory (the current device for a tensor with none), opened.
+fn device_of_tensor(t: &Tensor, method: &str) -> Result<std::sync::Arc<device::Device>> {
+    let ordinal = t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
+    device::get(ordinal, method).map_err(lerr)
+}
+
+/// The result tensor at `pos` resized to `size`, or when nil a new one on the device of the
+/// operand `on`: its value and view.
+fn result(
+    lua: &Lua,
+    a: &Args,
+    pos: usize,
+    dtype: DType,
+    size: &[usize],
+    on: &Tensor,
+    method: &str,
+) -> Result<(Value, Tensor)> {
     match opt_tensor(a, pos, dtype, method)? {
         Some(mut t) => {
             let v = arg(a, pos).clone();
@@ -67,8 +81,7 @@ fn result(lua: &Lua, a: &Args, pos: usize, dtype: DType, size: &[usize], method:
             Ok((v, t))
         }
         None => {
-            let dev = device::current_device(method).map_err(lerr)?;
-            let t = ops::empty_like(&dev, dtype, size).map_err(|e| fail(method, e))?;
+            let t = ops::empty_like(&*device_of_tensor(on, method)?, dtype, size).map_err(|e| fail(method, e))?;
             Ok((Cuda::push_tensor(lua, t.clone())?, t))
         }
     }
@@ -79,13 +92,7 @@ fn new_like(like: &Tensor, method: &str) -> Result<Tensor> {
     if like.dim() == 0 {
         return Ok(Tensor::empty(like.dtype));
     }
-    let ordinal = like
-        .storage
-        .as_ref()
-        .and_then(device_of)
-        .unwrap_or_else(device::current);
-    let dev = device::get(ordinal, method).map_err(lerr)?;
-    ops::empty_like(&dev, like.dtype, &like.size).map_err(|e| fail(method, e))
+    ops::empty_like(&*device_of_tensor(like, method)?, like.dtype, &like.size).map_err(|e| fail(method, e))
 }
 
 /// `pointwise(name, op, res, src, b, c, v, w)`: `res = op(src, b, c, v, w)` elementwise, res
@@ -107,7 +114,7 @@ fn pointwise(lua: &Lua, a: Args) -> Result<MultiValue> {
         check_integer_divisor(&op, v, b.as_ref(), c.as_ref(), &name)?;
     }
     let (rv, r) = match &src {
-        Some(s) if res_given => result(lua, &a, 3, dtype, &s.size, &name)?,
+        Some(s) if res_given => result(lua, &a, 3, dtype, &s.size, s, &name)?,
         Some(s) => {
             let t = new_like(s, &name)?;
             (Cuda::push_tensor(lua, t.clone())?, t)
@@ -166,7 +173,7 @@ fn reduce_dim(lua: &Lua, a: Args) -> Result<MultiValue> {
     let t = tensor_arg(&a, 4, &name)?;
     let dim = dim_arg(&a, 5, &t, &name)?;
     let p = opt_number(&a, 6, &name, 0.0)?;
-    let (rv, r) = result(lua, &a, 3, t.dtype, &reduced_size(&t, dim), &name)?;
+    let (rv, r) = result(lua, &a, 3, t.dtype, &reduced_size(&t, dim), &t, &name)?;
     ops::reduce_dim(&op, &r, &t, dim, p, &name).map_err(|e| fail(&name, e))?;
     one(rv)
 }
@@ -179,8 +186,8 @@ fn arg_reduce_dim(lua: &Lua, a: Args) -> Result<MultiValue> {
     let t = tensor_arg(&a, 5, &name)?;
     let dim = dim_arg(&a, 6, &t, &name)?;
     let size = reduced_size(&t, dim);
-    let (vv, values) = result(lua, &a, 3, t.dtype, &size, &name)?;
-    let (iv, indices) = result(lua, &a, 4, DType::Long, &size, &name)?;
+    let (vv, values) = result(lua, &a, 3, t.dtype, &size, &t, &name)?;
+    let (iv, indices) = result(lua, &a, 4, DType::Long, &size, &t, &name)?;
     ops::arg_reduce_dim(is_min, &values, &indices, &t, dim, &name).map_err(|e| fail(&name, e))?;
     Ok(MultiValue::from_vec(vec![vv, iv]))
 }
@@ -216,7 +223,8 @@ fn operands(a: &Args, pos: usize, dims: [usize; 2], name: &str) -> Result<(Tenso
 
 /// The result of an added product (`addmm`, `addmv`, `addr`, and `mm`/`mv`/`ger` with no M):
 /// res resized to `size`, holding M when beta is not zero.
-fn added_result(lua: &Lua, a: &Args, dtype: DType, size: &[usize], beta: f64, name: &str) -> Result<(Value, Tensor)> {
+fn added_result(lua: &Lua, a: &Args, x: &Tensor, size: &[usize], beta: f64, name: &str) -> Result<(Value, Tensor)> {
+    let dtype = x.dtype;
     let m = opt_tensor(a, 4, dtype, name)?;
     if let Some(m) = &m
         && m.size != size
@@ -226,7 +234,7 @@ fn added_result(lua: &Lua, a: &Args, dtype: DType, size: &[usize], beta: f64, na
             format!("the added tensor has size {:?}, the product {:?}", m.size, size),
         ));
     }
-    let (rv, r) = result(lua, a, 2, dtype, size, name)?;
+    let (rv, r) = result(lua, a, 2, dtype, size, x, name)?;
     if let Some(m) = m {
         let same = matches!((&m.storage, &r.storage), (Some(x), Some(y)) if x.same(y))
             && m.offset == r.offset
@@ -236,11 +244,6 @@ fn added_result(lua: &Lua, a: &Args, dtype: DType, size: &[usize], beta: f64, na
         }
     }
     Ok((rv, r))
-}
-
-fn blas_device(t: &Tensor, name: &str) -> Result<std::sync::Arc<device::Device>> {
-    let ordinal = t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
-    device::get(ordinal, name).map_err(lerr)
 }
 
 /// A cuBLAS product of `blas`: (device, res, beta, alpha, x, y, name).
@@ -258,8 +261,8 @@ fn product(
     let name = args_str(&a, 1)?;
     let (x, y) = operands(&a, 6, dims, &name)?;
     let (beta, alpha) = (number_arg(&a, 3, &name)?, number_arg(&a, 5, &name)?);
-    let (rv, r) = added_result(lua, &a, x.dtype, &size(&x, &y), beta, &name)?;
-    let dev = blas_device(&x, &name)?;
+    let (rv, r) = added_result(lua, &a, &x, &size(&x, &y), beta, &name)?;
+    let dev = device_of_tensor(&x, &name)?;
     run(&dev, &r, beta, alpha, &x, &y, &name).map_err(|e| fail(&name, e))?;
     one(rv)
 }
@@ -286,7 +289,7 @@ fn dot(_: &Lua, a: Args) -> Result<MultiValue> {
     if x.dtype != y.dtype {
         return Err(error("dot", "arguments of different types"));
     }
-    let dev = blas_device(&x, "dot")?;
+    let dev = device_of_tensor(&x, "dot")?;
     one(Value::Number(
         blas::dot(&dev, &x, &y, "dot").map_err(|e| fail("dot", e))?,
     ))

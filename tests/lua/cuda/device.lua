@@ -42,6 +42,26 @@ function cases.allocationShowsInMemoryUsage()
    H.check(after - during >= 200 * 2 ^ 20, 'memory was not given back (%d)', after - during)
 end
 
+-- With two devices or more: tensors live where they were made, copies cross devices, and an
+-- operation on tensors of two devices is refused.
+function cases.severalDevices()
+   if cutorch.getDeviceCount() < 2 then return end
+   local x = torch.FloatTensor(4, 5):uniform()
+   local a = x:cuda()
+   cutorch.setDevice(2)
+   local b = torch.CudaTensor(5, 4)
+   H.eq(b:getDevice(), 2, 'made on the current device')
+   H.eq(a:getDevice(), 1, 'stays on its device')
+   b:copy(a:t())
+   H.close(b, x:t():contiguous(), 0, 'copy across devices')
+   local c = a:clone()
+   H.eq(c:getDevice(), 1, 'clone stays on the source device')
+   H.close(torch.add(a, 1), x + 1, 1e-6, 'work on device 1 while device 2 is current')
+   H.raises('two devices', function() torch.add(a, b:t()) end, 'add', 'different devices')
+   cutorch.setDevice(1)
+   H.close(b:float():cuda(), x:t():contiguous(), 0, 'device 2 back to device 1')
+end
+
 function cases.synchronize()
    cutorch.synchronize()
    cutorch.synchronizeAll()

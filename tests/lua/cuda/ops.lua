@@ -250,6 +250,19 @@ function cases.pointwise()
    end
 end
 
+function cases.cat()
+   local a, b = torch.FloatTensor(2, 3):uniform(), torch.FloatTensor(2, 4):uniform()
+   local c = torch.FloatTensor(5, 3):uniform()
+   same('cat of two', function(x, y) return torch.cat(x, y) end, { a, b })
+   same('cat along 1', function(x, y) return torch.cat(x, y, 1) end, { a, c })
+   same('cat of a table', function(x, y, z) return torch.cat({ x, z:narrow(1, 2, 2), y }, 2) end, { a, b, c })
+   same('cat with -1', function(x, y) return torch.cat(x, y, -1) end, { a, b })
+   same('x:cat(y)', function(x, y) return x:cat(y) end, { a, b })
+   same('cat into res', function(r, x, y) torch.cat(r, x, y, 2) return r end, { torch.FloatTensor(), a, b })
+   same('cat of 1-D', function(x, y) return torch.cat(x:view(-1), y:view(-1)) end, { a, b })
+   H.raises('mismatch', function() torch.cat(a:cuda(), c:cuda(), 2) end, 'cat', 'size')
+end
+
 function cases.longPointwise()
    local a = torch.LongTensor({ { -7, 3, 0 }, { 12, -5, 9 } })
    local b = torch.LongTensor({ { 2, -3, 4 }, { 5, 2, -4 } })

@@ -118,6 +118,20 @@ function cases.long()
    H.raises('norm of long', function() d:norm() end, 'norm', 'not supported for torch.CudaLongTensor')
 end
 
+function cases.varStdDist()
+   for _, T in ipairs { 'FloatTensor', 'DoubleTensor' } do
+      local tol = T == 'FloatTensor' and 1e-4 or 1e-10
+      local x, y = torch[T](30, 40):uniform(-1, 1), torch[T](30, 40):uniform(-1, 1)
+      local d, e = dev(x), dev(y)
+      H.close(d:var(), x:var(), tol, T .. ' var')
+      H.close(d:std(true), x:std(true), tol, T .. ' std biased')
+      H.close(torch.var(d, 1), torch.var(x, 1), tol, T .. ' var along 1')
+      H.close(d:std(2, true), x:std(2, true), tol, T .. ' std along 2 biased')
+      H.close(d:dist(e), x:dist(y), tol, T .. ' dist')
+      H.close(torch.dist(d, e, 3), torch.dist(x, y, 3), tol, T .. ' dist 3')
+   end
+end
+
 function cases.errors()
    local d = torch.CudaTensor(3, 4)
    H.raises('bad dim', function() d:sum(3) end, 'sum', 'out of range')
