@@ -49,7 +49,6 @@ fn secret_from_file() -> Result<Vec<u8>, String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
-    let fresh = crate::parallel::wire::hex(&random_bytes(32).map_err(|e| format!("no random bytes: {e}"))?);
     // O_EXCL: of two processes making it at once, one writes and both read the same secret.
     match std::fs::OpenOptions::new()
         .write(true)
@@ -57,9 +56,11 @@ fn secret_from_file() -> Result<Vec<u8>, String> {
         .mode(0o600)
         .open(&path)
     {
-        Ok(mut f) => f
-            .write_all(fresh.as_bytes())
-            .map_err(|e| format!("cannot write {shown}: {e}"))?,
+        Ok(mut f) => {
+            let fresh = crate::parallel::wire::hex(&random_bytes(32).map_err(|e| format!("no random bytes: {e}"))?);
+            f.write_all(fresh.as_bytes())
+                .map_err(|e| format!("cannot write {shown}: {e}"))?
+        }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(format!("cannot create {shown}: {e}")),
     }
