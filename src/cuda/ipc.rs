@@ -26,8 +26,11 @@ pub struct Exported {
     /// Where the storage starts in the allocation the handle names.
     pub offset: usize,
     pub bytes: usize,
-    /// 0-based device ordinal.
+    /// 0-based device ordinal in the exporting process.
     pub device: usize,
+    /// The GPU's UUID, which names it in every process (ordinals depend on each process's
+    /// CUDA_VISIBLE_DEVICES); all zeros when unknown, and then `device` is used.
+    pub uuid: [u8; 16],
     pub dtype: DType,
 }
 
@@ -65,14 +68,42 @@ pub fn export_ipc(s: &Storage) -> Result<Exported, String> {
             offset: (addr - base) as usize,
             bytes,
             device: ordinal,
+            uuid: uuid_of(ordinal).unwrap_or([0; 16]),
             dtype: s.dtype(),
         })
     })
 }
 
+/// The UUID of device `ordinal`.
+pub fn uuid_of(ordinal: usize) -> Result<[u8; 16], String> {
+    libs::guard("cuDeviceGetUuid", || {
+        let mut dev: sys::CUdevice = 0;
+        // SAFETY: plain queries with out-pointers to locals.
+        unsafe { sys::cuDeviceGet(&mut dev, ordinal as std::ffi::c_int).result() }.map_err(drv)?;
+        let mut uuid = sys::CUuuid_st { bytes: [0; 16] };
+        unsafe { sys::cuDeviceGetUuid_v2(&mut uuid, dev).result() }.map_err(drv)?;
+        Ok(uuid.bytes.map(|c| c as u8))
+    })
+}
+
+/// The ordinal, in this process, of the device an export names.
+fn local_device(e: &Exported, method: &str) -> Result<usize, String> {
+    if e.uuid == [0; 16] {
+        return Ok(e.device);
+    }
+    (0..device::count())
+        .find(|&i| uuid_of(i).is_ok_and(|u| u == e.uuid))
+        .ok_or_else(|| {
+            format!(
+                "{method}: the sender's GPU (its device {}) is not visible in this process (CUDA_VISIBLE_DEVICES)",
+                e.device + 1
+            )
+        })
+}
+
 /// Opens what another process exported: a storage over the same device memory, which closes
-/// the mapping when the last reference to it goes.
-pub fn import_ipc(e: &Exported) -> Result<Storage, String> {
+/// the mapping when the last reference to it goes, and then runs `then`.
+pub fn import_ipc(e: &Exported, then: Option<Box<dyn FnOnce() + Send + Sync>>) -> Result<Storage, String> {
     const M: &str = "ipc import";
     let es = e.dtype.size_of();
     if e.bytes == 0 || !e.bytes.is_multiple_of(es) {
@@ -81,7 +112,7 @@ pub fn import_ipc(e: &Exported) -> Result<Storage, String> {
             e.bytes, e.dtype
         ));
     }
-    let dev = device::get(e.device, M)?;
+    let dev = device::get(local_device(e, M)?, M)?;
     let base = libs::guard(M, || {
         dev.bind()?;
         let handle = sys::CUipcMemHandle_st {
@@ -115,5 +146,5 @@ pub fn import_ipc(e: &Exported) -> Result<Storage, String> {
         }
         Ok(base)
     })?;
-    Ok(memory::imported(&dev, e.dtype, base, e.offset, e.bytes / es))
+    Ok(memory::imported(&dev, e.dtype, base, e.offset, e.bytes / es, then))
 }

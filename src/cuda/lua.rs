@@ -319,13 +319,17 @@ fn install_ipc_functions(lua: &Lua, m: &Table) -> Result<()> {
             _ => None,
         }
         .ok_or_else(|| error(M, "bad argument #5 (element type 'Float', 'Double' or 'Long' expected)"))?;
-        let s = ipc::import_ipc(&ipc::Exported {
-            handle,
-            offset,
-            bytes,
-            device,
-            dtype,
-        })
+        let s = ipc::import_ipc(
+            &ipc::Exported {
+                handle,
+                offset,
+                bytes,
+                device,
+                uuid: [0; 16],
+                dtype,
+            },
+            None,
+        )
         .map_err(|e| error(M, e))?;
         ret([Cuda::push_storage(lua, s)?])
     })

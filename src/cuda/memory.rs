@@ -51,6 +51,8 @@ pub struct DeviceMemory {
     pub release: Release,
     /// Keeps the context (and so the memory) alive until released.
     ctx: Option<Arc<CudaContext>>,
+    /// Run once the memory is released (tells an exporting process that it may reuse its memory).
+    then: Option<Box<dyn FnOnce() + Send + Sync>>,
 }
 
 impl Drop for DeviceMemory {
@@ -67,11 +69,19 @@ impl Drop for DeviceMemory {
                         track_external_bytes(-(self.bytes as isize));
                         cu::free_sync(*addr).map_err(drv)
                     }
-                    Release::CloseIpc(base) => sys::cuIpcCloseMemHandle(*base).result().map_err(drv),
+                    Release::CloseIpc(base) => {
+                        track_external_bytes(-(self.bytes as isize));
+                        // The exporter may reuse the memory once told: work reading it ends first.
+                        cu::ctx::synchronize().map_err(drv)?;
+                        sys::cuIpcCloseMemHandle(*base).result().map_err(drv)
+                    }
                     Release::Within(_) | Release::Nothing => Ok(()),
                 }
             }
         });
+        if let Some(then) = self.then.take() {
+            then();
+        }
     }
 }
 
@@ -124,6 +134,7 @@ pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> 
             bytes,
             release: Release::Free(addr),
             ctx: Some(dev.ctx.clone()),
+            then: None,
         }),
     ))
 }
@@ -139,13 +150,23 @@ pub fn empty(ordinal: usize, dtype: DType) -> Storage {
             bytes: 0,
             release: Release::Nothing,
             ctx: None,
+            then: None,
         }),
     )
 }
 
 /// A storage over memory opened from an IPC handle: `base` is the mapping (closed when the storage
-/// goes), the storage starts `offset` bytes into it.
-pub fn imported(dev: &Device, dtype: DType, base: u64, offset: usize, len: usize) -> Storage {
+/// goes, and then `then` runs), the storage starts `offset` bytes into it.
+pub fn imported(
+    dev: &Device,
+    dtype: DType,
+    base: u64,
+    offset: usize,
+    len: usize,
+    then: Option<Box<dyn FnOnce() + Send + Sync>>,
+) -> Storage {
+    // Counted for the collector's pacing: a receiver must let go of senders' memory promptly.
+    track_external_bytes((len * dtype.size_of()) as isize);
     Storage::from_device(
         dtype,
         base + offset as u64,
@@ -155,6 +176,7 @@ pub fn imported(dev: &Device, dtype: DType, base: u64, offset: usize, len: usize
             bytes: len * dtype.size_of(),
             release: Release::CloseIpc(base),
             ctx: Some(dev.ctx.clone()),
+            then,
         }),
     )
 }
@@ -175,6 +197,7 @@ pub fn view(parent: &Storage, offset: usize, len: usize) -> Result<Storage, Stri
             bytes: len * parent.dtype().size_of(),
             release: Release::Within(parent.clone()),
             ctx: None,
+            then: None,
         }),
     ))
 }

@@ -7,7 +7,7 @@
 //! (contexts, current device and stream per thread), `memory` (device storages and host
 //! copies), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops` and `blas` (the
 //! operations on device tensors), `family` (device tensors as a torch tensor family), `ipc`
-//! (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
+//! and `share` (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
 //! `methods` (the `libcutorch` module under `lua/cutorch`).
 
 pub mod blas;
@@ -23,3 +23,4 @@ pub mod methods;
 pub mod nccl;
 pub mod operand;
 pub mod ops;
+pub mod share;

@@ -110,6 +110,7 @@ fn pack_t7(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
             to_read: Default::default(),
         }),
         refuse_upvalues: !upvalues,
+        device_storages: true,
         ..Default::default()
     };
     let (bytes, oob) = t7::serialize_with(lua, value, oob)?;
@@ -129,6 +130,7 @@ fn unpack_t7(lua: &Lua, p: &Packed) -> Result<Value> {
             written: Vec::new(),
             to_read: p.handles.iter().cloned().collect(),
         }),
+        device_storages: true,
         ..Default::default()
     };
     t7::deserialize_with(lua, &p.t7, oob)

@@ -24,6 +24,7 @@
 
 pub mod auth;
 pub mod conn;
+mod cuda;
 pub mod frame;
 mod server;
 
@@ -33,11 +34,13 @@ use std::time::Duration;
 
 use mlua::{AnyUserData, Function, Lua, Result, Table, UserData, UserDataMethods, Value, Variadic};
 
+use crate::cuda::family::Cuda;
 use crate::torch::args::{error, type_name};
+use crate::torch::family::Family;
 use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
 use crate::torch::t7;
-use crate::torch::userdata::{Object, classify, storage_of, tensor_of};
+use crate::torch::userdata::{Object, classify, classify_in, storage_of, tensor_of};
 use conn::{Conn, NetError, NetStats};
 
 pub const DEFAULT_CONNECT_TIMEOUT: f64 = 30.0;
@@ -146,6 +149,9 @@ pub enum Outgoing {
     Value(Vec<u8>),
     Tensor(Tensor),
     Storage(Storage),
+    /// cutorch's: by CUDA IPC handle to a peer on this machine (see `cuda`).
+    DeviceTensor(Tensor),
+    DeviceStorage(Storage),
 }
 
 /// The first userdata (or other value the wire cannot carry) inside `v`, by type name.
@@ -215,10 +221,16 @@ pub fn encode_value(lua: &Lua, v: &Value, method: &str) -> Result<Vec<u8>> {
 
 pub fn outgoing(lua: &Lua, v: &Value, method: &str) -> Result<Outgoing> {
     let not_classified = || error(method, "internal error: unclassified tensor or storage");
-    match classify(v) {
-        Some(Object::Tensor(..)) => tensor_of(v).map(Outgoing::Tensor).ok_or_else(not_classified),
-        Some(Object::Storage(..)) => storage_of(v).map(Outgoing::Storage).ok_or_else(not_classified),
-        None => encode_value(lua, v, method).map(Outgoing::Value),
+    match (classify(v), classify_in::<Cuda>(v)) {
+        (Some(Object::Tensor(..)), _) => tensor_of(v).map(Outgoing::Tensor).ok_or_else(not_classified),
+        (Some(Object::Storage(..)), _) => storage_of(v).map(Outgoing::Storage).ok_or_else(not_classified),
+        (None, Some(Object::Tensor(..))) => Cuda::tensor_of(v)
+            .map(Outgoing::DeviceTensor)
+            .ok_or_else(not_classified),
+        (None, Some(Object::Storage(..))) => Cuda::storage_of(v)
+            .map(Outgoing::DeviceStorage)
+            .ok_or_else(not_classified),
+        (None, None) => encode_value(lua, v, method).map(Outgoing::Value),
     }
 }
 
@@ -227,6 +239,8 @@ pub fn send_on(conn: &mut Conn, out: &Outgoing) -> std::result::Result<(), NetEr
         Outgoing::Value(b) => conn.send_value(b),
         Outgoing::Tensor(t) => conn.send_tensor(t),
         Outgoing::Storage(s) => conn.send_storage(s),
+        Outgoing::DeviceTensor(t) => cuda::send_tensor(conn, t),
+        Outgoing::DeviceStorage(s) => cuda::send_storage(conn, s),
     }
 }
 
@@ -280,10 +294,22 @@ pub fn recv_on(conn: &mut Conn, into: Option<&Value>, method: &str) -> Result<Re
                 conn.recv_storage(&s).map_err(fail)?;
                 Ok(Received::Into(v.clone()))
             }
-            None => Err(error(
-                method,
-                format!("expected a tensor or storage to receive into, got {}", type_name(v)),
-            )),
+            None => match classify_in::<Cuda>(v) {
+                Some(Object::Tensor(..)) => {
+                    let t = Cuda::tensor_of(v).ok_or_else(not_classified)?;
+                    cuda::recv_tensor(conn, &t).map_err(fail)?;
+                    Ok(Received::Into(v.clone()))
+                }
+                Some(Object::Storage(..)) => {
+                    let s = Cuda::storage_of(v).ok_or_else(not_classified)?;
+                    cuda::recv_storage(conn, &s).map_err(fail)?;
+                    Ok(Received::Into(v.clone()))
+                }
+                None => Err(error(
+                    method,
+                    format!("expected a tensor or storage to receive into, got {}", type_name(v)),
+                )),
+            },
         },
     }
 }
@@ -309,15 +335,12 @@ pub fn stats_table(lua: &Lua, s: &NetStats) -> Result<Table> {
         x.set("total_seconds", d.total_seconds)?;
         x.set("system_seconds", d.system_seconds)?;
         x.set("cuda_sync_seconds", 0.0)?;
-        x.set("cudacliser_profile_seconds", 0.0)?;
-        x.set("cuda_ipc_bytes", 0.0)?;
-        let mbs = if d.total_seconds > 0.0 {
-            d.num_bytes as f64 / 1e6 / d.total_seconds
-        } else {
-            0.0
-        };
-        x.set("NETWORK MB/s", mbs)?;
-        x.set("CUDA IPC MB/s", 0.0)?;
+        // torch-ipc's name for the seconds spent in CUDA IPC transfers (sic).
+        x.set("cudacliser_profile_seconds", d.cuda_ipc_seconds)?;
+        x.set("cuda_ipc_bytes", d.cuda_ipc_bytes as f64)?;
+        let rate = |bytes: u64, secs: f64| if secs > 0.0 { bytes as f64 / 1e6 / secs } else { 0.0 };
+        x.set("NETWORK MB/s", rate(d.num_bytes, d.total_seconds))?;
+        x.set("CUDA IPC MB/s", rate(d.cuda_ipc_bytes, d.cuda_ipc_seconds))?;
         t.set(name, x)?;
     }
     Ok(t)

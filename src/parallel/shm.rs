@@ -127,12 +127,14 @@ struct Segment {
     map: Option<Mapped>,
 }
 
-/// The segments one sender made for one peer.
+/// The segments one sender made for one peer (and the device memory it staged for it, whose
+/// releases travel in the same messages).
 pub struct Pool {
     run: String,
     segments: HashMap<String, Segment>,
     /// Released segments, oldest first.
     free: Vec<String>,
+    pub device: crate::cuda::share::Stager,
 }
 
 impl Pool {
@@ -141,6 +143,7 @@ impl Pool {
             run: run.to_string(),
             segments: HashMap::new(),
             free: Vec::new(),
+            device: Default::default(),
         }
     }
 
@@ -204,6 +207,9 @@ impl Pool {
 
     /// The receiver is done with `name`: it can carry the next storage of its size.
     pub fn release(&mut self, name: &str) {
+        if crate::cuda::share::is_staging_name(name) {
+            return self.device.release(name);
+        }
         if !self.segments.contains_key(name) || self.free.iter().any(|n| n == name) {
             return;
         }
@@ -237,9 +243,14 @@ struct Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         track_external_bytes(-(self.bytes as isize));
-        let mut q = RELEASES.lock().unwrap_or_else(|e| e.into_inner());
-        q.push((self.peer, std::mem::take(&mut self.name)));
+        queue_release(self.peer, std::mem::take(&mut self.name));
     }
+}
+
+/// Owes `peer` the news that what it sent under `name` is no longer used here.
+pub fn queue_release(peer: Peer, name: String) {
+    let mut q = RELEASES.lock().unwrap_or_else(|e| e.into_inner());
+    q.push((peer, name));
 }
 
 /// Segments released by storages that were collected, waiting to be reported to their senders.

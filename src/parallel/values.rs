@@ -1,10 +1,13 @@
 //! Lua values on the wire: one `.t7` body for the value, with its large storages beside it (a
-//! shared-memory segment per storage for a local peer, a raw frame for a remote one).
+//! shared-memory segment per storage for a local peer, a raw frame for a remote one), and its
+//! device storages too (a CUDA IPC handle for a local peer, a raw frame of their bytes for a
+//! remote one).
 
 use mlua::{Lua, Result, Value};
 
 use super::shm;
 use super::wire::{BESIDE_MIN_BYTES, Beside, Envelope};
+use crate::cuda::{self, share};
 use crate::torch::dtype::DType;
 use crate::torch::storage::Storage;
 use crate::torch::t7;
@@ -46,6 +49,31 @@ impl Serialized {
         let mut raw = Vec::new();
         for s in &self.storages {
             let (dtype, len) = (dtype_code(s.dtype()), s.len() as u64);
+            if s.is_device() {
+                // Staging can fail (out of device memory, say): the host path still works.
+                let staged = match reach {
+                    Reach::Local if !share::disabled() => pool.device.stage(s).ok(),
+                    _ => None,
+                };
+                match staged {
+                    Some((name, e)) => beside.push(Beside::CudaIpc {
+                        name,
+                        handle: e.handle.to_vec(),
+                        offset: e.offset as u64,
+                        device: e.device as u32,
+                        uuid: e.uuid.to_vec(),
+                        dtype,
+                        len,
+                    }),
+                    None => {
+                        beside.push(Beside::DeviceFrame { dtype, len });
+                        let host = cuda::memory::to_host(s)?;
+                        // SAFETY: a fresh host copy, read while it is copied into the frame.
+                        raw.push(unsafe { host.bytes() }.to_vec());
+                    }
+                }
+                continue;
+            }
             let segment = match reach {
                 Reach::Local => pool.export(s).ok(),
                 Reach::Remote => None,
@@ -86,23 +114,55 @@ pub fn deserialize(
                     .map_err(|e| fail(format!("cannot map shared memory segment {name}: {e}")))?
             }
             Beside::Frame { dtype, len } => {
+                host_storage(dtype_of(*dtype).map_err(fail)?, *len, raw.next()).map_err(fail)?
+            }
+            Beside::DeviceFrame { dtype, len } => {
+                let host = host_storage(dtype_of(*dtype).map_err(fail)?, *len, raw.next()).map_err(fail)?;
+                cuda::memory::from_host(&host)
+                    .map_err(|e| fail(format!("cannot put a received CUDA storage on the device: {e}")))?
+            }
+            Beside::CudaIpc {
+                name,
+                handle,
+                offset,
+                device,
+                uuid,
+                dtype,
+                len,
+            } => {
                 let dtype = dtype_of(*dtype).map_err(fail)?;
-                let bytes = raw
-                    .next()
-                    .ok_or_else(|| fail("corrupt message: a storage is missing".into()))?;
-                let len = *len as usize;
-                if bytes.len() != len.saturating_mul(dtype.size_of()) {
-                    return Err(fail("corrupt message: a storage has the wrong size".into()));
-                }
-                let s = Storage::new(dtype, len).map_err(fail)?;
-                // SAFETY: fresh storage of exactly bytes.len() bytes.
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), bytes.len()) };
-                s
+                let (Ok(handle), Ok(uuid)) = (handle.as_slice().try_into(), uuid.as_slice().try_into()) else {
+                    return Err(fail("corrupt message: a CUDA IPC handle of the wrong size".into()));
+                };
+                let e = cuda::ipc::Exported {
+                    handle,
+                    offset: *offset as usize,
+                    bytes: (*len as usize).saturating_mul(dtype.size_of()),
+                    device: *device as usize,
+                    uuid,
+                    dtype,
+                };
+                let name = name.clone();
+                share::open(&e, Box::new(move || shm::queue_release(from, name)))
+                    .map_err(|e| fail(format!("cannot open a CUDA storage sent by CUDA IPC: {e}")))?
             }
         };
         storages.push(s);
     }
     t7::deserialize_beside(lua, t7, storages, BESIDE_MIN_BYTES)
+}
+
+/// A host storage holding a raw frame's bytes, which must be `len` elements of `dtype`.
+fn host_storage(dtype: DType, len: u64, bytes: Option<&Vec<u8>>) -> std::result::Result<Storage, String> {
+    let bytes = bytes.ok_or("corrupt message: a storage is missing")?;
+    let len = len as usize;
+    if bytes.len() != len.saturating_mul(dtype.size_of()) {
+        return Err("corrupt message: a storage has the wrong size".into());
+    }
+    let s = Storage::new(dtype, len)?;
+    // SAFETY: fresh storage of exactly bytes.len() bytes.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), bytes.len()) };
+    Ok(s)
 }
 
 #[cfg(test)]

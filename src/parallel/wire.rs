@@ -14,6 +14,22 @@ pub enum Beside {
     Shm { name: String, dtype: u8, len: u64 },
     /// The next raw frame of the message.
     Frame { dtype: u8, len: u64 },
+    /// A device storage staged by the sender for this machine's receiver (see `cuda::share`):
+    /// the receiver opens the CUDA IPC handle and releases `name` when done.
+    CudaIpc {
+        name: String,
+        handle: Vec<u8>,
+        /// Where the storage starts in the allocation, in bytes.
+        offset: u64,
+        /// The sender's 0-based ordinal and the GPU's UUID.
+        device: u32,
+        uuid: Vec<u8>,
+        dtype: u8,
+        len: u64,
+    },
+    /// A device storage's bytes as the next raw frame (between machines): the receiver puts them
+    /// on its current device.
+    DeviceFrame { dtype: u8, len: u64 },
 }
 
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

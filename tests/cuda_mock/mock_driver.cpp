@@ -227,6 +227,13 @@ int cuDeviceGet(int *d, int ordinal) {
    *d = ordinal;
    return SUCCESS;
 }
+// A UUID per device; MOCK_CUDA_UUID_SEED changes them all (a process that sees other GPUs).
+int cuDeviceGetUuid_v2(unsigned char *uuid, int d) {
+   if (d < 0 || d >= device_count()) return INVALID_DEVICE;
+   const char *seed = getenv("MOCK_CUDA_UUID_SEED");
+   for (int i = 0; i < 16; i++) uuid[i] = (unsigned char)(0x40 + i + 16 * d + (seed ? atoi(seed) : 0));
+   return SUCCESS;
+}
 int cuDeviceGetName(char *name, int len, int d) {
    snprintf(name, (size_t)len, "Mock GPU %d", d);
    return SUCCESS;

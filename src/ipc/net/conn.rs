@@ -72,6 +72,9 @@ pub struct Stats {
     pub num_system_calls: u64,
     pub total_seconds: f64,
     pub system_seconds: f64,
+    /// Device bytes moved by CUDA IPC handle, and the seconds those transfers took.
+    pub cuda_ipc_bytes: u64,
+    pub cuda_ipc_seconds: f64,
 }
 
 impl Stats {
@@ -82,6 +85,8 @@ impl Stats {
         self.num_system_calls += o.num_system_calls;
         self.total_seconds += o.total_seconds;
         self.system_seconds += o.system_seconds;
+        self.cuda_ipc_bytes += o.cuda_ipc_bytes;
+        self.cuda_ipc_seconds += o.cuda_ipc_seconds;
     }
 }
 
@@ -306,7 +311,7 @@ impl Conn {
         self.over.as_deref()
     }
 
-    fn check_open(&self) -> Res<()> {
+    pub(super) fn check_open(&self) -> Res<()> {
         match &self.over {
             Some(m) => Err(NetError::Gone(m.clone())),
             None => Ok(()),
@@ -333,7 +338,7 @@ impl Conn {
         &self.rbuf[self.rpos..]
     }
 
-    fn consume(&mut self, n: usize) {
+    pub(super) fn consume(&mut self, n: usize) {
         self.rpos += n;
         if self.rpos >= self.rbuf.len() {
             self.rbuf.clear();
@@ -404,7 +409,7 @@ impl Conn {
     }
 
     /// Fills `dst` from the stream: the buffer first, then large pieces straight from the socket.
-    fn read_exact_into(&mut self, dst: &mut [u8]) -> Res<()> {
+    pub(super) fn read_exact_into(&mut self, dst: &mut [u8]) -> Res<()> {
         let mut done = 0;
         while done < dst.len() {
             let have = self.buffered().len();
@@ -423,14 +428,14 @@ impl Conn {
         Ok(())
     }
 
-    fn malformed(&self, what: String) -> NetError {
+    pub(super) fn malformed(&self, what: String) -> NetError {
         NetError::Broken(format!("malformed frame from {}: {what}", self.peer))
     }
 
     /// The next frame's header with its description buffered behind it, nothing consumed; None
     /// when not all of it is here and `block` is false. A goodbye is consumed and ends the
     /// connection.
-    fn peek(&mut self, block: bool) -> Res<Option<Header>> {
+    pub(super) fn peek(&mut self, block: bool) -> Res<Option<Header>> {
         self.check_open()?;
         if !self.ensure(HEADER_LEN, block)? {
             return Ok(None);
@@ -446,12 +451,12 @@ impl Conn {
         Ok(Some(h))
     }
 
-    fn meta_bytes(&self, h: &Header) -> &[u8] {
+    pub(super) fn meta_bytes(&self, h: &Header) -> &[u8] {
         &self.buffered()[HEADER_LEN..HEADER_LEN + h.meta_len]
     }
 
     /// What the next frame is, in words, for a receiver it does not fit.
-    fn describe(&self, h: &Header) -> Res<String> {
+    pub(super) fn describe(&self, h: &Header) -> Res<String> {
         Ok(match h.kind {
             Kind::Tensor => {
                 let m = TensorMeta::decode(self.meta_bytes(h), h.body_len).map_err(|e| self.malformed(e))?;
@@ -466,7 +471,7 @@ impl Conn {
         })
     }
 
-    fn timed<T>(&mut self, rx: bool, f: impl FnOnce(&mut Self) -> Res<T>) -> Res<T> {
+    pub(super) fn timed<T>(&mut self, rx: bool, f: impl FnOnce(&mut Self) -> Res<T>) -> Res<T> {
         let t = Instant::now();
         let r = f(self);
         let s = if rx { &mut self.stats.rx } else { &mut self.stats.tx };
@@ -568,6 +573,55 @@ impl Conn {
         })
     }
 
+    /// Whether the peer is on this machine (loopback, or the address this end has): CUDA IPC
+    /// handles work only there.
+    pub fn same_host(&self) -> bool {
+        let ip = self.peer.ip();
+        ip.is_loopback() || self.sock.local_addr().is_ok_and(|l| l.ip() == ip)
+    }
+
+    /// Waits for the peer's acknowledgement of a CUDA IPC handle frame: None when it copied the
+    /// tensor, else why it could not. Frames the peer sent before it stay buffered, in order, for
+    /// later receives.
+    pub fn wait_ack(&mut self) -> Res<Option<String>> {
+        let mut pos = 0;
+        loop {
+            self.ensure(pos + HEADER_LEN, true)?;
+            let h = Header::decode(&self.buffered()[pos..pos + HEADER_LEN]).map_err(|e| self.malformed(e))?;
+            let len = (HEADER_LEN + h.meta_len) as u64 + h.body_len;
+            match h.kind {
+                Kind::Bye => return Err(NetError::Gone(DISCONNECTED.into())),
+                Kind::Ack => {
+                    let len = len as usize;
+                    self.ensure(pos + len, true)?;
+                    let start = self.rpos + pos;
+                    let text: Vec<u8> = self.rbuf.drain(start..start + len).skip(HEADER_LEN).collect();
+                    if self.rpos >= self.rbuf.len() {
+                        self.consume(0);
+                    }
+                    return Ok((!text.is_empty()).then(|| String::from_utf8_lossy(&text).into_owned()));
+                }
+                _ => {
+                    let end = usize::try_from(len)
+                        .ok()
+                        .and_then(|l| l.checked_add(pos))
+                        .ok_or_else(|| self.malformed(format!("frame of {len} bytes")))?;
+                    self.ensure(end, true)?;
+                    pos = end;
+                }
+            }
+        }
+    }
+
+    /// Acknowledges a CUDA IPC handle frame: `failed` says why the copy did not happen.
+    pub fn send_ack(&mut self, failed: Option<&str>) -> Res<()> {
+        let text = failed.unwrap_or("").as_bytes();
+        let text = &text[..text.len().min(frame::MAX_ACK_TEXT)];
+        self.start_frame(Kind::Ack, &[], text.len() as u64);
+        self.write_bytes(text)?;
+        self.flush()
+    }
+
     // ---- sending ----
 
     fn send_raw(&mut self, mut bytes: &[u8]) -> Res<()> {
@@ -603,7 +657,7 @@ impl Conn {
         Ok(())
     }
 
-    fn flush(&mut self) -> Res<()> {
+    pub(super) fn flush(&mut self) -> Res<()> {
         let buf = std::mem::take(&mut self.wbuf);
         let r = self.send_raw(&buf);
         self.wbuf = buf;
@@ -611,7 +665,7 @@ impl Conn {
         r
     }
 
-    fn write_bytes(&mut self, bytes: &[u8]) -> Res<()> {
+    pub(super) fn write_bytes(&mut self, bytes: &[u8]) -> Res<()> {
         if bytes.len() >= DIRECT_WRITE {
             self.flush()?;
             return self.send_raw(bytes);
@@ -623,7 +677,7 @@ impl Conn {
         Ok(())
     }
 
-    fn start_frame(&mut self, kind: Kind, meta: &[u8], body_len: u64) {
+    pub(super) fn start_frame(&mut self, kind: Kind, meta: &[u8], body_len: u64) {
         let h = Header {
             kind,
             meta_len: meta.len(),

@@ -3,7 +3,7 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0..4 | magic `LTI1` |
-//! | 4 | kind: 1 value message, 2 tensor, 3 storage, 4 goodbye |
+//! | 4 | kind: 1 value message, 2 tensor, 3 storage, 4 goodbye, 5 CUDA IPC handle, 6 acknowledgement |
 //! | 5 | 0 |
 //! | 6..8 | length of the description after the header (u16, little endian) |
 //! | 8..16 | length of the body after the description (u64, little endian) |
@@ -12,7 +12,11 @@
 //! tensor's description is its element type, a contiguity flag, its number of dimensions and its
 //! sizes; its body is its elements in row-major order, packed. A storage's description is its
 //! element type; its body is its elements. A goodbye has neither: the peer closed the connection
-//! on purpose. Wire compatibility with torch-ipc is not a goal (only our own implementation talks
+//! on purpose. A CUDA IPC handle frame has no body: its description names a device tensor of the
+//! sender (allocation handle, storage place, GPU, view), which a receiver on the same machine
+//! copies from device to device and then answers with an acknowledgement, whose body is empty or
+//! says why the copy failed; the sender waits for it before its tensor may change (as torch-ipc
+//! did). Wire compatibility with torch-ipc is not a goal (only our own implementation talks
 //! to itself); its two modes on one socket, value messages and raw tensor transfers, are kept.
 
 use crate::torch::dtype::DType;
@@ -31,6 +35,8 @@ pub enum Kind {
     Tensor = 2,
     Storage = 3,
     Bye = 4,
+    CudaHandle = 5,
+    Ack = 6,
 }
 
 impl Kind {
@@ -40,6 +46,8 @@ impl Kind {
             2 => Kind::Tensor,
             3 => Kind::Storage,
             4 => Kind::Bye,
+            5 => Kind::CudaHandle,
+            6 => Kind::Ack,
             _ => return None,
         })
     }
@@ -51,6 +59,8 @@ impl Kind {
             Kind::Tensor => "a tensor",
             Kind::Storage => "a storage",
             Kind::Bye => "a goodbye",
+            Kind::CudaHandle => "a CUDA tensor",
+            Kind::Ack => "an acknowledgement",
         }
     }
 }
@@ -84,7 +94,12 @@ impl Header {
         let meta_len = u16::from_le_bytes([h[6], h[7]]) as usize;
         let body_len = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
         let meta_ok = match kind {
-            Kind::Value | Kind::Bye => meta_len == 0,
+            Kind::Value | Kind::Bye | Kind::Ack => meta_len == 0,
+            Kind::CudaHandle => {
+                meta_len >= CUDA_META_FIXED
+                    && (meta_len - CUDA_META_FIXED).is_multiple_of(16)
+                    && (meta_len - CUDA_META_FIXED) / 16 <= MAX_DIMS
+            }
             Kind::Tensor => meta_len >= 4 && (meta_len - 4).is_multiple_of(8) && (meta_len - 4) / 8 <= MAX_DIMS,
             Kind::Storage => meta_len == 4,
         };
@@ -96,6 +111,8 @@ impl Header {
                 Err(format!("message of {body_len} bytes (the limit is {MAX_MESSAGE})"))
             }
             Kind::Bye if body_len != 0 => Err("goodbye with a body".into()),
+            Kind::CudaHandle if body_len != 0 => Err("CUDA IPC handle with a body".into()),
+            Kind::Ack if body_len > MAX_ACK_TEXT as u64 => Err(format!("acknowledgement of {body_len} bytes")),
             _ => Ok(Header {
                 kind,
                 meta_len,
@@ -192,6 +209,99 @@ impl TensorMeta {
     }
 }
 
+/// Bytes of a CUDA IPC handle description before its sizes and strides.
+pub const CUDA_META_FIXED: usize = 64 + 8 + 8 + 4 + 16 + 1 + 1 + 2 + 8;
+/// The longest reason an acknowledgement may give.
+pub const MAX_ACK_TEXT: usize = 4096;
+
+/// What a CUDA IPC handle frame says: the allocation and where the sender's storage lies in it,
+/// the GPU, and the sender's view of the storage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CudaMeta {
+    pub handle: [u8; 64],
+    /// Bytes from the allocation's start to the storage's.
+    pub offset: u64,
+    /// Elements in the storage.
+    pub storage_len: u64,
+    /// The sender's 0-based ordinal, and the GPU's UUID.
+    pub device: u32,
+    pub uuid: [u8; 16],
+    pub dtype: DType,
+    /// The view: storage offset (elements), sizes and strides.
+    pub view_offset: u64,
+    pub size: Vec<usize>,
+    pub stride: Vec<usize>,
+}
+
+impl CudaMeta {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut m = Vec::with_capacity(CUDA_META_FIXED + 16 * self.size.len());
+        m.extend_from_slice(&self.handle);
+        m.extend_from_slice(&self.offset.to_le_bytes());
+        m.extend_from_slice(&self.storage_len.to_le_bytes());
+        m.extend_from_slice(&self.device.to_le_bytes());
+        m.extend_from_slice(&self.uuid);
+        m.push(dtype_code(self.dtype));
+        m.push(0);
+        m.extend_from_slice(&(self.size.len() as u16).to_le_bytes());
+        m.extend_from_slice(&self.view_offset.to_le_bytes());
+        for &x in self.size.iter().chain(&self.stride) {
+            m.extend_from_slice(&(x as u64).to_le_bytes());
+        }
+        m
+    }
+
+    /// Reads a description, checking that the view lies inside the storage.
+    pub fn decode(m: &[u8]) -> Result<CudaMeta, String> {
+        if m.len() < CUDA_META_FIXED {
+            return Err("short CUDA tensor description".into());
+        }
+        let u64_at = |i: usize| u64::from_le_bytes(m[i..i + 8].try_into().expect("8 bytes"));
+        let ndim = u16::from_le_bytes([m[102], m[103]]) as usize;
+        if m.len() != CUDA_META_FIXED + 16 * ndim || m[101] != 0 {
+            return Err("CUDA tensor description length does not match its dimensions".into());
+        }
+        let dims = (0..2 * ndim)
+            .map(|i| usize::try_from(u64_at(CUDA_META_FIXED + 8 * i)).map_err(|_| "tensor size too large".to_string()))
+            .collect::<Result<Vec<usize>, String>>()?;
+        let meta = CudaMeta {
+            handle: m[..64].try_into().expect("64 bytes"),
+            offset: u64_at(64),
+            storage_len: u64_at(72),
+            device: u32::from_le_bytes(m[80..84].try_into().expect("4 bytes")),
+            uuid: m[84..100].try_into().expect("16 bytes"),
+            dtype: dtype_of(m[100])?,
+            view_offset: u64_at(104),
+            size: dims[..ndim].to_vec(),
+            stride: dims[ndim..].to_vec(),
+        };
+        let extent = meta
+            .size
+            .iter()
+            .zip(&meta.stride)
+            .try_fold(meta.view_offset, |end, (&s, &st)| match s {
+                0 => Some(end),
+                s => ((s - 1) as u64).checked_mul(st as u64)?.checked_add(end),
+            })
+            .ok_or("CUDA tensor view overflows")?;
+        let numel = meta.size.iter().try_fold(1u64, |a, &s| a.checked_mul(s as u64));
+        if ndim == 0 || numel == Some(0) || extent >= meta.storage_len {
+            return Err("CUDA tensor view is empty or lies outside its storage".into());
+        }
+        Ok(meta)
+    }
+
+    /// `torch.CudaTensor of size 2x3`.
+    pub fn describe(&self) -> String {
+        let size: Vec<String> = self.size.iter().map(|s| s.to_string()).collect();
+        format!(
+            "{} of size {}",
+            crate::cuda::ops::tensor_typename(self.dtype),
+            size.join("x")
+        )
+    }
+}
+
 pub fn encode_storage_meta(dtype: DType) -> [u8; 4] {
     [dtype_code(dtype), 0, 0, 0]
 }
@@ -261,6 +371,44 @@ mod tests {
         };
         assert_eq!(TensorMeta::decode(&empty.encode(), 0).unwrap(), empty);
         assert_eq!(m.describe(), "torch.FloatTensor of size 2x3 (non-contiguous)");
+    }
+
+    #[test]
+    fn cuda_meta_round_trip_and_checks() {
+        let m = CudaMeta {
+            handle: [7; 64],
+            offset: 256,
+            storage_len: 200,
+            device: 1,
+            uuid: [9; 16],
+            dtype: DType::Double,
+            view_offset: 40,
+            size: vec![4, 20],
+            stride: vec![20, 1],
+        };
+        let bytes = m.encode();
+        assert_eq!(bytes.len(), CUDA_META_FIXED + 32);
+        assert_eq!(CudaMeta::decode(&bytes).unwrap(), m);
+        assert_eq!(m.describe(), "torch.CudaDoubleTensor of size 4x20");
+        // Past the storage's end, overflowing strides, and a cut description are refused.
+        let past = CudaMeta {
+            view_offset: 121,
+            ..m.clone()
+        };
+        assert!(CudaMeta::decode(&past.encode()).is_err());
+        let huge = CudaMeta {
+            stride: vec![usize::MAX, 1],
+            ..m.clone()
+        };
+        assert!(CudaMeta::decode(&huge.encode()).is_err());
+        assert!(CudaMeta::decode(&bytes[..bytes.len() - 1]).is_err());
+        let h = Header {
+            kind: Kind::CudaHandle,
+            meta_len: bytes.len(),
+            body_len: 0,
+        };
+        assert_eq!(Header::decode(&h.encode()).unwrap(), h);
+        assert!(Header::decode(&Header { body_len: 1, ..h }.encode()).is_err());
     }
 
     #[test]

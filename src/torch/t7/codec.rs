@@ -292,6 +292,10 @@ pub struct OutOfBand {
     pub handles: Option<Handles>,
     /// Refuse functions with upvalues (ipc's rule, unless the caller asked for them by value).
     pub refuse_upvalues: bool,
+    /// Every device storage goes beside the stream as itself, whatever its size (no host copy):
+    /// the transport shares it (ipc threads), passes it by CUDA IPC handle (parallel, on one
+    /// machine) or copies it (between machines).
+    pub device_storages: bool,
 }
 
 /// A userdata value that another Lua state of this process can push for itself (an ipc queue,

@@ -337,11 +337,13 @@ pub fn deserialize_with(lua: &Lua, bytes: &[u8], oob: codec::OutOfBand) -> Resul
     })
 }
 
-/// One binary writeObject whose storages of at least `min_bytes` bytes are left out of the bytes
-/// and returned beside them, in the order [`deserialize_beside`] wants them back.
+/// One binary writeObject whose storages of at least `min_bytes` bytes, and device storages of any
+/// size, are left out of the bytes and returned beside them, in the order [`deserialize_beside`]
+/// wants them back.
 pub fn serialize_beside(lua: &Lua, value: &Value, min_bytes: usize) -> Result<(Vec<u8>, Vec<Storage>)> {
     let oob = codec::OutOfBand {
         min_bytes,
+        device_storages: true,
         ..Default::default()
     };
     serialize_with(lua, value, oob).map(|(bytes, oob)| (bytes, oob.written))
@@ -352,6 +354,7 @@ pub fn deserialize_beside(lua: &Lua, bytes: &[u8], storages: Vec<Storage>, min_b
     let oob = codec::OutOfBand {
         min_bytes,
         to_read: storages.into(),
+        device_storages: true,
         ..Default::default()
     };
     deserialize_with(lua, bytes, oob)

@@ -231,6 +231,10 @@ impl Reader<'_, '_> {
         };
         if let Some(native) = native_class(&class) {
             // With cutorch loaded, its classes load onto the device; without it, as host tensors.
+            // A device storage that travelled as itself needs cutorch: it is loaded for it.
+            if class.starts_with("torch.Cuda") && self.device_storages_beside()? {
+                self.ensure_cutorch()?;
+            }
             let device = super::device_classes(self.ctx.lua).filter(|dev| {
                 class.starts_with("torch.Cuda") && !native.half && (dev.tensor_typename)(native.dtype).is_some()
             });
@@ -239,8 +243,10 @@ impl Reader<'_, '_> {
                 if native.tensor {
                     return self.tensor(index, native, Some(dev));
                 }
-                let host = self.storage_body(native)?;
-                let storage = (dev.from_host)(host).map_err(|e| error(METHOD, e))?;
+                let storage = match self.device_storage_beside(native)? {
+                    Some(s) => s,
+                    None => (dev.from_host)(self.storage_body(native)?).map_err(|e| error(METHOD, e))?,
+                };
                 let v = (dev.push_storage)(self.ctx.lua, storage)?;
                 self.remember(index, &v)?;
                 return Ok(v);
@@ -283,6 +289,44 @@ impl Reader<'_, '_> {
             }
         }
         Ok(object)
+    }
+
+    fn device_storages_beside(&self) -> mlua::Result<bool> {
+        self.ctx.with(METHOD, |c| {
+            Ok(c.out_of_band.as_ref().is_some_and(|o| o.device_storages))
+        })
+    }
+
+    /// `require 'cutorch'`, for a device storage that arrived as itself in a state without it.
+    fn ensure_cutorch(&self) -> mlua::Result<()> {
+        if super::device_classes(self.ctx.lua).is_some() {
+            return Ok(());
+        }
+        let require: Function = self.ctx.lua.globals().get("require")?;
+        require.call::<Value>("cutorch").map(|_| ()).map_err(|e| {
+            error(
+                METHOD,
+                format!("a CUDA tensor arrived and cutorch cannot be loaded: {e}"),
+            )
+        })
+    }
+
+    /// The device storage the transport carried beside the stream, when it carries them.
+    fn device_storage_beside(&self, native: Native) -> mlua::Result<Option<Storage>> {
+        if !self.device_storages_beside()? {
+            return Ok(None);
+        }
+        let n = self.scalar::<i64>()?;
+        self.ctx.with(METHOD, |c| {
+            let oob = c.out_of_band.as_mut().expect("checked above");
+            match oob.to_read.pop_front() {
+                Some(s) if s.is_device() && s.dtype() == native.dtype && s.len() as i64 == n => Ok(Some(s)),
+                _ => Err(format!(
+                    "corrupt message: no {n}-element {:?} device storage beside it",
+                    native.dtype
+                )),
+            }
+        })
     }
 
     fn storage_body(&self, native: Native) -> mlua::Result<Storage> {

@@ -409,6 +409,9 @@ impl Writer<'_, '_> {
             if let Some(s) = (dev.storage_of)(object) {
                 self.chars(b"V 1")?;
                 self.chars(class.as_bytes())?;
+                if self.device_storage_beside(&s)? {
+                    return Ok(());
+                }
                 let host = (dev.to_host)(&s).map_err(|e| error(METHOD, e))?;
                 return self.storage_body(&host);
             }
@@ -505,12 +508,32 @@ impl Writer<'_, '_> {
                     let class = (dev.storage_typename)(s.dtype())
                         .ok_or_else(|| error(METHOD, format!("no device storage class for {:?}", s.dtype())))?;
                     self.chars(class.as_bytes())?;
-                    let host = (dev.to_host)(s).map_err(|e| error(METHOD, e))?;
-                    self.storage_body(&host)?;
+                    if !self.device_storage_beside(s)? {
+                        let host = (dev.to_host)(s).map_err(|e| error(METHOD, e))?;
+                        self.storage_body(&host)?;
+                    }
                 }
             }
         }
         Ok(())
+    }
+
+    /// A device storage left beside the stream when the transport asks for them (its length is
+    /// written, the storage listed); false when it must be written here.
+    fn device_storage_beside(&mut self, s: &Storage) -> mlua::Result<bool> {
+        let beside = self.ctx.with(METHOD, |c| {
+            Ok(c.out_of_band.as_ref().is_some_and(|o| o.device_storages))
+        })?;
+        if beside {
+            self.long(&[s.len() as i64])?;
+            self.ctx.with(METHOD, |c| {
+                if let Some(o) = c.out_of_band.as_mut() {
+                    o.written.push(s.clone());
+                }
+                Ok(())
+            })?;
+        }
+        Ok(beside)
     }
 
     fn storage_body(&mut self, s: &Storage) -> mlua::Result<()> {

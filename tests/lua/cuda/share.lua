@@ -1,0 +1,66 @@
+-- CUDA tensors between processes and threads: parallel's send/receive and ipc's client/server by
+-- CUDA IPC handle and, with LUATORCH_CUDA_IPC=0 (as between machines), through host memory; ipc
+-- threads share them by reference (run by run_all.lua).
+local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'helpers.lua')
+local ipc = require 'libipc'
+local cases = {}
+
+-- This process's environment, plus `extra` ("NAME=value" strings).
+local function environment(extra)
+   local env = {}
+   local f = assert(io.open('/proc/self/environ', 'rb'))
+   for item in f:read('*a'):gmatch('[^%z]+') do
+      if not item:match('^LUATORCH_CUDA_IPC=') then env[#env + 1] = item end
+   end
+   f:close()
+   for _, e in ipairs(extra or {}) do env[#env + 1] = e end
+   return env
+end
+
+-- Runs `th script args...`, the host path forced when `host`; checks it ends well.
+local function runScript(script, args, host)
+   local all = { H.dir .. script }
+   for _, a in ipairs(args) do all[#all + 1] = a end
+   local p = ipc.spawn({ file = H.th, args = all, env = environment(host and { 'LUATORCH_CUDA_IPC=0' } or nil) })
+   local out = p:stdout('*a') or ''
+   local code = p:wait()
+   H.check(code == 0 and out:find('share ok', 1, true), '%s %s: exit code %s, output:\n%s', script,
+      table.concat(args, ' '), tostring(code), out)
+end
+
+function cases.parallelByHandle() runScript('share_parallel.lua', { 'ipc' }) end
+function cases.parallelThroughHost() runScript('share_parallel.lua', { 'host' }, true) end
+function cases.clientServerByHandle() runScript('share_net.lua', { 'server', 'ipc' }) end
+function cases.clientServerThroughHost() runScript('share_net.lua', { 'server', 'host' }, true) end
+
+function cases.threadsShareByReference()
+   local t = torch.CudaTensor(4, 5):fill(1)
+   local m = ipc.map(2, function(t, i)
+      t[i]:fill(i * 10)
+      return torch.type(t)
+   end, t)
+   local a, b = m:join()
+   H.eq(a, 'torch.CudaTensor', 'type in the thread')
+   cutorch.synchronize()
+   H.eq(t[1][1], 10, 'written by thread 1')
+   H.eq(t[2][5], 20, 'written by thread 2')
+   H.eq(t[3][3], 1, 'untouched')
+   -- Through a workqueue too.
+   local q = ipc.workqueue('share-test')
+   local w = ipc.map(1, function()
+      local ipc = require 'libipc'
+      local q = ipc.workqueue('share-test')
+      local x = q:read()
+      x:add(5)
+      q:write('done')
+   end)
+   local x = torch.CudaDoubleTensor(3):fill(1)
+   q:write(x)
+   H.eq(q:read(), 'done', 'worker answer')
+   w:join()
+   cutorch.synchronize()
+   H.eq(x:sum(), 18, 'changed by the worker through the queue')
+   q:close()
+end
+
+return cases
