@@ -8,6 +8,8 @@
 //! memory opened from a handle cannot be exported again. The exporter must keep the storage alive
 //! until every importer has let go of it.
 
+use std::sync::{Arc, Mutex};
+
 use cudarc::driver::sys;
 
 use super::device;
@@ -39,7 +41,7 @@ pub fn export_ipc(s: &Storage) -> Result<Exported, String> {
     const M: &str = "ipc export";
     let ordinal = memory::device_of(s).ok_or_else(|| format!("{M}: not a device storage"))?;
     if let Some(owner) = s.device_owner().and_then(|o| o.downcast_ref::<memory::DeviceMemory>())
-        && matches!(owner.release, memory::Release::CloseIpc(_))
+        && matches!(owner.release, memory::Release::Mapped(_))
     {
         return Err(format!(
             "{M}: memory opened from another process cannot be exported again"
@@ -101,25 +103,38 @@ fn local_device(e: &Exported, method: &str) -> Result<usize, String> {
         })
 }
 
-/// Opens what another process exported: a storage over the same device memory, which closes
-/// the mapping when the last reference to it goes, and then runs `then`.
-pub fn import_ipc(e: &Exported, then: Option<Box<dyn FnOnce() + Send + Sync>>) -> Result<Storage, String> {
-    const M: &str = "ipc import";
-    let es = e.dtype.size_of();
-    if e.bytes == 0 || !e.bytes.is_multiple_of(es) {
-        return Err(format!(
-            "{M}: {} bytes is not a whole number of {:?} elements",
-            e.bytes, e.dtype
-        ));
+/// An allocation of another process opened here, closed when the last storage over it (and the
+/// cache of `import_cached`) lets go.
+pub struct Mapping {
+    pub base: u64,
+    /// Bytes from `base` to the end of the allocation.
+    size: usize,
+    device: Arc<device::Device>,
+}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        // Errors cannot be reported from a drop; a mapping left open costs address space only.
+        let _ = libs::guard("cuIpcCloseMemHandle", || {
+            self.device.bind()?;
+            // SAFETY: opened once by `open_mapping`, closed once, here; work reading it ends first.
+            unsafe {
+                cudarc::driver::result::ctx::synchronize().map_err(drv)?;
+                sys::cuIpcCloseMemHandle(self.base).result().map_err(drv)
+            }
+        });
     }
-    let dev = device::get(local_device(e, M)?, M)?;
-    let base = libs::guard(M, || {
+}
+
+fn open_mapping(e: &Exported, method: &str) -> Result<Arc<Mapping>, String> {
+    let dev = device::get(local_device(e, method)?, method)?;
+    libs::guard(method, || {
         dev.bind()?;
         let handle = sys::CUipcMemHandle_st {
             reserved: e.handle.map(|b| b as std::ffi::c_char),
         };
         let mut base: sys::CUdeviceptr = 0;
-        // SAFETY: opens a handle from another process; the mapping is closed by the storage.
+        // SAFETY: opens a handle from another process; the Mapping closes it.
         unsafe {
             sys::cuIpcOpenMemHandle_v2(
                 &mut base,
@@ -128,23 +143,94 @@ pub fn import_ipc(e: &Exported, then: Option<Box<dyn FnOnce() + Send + Sync>>) -
             )
             .result()
         }
-        .map_err(|err| format!("{M}: cannot open the handle: {}", drv(err)))?;
-        // The described range must lie in what was opened.
+        .map_err(|err| format!("{method}: cannot open the handle: {}", drv(err)))?;
         let (mut start, mut size): (sys::CUdeviceptr, usize) = (0, 0);
         // SAFETY: a query about the mapping just opened.
-        let fits = unsafe { sys::cuMemGetAddressRange_v2(&mut start, &mut size, base).result() }.is_ok()
-            && e.offset
-                .checked_add(e.bytes)
-                .is_some_and(|end| end as u64 <= start + size as u64 - base);
-        if !fits {
-            // SAFETY: closing the mapping opened above, which nothing uses.
-            let _ = unsafe { sys::cuIpcCloseMemHandle(base).result() };
-            return Err(format!(
-                "{M}: {} bytes at offset {} lie outside the shared allocation",
-                e.bytes, e.offset
-            ));
+        let size = match unsafe { sys::cuMemGetAddressRange_v2(&mut start, &mut size, base).result() } {
+            Ok(()) => (start + size as u64).saturating_sub(base) as usize,
+            Err(_) => 0,
+        };
+        Ok(Arc::new(Mapping {
+            base,
+            size,
+            device: dev.clone(),
+        }))
+    })
+}
+
+/// A storage over `e`'s part of `mapping`, checked to lie inside it.
+fn storage_in(
+    mapping: Arc<Mapping>,
+    e: &Exported,
+    then: Option<Box<dyn FnOnce() + Send + Sync>>,
+    method: &str,
+) -> Result<Storage, String> {
+    let es = e.dtype.size_of();
+    if e.bytes == 0 || !e.bytes.is_multiple_of(es) {
+        return Err(format!(
+            "{method}: {} bytes is not a whole number of {:?} elements",
+            e.bytes, e.dtype
+        ));
+    }
+    if e.offset.checked_add(e.bytes).is_none_or(|end| end > mapping.size) {
+        return Err(format!(
+            "{method}: {} bytes at offset {} lie outside the shared allocation",
+            e.bytes, e.offset
+        ));
+    }
+    let dev = mapping.device.clone();
+    Ok(memory::imported(&dev, e.dtype, mapping, e.offset, e.bytes / es, then))
+}
+
+/// Opens what another process exported: a storage over the same device memory, which closes
+/// the mapping when the last reference to it goes, and then runs `then`.
+pub fn import_ipc(e: &Exported, then: Option<Box<dyn FnOnce() + Send + Sync>>) -> Result<Storage, String> {
+    const M: &str = "ipc import";
+    storage_in(open_mapping(e, M)?, e, then, M)
+}
+
+/// Mappings kept open for `import_cached`, by the sender's name for the allocation, most
+/// recently used last.
+static CACHE: Mutex<Vec<CachedMapping>> = Mutex::new(Vec::new());
+/// A cache entry: the sender's name, the handle, the mapping.
+type CachedMapping = (String, [u8; HANDLE_BYTES], Arc<Mapping>);
+const CACHE_MAX_ENTRIES: usize = 16;
+
+/// `import_ipc` for allocations a sender names and sends again and again (parallel's staging
+/// memory): opening a handle costs far more than a message, so the mapping stays open, up to
+/// the most recently used few, for the next storage under the same name and handle.
+pub fn import_cached(
+    name: &str,
+    e: &Exported,
+    then: Option<Box<dyn FnOnce() + Send + Sync>>,
+) -> Result<Storage, String> {
+    const M: &str = "ipc import";
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let mapping = match cache.iter().position(|(n, h, _)| n == name && *h == e.handle) {
+        Some(i) => {
+            let entry = cache.remove(i);
+            let m = entry.2.clone();
+            cache.push(entry);
+            m
         }
-        Ok(base)
-    })?;
-    Ok(memory::imported(&dev, e.dtype, base, e.offset, e.bytes / es, then))
+        None => {
+            cache.retain(|(n, _, _)| n != name);
+            let m = open_mapping(e, M)?;
+            cache.push((name.to_string(), e.handle, m.clone()));
+            if cache.len() > CACHE_MAX_ENTRIES {
+                cache.remove(0);
+            }
+            m
+        }
+    };
+    drop(cache);
+    storage_in(mapping, e, then, M)
+}
+
+/// Closes (once nothing uses them) the cached mappings whose names start with `prefix`.
+pub fn forget_cached(prefix: &str) {
+    CACHE
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|(n, _, _)| !n.starts_with(prefix));
 }

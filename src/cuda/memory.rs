@@ -34,8 +34,8 @@ pub fn drv(e: DriverError) -> String {
 pub enum Release {
     /// Ours, from cuMemAlloc at this address: cuMemFree.
     Free(u64),
-    /// Opened from an IPC handle at this base address: cuIpcCloseMemHandle.
-    CloseIpc(u64),
+    /// Opened from an IPC handle: the mapping, closed when its last holder lets go.
+    Mapped(#[allow(dead_code)] Arc<super::ipc::Mapping>),
     /// Part of another storage, kept alive by this reference.
     Within(#[allow(dead_code)] Storage),
     /// No memory (zero length).
@@ -69,11 +69,13 @@ impl Drop for DeviceMemory {
                         track_external_bytes(-(self.bytes as isize));
                         cu::free_sync(*addr).map_err(drv)
                     }
-                    Release::CloseIpc(base) => {
+                    Release::Mapped(_) => {
                         track_external_bytes(-(self.bytes as isize));
                         // The exporter may reuse the memory once told: work reading it ends first.
-                        cu::ctx::synchronize().map_err(drv)?;
-                        sys::cuIpcCloseMemHandle(*base).result().map_err(drv)
+                        match self.then {
+                            Some(_) => cu::ctx::synchronize().map_err(drv),
+                            None => Ok(()),
+                        }
                     }
                     Release::Within(_) | Release::Nothing => Ok(()),
                 }
@@ -155,16 +157,17 @@ pub fn empty(ordinal: usize, dtype: DType) -> Storage {
     )
 }
 
-/// A storage over memory opened from an IPC handle: `base` is the mapping (closed when the storage
-/// goes, and then `then` runs), the storage starts `offset` bytes into it.
+/// A storage over memory opened from an IPC handle, `offset` bytes into `mapping`; `then` runs
+/// when the storage goes.
 pub fn imported(
     dev: &Device,
     dtype: DType,
-    base: u64,
+    mapping: Arc<super::ipc::Mapping>,
     offset: usize,
     len: usize,
     then: Option<Box<dyn FnOnce() + Send + Sync>>,
 ) -> Storage {
+    let base = mapping.base;
     // Counted for the collector's pacing: a receiver must let go of senders' memory promptly.
     track_external_bytes((len * dtype.size_of()) as isize);
     Storage::from_device(
@@ -174,7 +177,7 @@ pub fn imported(
         Box::new(DeviceMemory {
             device: dev.ordinal,
             bytes: len * dtype.size_of(),
-            release: Release::CloseIpc(base),
+            release: Release::Mapped(mapping),
             ctx: Some(dev.ctx.clone()),
             then,
         }),

@@ -4,8 +4,10 @@
 //! A send must carry the value as it was when sent, while the sender goes on changing its tensors;
 //! so the sender copies each device storage into a staging allocation of its own (one
 //! device-to-device copy, the only one) and sends that allocation's handle. The receiver maps the
-//! staging memory as the storage it hands to Lua; when that storage is collected it closes the
-//! mapping and tells the sender, which then reuses the allocation for its next send of that size.
+//! staging memory as the storage it hands to Lua; when that storage is collected it tells the
+//! sender, which then reuses the allocation for its next send of that size. Opening a handle
+//! costs much more than a message, so the receiver keeps its mappings of the latest allocations
+//! open for the next storage staged in them.
 //! This mirrors `parallel::shm`, whose release messages carry these names too.
 
 use std::collections::HashMap;
@@ -95,8 +97,14 @@ impl Stager {
     }
 }
 
-/// Maps what a sender staged as a storage of this process; `released` runs once the mapping is
-/// closed (the storage collected).
-pub fn open(e: &Exported, released: Box<dyn FnOnce() + Send + Sync>) -> Result<Storage, String> {
-    ipc::import_ipc(e, Some(released))
+/// Maps what a sender staged, under `name`, as a storage of this process; `released` runs once
+/// the storage is collected and the work reading it is over. The mapping stays open for the next
+/// storage staged in the same allocation.
+pub fn open(name: &str, e: &Exported, released: Box<dyn FnOnce() + Send + Sync>) -> Result<Storage, String> {
+    ipc::import_cached(name, e, Some(released))
+}
+
+/// Closes the cached mappings of what process `pid` staged (it is gone).
+pub fn forget_sender(pid: u32) {
+    ipc::forget_cached(&format!("{NAME_PREFIX}{pid}-"));
 }

@@ -611,6 +611,7 @@ impl Hub {
     fn forget_segments(&self, child: &Child) {
         if child.reach == Reach::Local {
             shm::forget_sender(&self.run, child.process.id());
+            crate::cuda::share::forget_sender(child.process.id());
         }
     }
 

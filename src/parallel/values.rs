@@ -142,8 +142,8 @@ pub fn deserialize(
                     uuid,
                     dtype,
                 };
-                let name = name.clone();
-                share::open(&e, Box::new(move || shm::queue_release(from, name)))
+                let owed = name.clone();
+                share::open(name, &e, Box::new(move || shm::queue_release(from, owed)))
                     .map_err(|e| fail(format!("cannot open a CUDA storage sent by CUDA IPC: {e}")))?
             }
         };
