@@ -985,6 +985,28 @@ mod tests {
     }
 
     #[test]
+    fn an_acknowledgement_is_found_behind_other_frames_which_stay() {
+        let (mut a, mut b) = pair();
+        // What b sent before acknowledging stays, in order, for a's later receives.
+        b.send_value(b"first").unwrap();
+        let t = Tensor::zeros(DType::Float, &[300_000]).unwrap();
+        b.send_tensor(&t).unwrap();
+        b.send_ack(None).unwrap();
+        b.send_value(b"after").unwrap();
+        b.send_ack(Some("could not open it")).unwrap();
+        assert_eq!(a.wait_ack().unwrap(), None);
+        assert_eq!(a.wait_ack().unwrap().as_deref(), Some("could not open it"));
+        assert_eq!(a.recv_value(true).unwrap().unwrap(), b"first");
+        let into = Tensor::zeros(DType::Float, &[300_000]).unwrap();
+        a.recv_tensor(&into).unwrap();
+        assert_eq!(a.recv_value(true).unwrap().unwrap(), b"after");
+        assert_eq!(a.recv_value(false).unwrap(), None);
+        // A peer that leaves instead of acknowledging ends the wait.
+        b.close("test");
+        assert!(matches!(a.wait_ack(), Err(NetError::Gone(_))));
+    }
+
+    #[test]
     fn end_of_stream_is_a_disconnect() {
         let (a, mut b) = pair();
         // Closing the socket without a goodbye, as a crashed process does.
