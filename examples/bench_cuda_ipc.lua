@@ -1,9 +1,12 @@
 -- A CUDA tensor from one process to another on the same GPU, beside an in-process device-to-device
 -- copy of the same size, in one run:
 --    th examples/bench_cuda_ipc.lua [MiB [reps]]
--- Three ways, each timed `reps` times after a warm-up, medians reported with GB/s (bytes moved
+-- Four ways, each timed `reps` times after a warm-up, medians reported with GB/s (bytes moved
 -- once) and the ratio to the in-process copy:
 --  * copy      dst:copy(src) in this process, synchronized;
+--  * mapped    in the child, a copy out of this process's memory (a tensor received by parallel,
+--              mapped by CUDA IPC handle) into the child's own: the device-to-device copy between
+--              two processes itself;
 --  * parallel  parallel's send of the tensor to a child, which receives it and answers (the
 --              sender's staging copy, the handle, the child's mapping of it, the answer);
 --  * ipc       an ipc client's send(tensor) to a server in the child, which receives it into its
@@ -54,6 +57,23 @@ local child = parallel.fork()
 child:exec(function()
    require 'cutorch'
    local ipc = require 'libipc'
+   -- The copy out of the mapped memory, timed here.
+   local reps = parallel.parent:receive()
+   local mapped = parallel.parent:receive()
+   local own = torch.CudaTensor(mapped:size())
+   own:copy(mapped)
+   local times = {}
+   for i = 1, reps do
+      cutorch.synchronize()
+      local t0 = sys.clock()
+      own:copy(mapped)
+      cutorch.synchronize()
+      times[i] = sys.clock() - t0
+   end
+   table.sort(times)
+   parallel.parent:send(times[math.floor((reps + 1) / 2)])
+   mapped, own = nil, nil
+   collectgarbage()
    while true do
       local t = parallel.parent:receive()
       if t == 'ipc' then break end
@@ -74,6 +94,10 @@ child:exec(function()
    end)
    server:close()
 end)
+
+child:send(REPS)
+child:send(src)
+results[#results + 1] = { 'mapped', (child:receive()) }
 
 results[#results + 1] = { 'parallel', timed(function()
    child:send(src)
