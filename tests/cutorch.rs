@@ -146,6 +146,23 @@ fn build_mock(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// The environment that makes th use the mock built in `dir`.
+fn mock_env(dir: &Path) -> Vec<(&'static str, String)> {
+    let libs = match std::env::var("LD_LIBRARY_PATH") {
+        Ok(old) if !old.is_empty() => format!("{}:{old}", dir.display()),
+        _ => dir.display().to_string(),
+    };
+    vec![
+        ("LD_LIBRARY_PATH", libs),
+        ("LUATORCH_CUDA_CACHE", dir.join("cache").display().to_string()),
+        ("LUATORCH_CUDA_MOCK", "1".into()),
+        // Only the mock's libraries: nothing found elsewhere may stand in for them.
+        ("LUATORCH_CUDA_LIBS", dir.display().to_string()),
+        // Two devices, so that the checks across devices run too.
+        ("MOCK_CUDA_DEVICES", "2".into()),
+    ]
+}
+
 #[test]
 fn gpu_checks_on_the_mock_driver() {
     let dir = temp_dir("cutorch-mock");
@@ -153,25 +170,52 @@ fn gpu_checks_on_the_mock_driver() {
         println!("skipped: {why}");
         return;
     }
-    let cache = dir.join("cache");
-    let libs = match std::env::var("LD_LIBRARY_PATH") {
-        Ok(old) if !old.is_empty() => format!("{}:{old}", dir.display()),
-        _ => dir.display().to_string(),
-    };
-    let out = run_suite(&[
-        ("LD_LIBRARY_PATH", &libs),
-        ("LUATORCH_CUDA_CACHE", cache.to_str().unwrap()),
-        ("LUATORCH_CUDA_MOCK", "1"),
-        // Only the mock's libraries: nothing found elsewhere may stand in for them.
-        ("LUATORCH_CUDA_LIBS", dir.to_str().unwrap()),
-        // Two devices, so that the checks across devices run too.
-        ("MOCK_CUDA_DEVICES", "2"),
-    ]);
+    let env = mock_env(&dir);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let out = run_suite(&env);
     assert!(out.stdout.contains("ok ("), "{}", out.stdout);
     // Each case ran (none skipped).
     assert!(
         out.stdout.lines().filter(|l| l.starts_with("PASS ")).count() >= 25,
         "{}",
         out.stdout
+    );
+}
+
+/// A CUDA tensor to and from a parallel child forked through ssh (another machine for parallel:
+/// host memory, no IPC handle), both sides on the mock driver; the remote th is started through
+/// a wrapper that sets the mock's environment, since an ssh session starts with a fresh one.
+#[test]
+fn cuda_tensors_to_a_child_through_ssh_go_through_host_memory() {
+    let dir = temp_dir("cutorch-mock-remote");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let Some(server) = common::sshd::Sshd::start("cutorch-remote") else {
+        return;
+    };
+    let env = mock_env(&dir);
+    let wrapper = dir.join("th-on-mock");
+    let exports: String = env.iter().map(|(k, v)| format!("export {k}='{v}'\n")).collect();
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\n{exports}exec '{}' \"$@\"\n", th_path().display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut cmd = Command::new(th_path());
+    cmd.args(["share_remote.lua", &server.protocol(), wrapper.to_str().unwrap()])
+        .current_dir(cuda_dir());
+    for (k, v) in &env {
+        cmd.env(k, v);
+    }
+    let out = run_cmd(&mut cmd, SUITE_TIMEOUT);
+    assert!(
+        out.status == Some(0) && out.stdout.contains("share ok"),
+        "share_remote.lua failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
     );
 }
