@@ -33,6 +33,11 @@ function cases.parallelThroughHost() runScript('share_parallel.lua', { 'host' },
 function cases.clientServerByHandle() runScript('share_net.lua', { 'server', 'ipc' }) end
 function cases.clientServerThroughHost() runScript('share_net.lua', { 'server', 'host' }, true) end
 
+-- Only the mock driver can give two processes different UUIDs for the same GPU.
+if os.getenv('LUATORCH_CUDA_MOCK') == '1' then
+   function cases.receiverWithoutTheGpu() runScript('share_uuid.lua', { 'server' }) end
+end
+
 function cases.threadsShareByReference()
    local t = torch.CudaTensor(4, 5):fill(1)
    local m = ipc.map(2, function(t, i)
