@@ -189,6 +189,28 @@ pub fn import_ipc(e: &Exported, then: Option<Box<dyn FnOnce() + Send + Sync>>) -
     storage_in(open_mapping(e, M)?, e, then, M)
 }
 
+/// A storage over memory of this very process that it exported as `e` (at `addr`), for a
+/// receiver in another thread while the sender waits: checked to be one live allocation of the
+/// exported size, and not owned (the sender's storage keeps it).
+pub fn own_memory(addr: u64, e: &Exported) -> Result<Storage, String> {
+    const M: &str = "ipc import";
+    let es = e.dtype.size_of();
+    let dev = device::get(local_device(e, M)?, M)?;
+    let (base, size) = libs::guard(M, || {
+        let (mut base, mut size): (sys::CUdeviceptr, usize) = (0, 0);
+        // SAFETY: a query about an address; nothing is dereferenced.
+        unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, addr).result() }
+            .map_err(|err| format!("{M}: not memory of this process: {}", drv(err)))?;
+        Ok((base, size))
+    })?;
+    if e.bytes == 0 || !e.bytes.is_multiple_of(es) || addr - base != e.offset as u64 || e.offset + e.bytes > size {
+        return Err(format!(
+            "{M}: the described memory is not the allocation at that address"
+        ));
+    }
+    Ok(memory::unowned(dev.ordinal, e.dtype, addr, e.bytes / es))
+}
+
 /// Mappings kept open for `import_cached`, by the sender's name for the allocation, most
 /// recently used last.
 static CACHE: Mutex<Vec<CachedMapping>> = Mutex::new(Vec::new());

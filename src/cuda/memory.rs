@@ -157,6 +157,22 @@ pub fn empty(ordinal: usize, dtype: DType) -> Storage {
     )
 }
 
+/// A storage over device memory that something else owns and keeps alive while it is used.
+pub fn unowned(ordinal: usize, dtype: DType, addr: u64, len: usize) -> Storage {
+    Storage::from_device(
+        dtype,
+        addr,
+        len,
+        Box::new(DeviceMemory {
+            device: ordinal,
+            bytes: len * dtype.size_of(),
+            release: Release::Nothing,
+            ctx: None,
+            then: None,
+        }),
+    )
+}
+
 /// A storage over memory opened from an IPC handle, `offset` bytes into `mapping`; `then` runs
 /// when the storage goes.
 pub fn imported(

@@ -43,6 +43,7 @@ enum {
    INVALID_VALUE = 1,
    OUT_OF_MEMORY = 2,
    INVALID_DEVICE = 101,
+   INVALID_CONTEXT = 201,
    INVALID_IMAGE = 200,
    NOT_FOUND = 500,
    INVALID_HANDLE = 400,
@@ -355,6 +356,12 @@ int cuIpcOpenMemHandle_v2(CUdeviceptr *p, IpcHandle handle, unsigned) {
    char name[65];
    memcpy(name, handle.reserved, 64);
    name[64] = 0;
+   {
+      // As with the real driver, a process cannot open what it exported itself.
+      std::lock_guard<std::mutex> g(lock);
+      for (auto &r : regions)
+         if (!r.second.imported && r.second.name == name) return INVALID_CONTEXT;
+   }
    int fd = shm_open(name, O_RDWR, 0600);
    if (fd < 0) return INVALID_HANDLE;
    struct stat st;

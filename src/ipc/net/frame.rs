@@ -210,7 +210,7 @@ impl TensorMeta {
 }
 
 /// Bytes of a CUDA IPC handle description before its sizes and strides.
-pub const CUDA_META_FIXED: usize = 64 + 8 + 8 + 4 + 16 + 1 + 1 + 2 + 8;
+pub const CUDA_META_FIXED: usize = 64 + 8 + 8 + 4 + 16 + 1 + 1 + 2 + 8 + 4 + 8;
 /// The longest reason an acknowledgement may give.
 pub const MAX_ACK_TEXT: usize = 4096;
 
@@ -231,6 +231,10 @@ pub struct CudaMeta {
     pub view_offset: u64,
     pub size: Vec<usize>,
     pub stride: Vec<usize>,
+    /// The sender's process and the storage's address there: a receiver in the same process
+    /// (threads of one th) copies from it directly, since no process can open its own handle.
+    pub pid: u32,
+    pub addr: u64,
 }
 
 impl CudaMeta {
@@ -245,6 +249,8 @@ impl CudaMeta {
         m.push(0);
         m.extend_from_slice(&(self.size.len() as u16).to_le_bytes());
         m.extend_from_slice(&self.view_offset.to_le_bytes());
+        m.extend_from_slice(&self.pid.to_le_bytes());
+        m.extend_from_slice(&self.addr.to_le_bytes());
         for &x in self.size.iter().chain(&self.stride) {
             m.extend_from_slice(&(x as u64).to_le_bytes());
         }
@@ -274,6 +280,8 @@ impl CudaMeta {
             view_offset: u64_at(104),
             size: dims[..ndim].to_vec(),
             stride: dims[ndim..].to_vec(),
+            pid: u32::from_le_bytes(m[112..116].try_into().expect("4 bytes")),
+            addr: u64_at(116),
         };
         let extent = meta
             .size
@@ -385,6 +393,8 @@ mod tests {
             view_offset: 40,
             size: vec![4, 20],
             stride: vec![20, 1],
+            pid: 1234,
+            addr: 0x7f00_0000_1000,
         };
         let bytes = m.encode();
         assert_eq!(bytes.len(), CUDA_META_FIXED + 32);

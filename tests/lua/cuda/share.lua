@@ -38,6 +38,32 @@ if os.getenv('LUATORCH_CUDA_MOCK') == '1' then
    function cases.receiverWithoutTheGpu() runScript('share_uuid.lua', { 'server' }) end
 end
 
+-- Client and server in two threads of one process: no process can open its own CUDA IPC
+-- handle, so the receiver copies from the sender's memory directly.
+function cases.clientServerBetweenThreads()
+   local server, port = ipc.server('127.0.0.1')
+   local m = ipc.map(1, function(port)
+      require 'cutorch'
+      local ipc = require 'libipc'
+      local client = ipc.client('127.0.0.1', port)
+      client:send(torch.CudaTensor(3, 4):fill(2))
+      local back = torch.CudaTensor(5)
+      client:recv(back)
+      client:send(back:sum())
+      client:close()
+   end, port)
+   server:clients(1, function(c)
+      local t = torch.CudaTensor(3, 4)
+      c:recv(t)
+      H.eq(t:sum(), 24, 'from a thread of this process')
+      c:send(torch.CudaTensor(5):fill(3))
+      H.eq(c:recv(), 15, 'to a thread of this process')
+      H.eq(c:netStats().rx.cuda_ipc_bytes, 48, 'received device to device')
+   end)
+   m:join()
+   server:close()
+end
+
 function cases.threadsShareByReference()
    local t = torch.CudaTensor(4, 5):fill(1)
    local m = ipc.map(2, function(t, i)
