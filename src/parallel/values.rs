@@ -143,8 +143,11 @@ pub fn deserialize(
                     dtype,
                 };
                 let owed = name.clone();
-                share::open(name, &e, Box::new(move || shm::queue_release(from, owed)))
-                    .map_err(|e| fail(format!("cannot open a CUDA storage sent by CUDA IPC: {e}")))?
+                share::open(name, &e, Box::new(move || shm::queue_release(from, owed))).map_err(|e| {
+                    // The sender may have its memory back: nothing here will use it.
+                    shm::queue_release(from, name.clone());
+                    fail(format!("cannot open a CUDA storage sent by CUDA IPC: {e}"))
+                })?
             }
         };
         storages.push(s);
