@@ -10,10 +10,10 @@
 //!   minutes), then raises an error naming the host and port.
 //! * Two kinds of transfer share a connection: value messages (any Lua value without userdata,
 //!   in the `.t7` format, at most 16 MiB serialised) and raw tensors and storages, received into
-//!   a preallocated receiver of the same type, sizes and contiguity.
-//! * There is no authentication, as in torch-ipc: anyone who can reach the port can connect and
-//!   send values (which may hold functions). Hence the loopback default; binding elsewhere is the
-//!   caller's choice, for trusted networks.
+//!   a preallocated receiver of the same type, sizes and contiguity. CUDA tensors and storages
+//!   go by CUDA IPC handle to a peer on this machine, else through host memory (`cuda`).
+//! * Unlike torch-ipc, both ends prove to each other that they hold the user's secret before any
+//!   frame is read (`auth`); the loopback default stays.
 //!
 //! Differences from torch-ipc: a peer that crashed raises "remote peer disconnected" instead of
 //! making `recv` spin; a frame that does not fit the receiver stays unread (the call may be
