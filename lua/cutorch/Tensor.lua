@@ -256,8 +256,8 @@ functions.dist = methods.dist
 ---------------------------------------------------------------------------------------------------
 -- Matrix products (cuBLAS).
 
--- mm, mv, ger: res:f(x, y); torch.f([res,] x, y).
-for name, prim in pairs { mm = C.gemm, mv = C.gemv, ger = C.ger } do
+-- mm, mv, ger, bmm: res:f(x, y); torch.f([res,] x, y).
+for name, prim in pairs { mm = C.gemm, mv = C.gemv, ger = C.ger, bmm = C.bgemm } do
    methods[name] = function(res, x, y)
       if not (isCuda(res) and isCuda(x) and isCuda(y)) then invalid(name, 'res:' .. name .. '(x, y)', res, x, y) end
       return prim(name, res, 0, nil, 1, x, y)
@@ -268,9 +268,10 @@ for name, prim in pairs { mm = C.gemm, mv = C.gemv, ger = C.ger } do
    end
 end
 
--- addmm, addmv, addr: torch.f([res,] [beta,] M, [alpha,] x, y); res:f([M,] [alpha,] x, y) and
--- res:f(beta, [M,] alpha, x, y), M defaulting to res. Read from the end: y, x, [alpha], M, [beta].
-for name, prim in pairs { addmm = C.gemm, addmv = C.gemv, addr = C.ger } do
+-- addmm, addmv, addr, baddbmm, addbmm: torch.f([res,] [beta,] M, [alpha,] x, y); res:f([M,]
+-- [alpha,] x, y) and res:f(beta, [M,] alpha, x, y), M defaulting to res. Read from the end: y, x,
+-- [alpha], M, [beta].
+for name, prim in pairs { addmm = C.gemm, addmv = C.gemv, addr = C.ger, baddbmm = C.bgemm, addbmm = C.bgemmSum } do
    local function parse(isMethod, ...)
       local args = { ... }
       local n = select('#', ...)

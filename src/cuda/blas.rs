@@ -154,6 +154,78 @@ pub fn gemm(
     }
 }
 
+/// The batch count of 3-D operands, which must agree.
+fn batches(c: &Tensor, a: &Tensor, b: &Tensor, c_batched: bool, method: &str) -> Result<usize, String> {
+    let n = a.size[0];
+    if b.size[0] != n || (c_batched && c.size[0] != n) {
+        return Err(format!(
+            "{method}: batch counts differ ({} and {}{})",
+            n,
+            b.size[0],
+            if c_batched {
+                format!(", result {}", c.size[0])
+            } else {
+                String::new()
+            }
+        ));
+    }
+    Ok(n)
+}
+
+/// `c[i] = beta*c[i] + alpha*(a[i] @ b[i])` for every batch i of 3-D views (bmm, baddbmm): one
+/// product per batch, each view in whatever layout it has.
+pub fn gemm_batched(
+    dev: &Device,
+    c: &Tensor,
+    beta: f64,
+    alpha: f64,
+    a: &Tensor,
+    b: &Tensor,
+    method: &str,
+) -> Result<(), String> {
+    for i in 0..batches(c, a, b, true, method)? {
+        gemm(
+            dev,
+            &c.select(0, i)?,
+            beta,
+            alpha,
+            &a.select(0, i)?,
+            &b.select(0, i)?,
+            method,
+        )?;
+    }
+    Ok(())
+}
+
+/// `c = beta*c + alpha * (a[1] @ b[1] + a[2] @ b[2] + ...)` for 3-D a and b and 2-D c (addbmm).
+pub fn gemm_summed(
+    dev: &Device,
+    c: &Tensor,
+    beta: f64,
+    alpha: f64,
+    a: &Tensor,
+    b: &Tensor,
+    method: &str,
+) -> Result<(), String> {
+    let n = batches(c, a, b, false, method)?;
+    if n == 0 {
+        // No batch: c = beta*c, as a product over nothing (k = 0) gives.
+        let empty = |rows: usize, cols: usize| Tensor {
+            dtype: a.dtype,
+            storage: a.storage.clone(),
+            offset: 0,
+            size: vec![rows, cols],
+            stride: vec![cols.max(1), 1],
+        };
+        return gemm(dev, c, beta, alpha, &empty(c.size[0], 0), &empty(0, c.size[1]), method);
+    }
+    for i in 0..n {
+        let beta = if i == 0 { beta } else { 1.0 };
+        gemm(dev, c, beta, alpha, &a.select(0, i)?, &b.select(0, i)?, method)?;
+    }
+    Ok(())
+}
+
 /// cuBLAS's product Xc = P Q, where Xc is the column-major matrix at `x`'s first element with
 /// leading dimension `ldx`, and P (mc x k) and Q (k x nc) are the logical matrices of the views
 /// `p` and `q` (each read as stored when column-major, transposed when row-major).

@@ -1,7 +1,7 @@
 //! The device tensors' and storages' native methods (the view methods come from
 //! `torch::methods::shape`, shared with the host tensors), and the primitives that
 //! `lua/cutorch/Tensor.lua` builds the maths on: its argument forms resolved, the Lua side calls
-//! one of `pointwise`, `reduceAll`, `reduceDim`, `argReduceDim`, `gemm`, `gemv`, `ger`, `dot`
+//! one of `pointwise`, `reduceAll`, `reduceDim`, `argReduceDim`, `gemm`, `bgemm`, `bgemmSum`, `gemv`, `ger`, `dot`
 //! with every operand explicit (a nil result: make a new tensor).
 
 use mlua::{LightUserData, Lua, MultiValue, Result, Table, Value};
@@ -270,6 +270,24 @@ fn product(
 /// `gemm(name, res, beta, M, alpha, a, b)`: res = beta*M + alpha*(a @ b).
 fn gemm(lua: &Lua, a: Args) -> Result<MultiValue> {
     product(lua, a, [2, 2], |x, y| vec![x.size[0], y.size[1]], blas::gemm)
+}
+
+/// `bgemm(name, res, beta, M, alpha, a, b)`: res[i] = beta*M[i] + alpha*(a[i] @ b[i]) (bmm,
+/// baddbmm).
+fn bgemm(lua: &Lua, a: Args) -> Result<MultiValue> {
+    product(
+        lua,
+        a,
+        [3, 3],
+        |x, y| vec![x.size[0], x.size[1], y.size[2]],
+        blas::gemm_batched,
+    )
+}
+
+/// `bgemmSum(name, res, beta, M, alpha, a, b)`: res = beta*M + alpha * sum over i of a[i] @ b[i]
+/// (addbmm).
+fn bgemm_sum(lua: &Lua, a: Args) -> Result<MultiValue> {
+    product(lua, a, [3, 3], |x, y| vec![x.size[1], y.size[2]], blas::gemm_summed)
 }
 
 /// `gemv(name, res, beta, v, alpha, m, x)`: res = beta*v + alpha*(m @ x).
@@ -609,6 +627,8 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
     add(lua, internal, "reduceDim", reduce_dim)?;
     add(lua, internal, "argReduceDim", arg_reduce_dim)?;
     add(lua, internal, "gemm", gemm)?;
+    add(lua, internal, "bgemm", bgemm)?;
+    add(lua, internal, "bgemmSum", bgemm_sum)?;
     add(lua, internal, "gemv", gemv)?;
     add(lua, internal, "ger", ger)?;
     // (kind, element type) of a device tensor or storage; nil otherwise.

@@ -56,6 +56,41 @@ function cases.mm()
    end
 end
 
+function cases.batched()
+   for _, T in ipairs { 'FloatTensor', 'DoubleTensor' } do
+      local tol = tolerance(T, 50)
+      -- Batches in several layouts: contiguous, each matrix transposed, narrowed.
+      local function batch(n, r, c)
+         return {
+            contiguous = torch[T](n, r, c):uniform(-1, 1),
+            transposed = torch[T](n, c, r):uniform(-1, 1):transpose(2, 3),
+            narrowed = torch[T](n + 1, r + 2, c + 3):uniform(-1, 1):narrow(1, 2, n):narrow(2, 2, r):narrow(3, 1, c),
+         }
+      end
+      for an, a in pairs(batch(4, 7, 5)) do
+         for bn, b in pairs(batch(4, 5, 6)) do
+            local what = string.format('%s bmm %s x %s', T, an, bn)
+            H.close(torch.bmm(H.cuda(a), H.cuda(b)), torch.bmm(a, b), tol, what)
+         end
+      end
+      local a, b = torch[T](4, 7, 5):uniform(), torch[T](4, 5, 6):uniform()
+      local m3, m2 = torch[T](4, 7, 6):uniform(), torch[T](7, 6):uniform()
+      local r = H.cuda(torch[T]())
+      r:bmm(H.cuda(a), H.cuda(b))
+      H.close(r, torch.bmm(a, b), tol, T .. ' res:bmm')
+      H.close(torch.baddbmm(H.cuda(m3), H.cuda(a), H.cuda(b)), torch.baddbmm(m3, a, b), tol, T .. ' baddbmm')
+      H.close(torch.baddbmm(0.5, H.cuda(m3), 2, H.cuda(a), H.cuda(b)), torch.baddbmm(0.5, m3, 2, a, b), tol,
+         T .. ' baddbmm scaled')
+      H.close(torch.addbmm(H.cuda(m2), H.cuda(a), H.cuda(b)), torch.addbmm(m2, a, b), tol, T .. ' addbmm')
+      r = H.cuda(m2)
+      r:addbmm(0.5, 3, H.cuda(a), H.cuda(b))
+      H.close(r, m2:clone():addbmm(0.5, 3, a, b), tol, T .. ' res:addbmm(beta, alpha, x, y)')
+      H.raises('batch counts', function() torch.bmm(H.cuda(a), H.cuda(torch[T](3, 5, 6))) end, 'bmm', 'batch')
+      H.raises('2-D operand', function() torch.bmm(H.cuda(a), H.cuda(torch[T](5, 6))) end, 'bmm')
+   end
+   H.raises('long', function() torch.bmm(torch.CudaLongTensor(2, 2, 2), torch.CudaLongTensor(2, 2, 2)) end, 'bmm')
+end
+
 function cases.mvDotAddr()
    for _, T in ipairs { 'FloatTensor', 'DoubleTensor' } do
       local tol = tolerance(T, 50)
