@@ -134,6 +134,30 @@ for name, ops in pairs { cmax = { 'cmax', 'max_n' }, cmin = { 'cmin', 'min_n' },
    end)
 end
 
+-- Comparisons with a tensor or a number: a:gt(b) and torch.gt(a, b) give a new tensor, res:gt(a, b)
+-- and torch.gt(res, a, b) fill res; 1 where true, 0 elsewhere, in a's type (cutorch's CudaTensor
+-- comparisons did so; there is no CudaByteTensor).
+for _, name in ipairs { 'lt', 'le', 'gt', 'ge', 'eq', 'ne' } do
+   local function run(isMethod, res, a, b, ...)
+      if select('#', ...) == 0 and isCuda(a) and (res == nil or isCuda(res)) then
+         if isCuda(b) then return pointwise(name, name, res, a, b) end
+         if type(b) == 'number' then return pointwise(name, name .. '_n', res, a, nil, nil, b) end
+      end
+      local usage = isMethod and ('a:' .. name .. '(b) or res:' .. name .. '(a, b), b a tensor or a number')
+         or ('torch.' .. name .. '([res,] a, b), b a tensor or a number')
+      if isMethod then invalid(name, usage, res, a, b, ...) end
+      invalid(name, usage, a, b, ...)
+   end
+   methods[name] = function(x, y, z, ...)
+      if z == nil then return run(true, nil, x, y, ...) end
+      return run(true, x, y, z, ...)
+   end
+   functions[name] = function(x, y, z, ...)
+      if z == nil then return run(false, nil, x, y, ...) end
+      return run(false, x, y, z, ...)
+   end
+end
+
 define('clamp', { { 'N', 'N' } }, function(name, res, src, _, lo, hi)
    return pointwise(name, 'clamp', res, src, nil, nil, lo, hi)
 end)

@@ -270,6 +270,20 @@ pub const POINTWISE: &[Pointwise] = &[
     pw("lerp", "x + v * (y - x)", None),
     pw("addcmul", "x + v * y * z", Some("x + v * y * z")),
     pw("addcdiv", "x + v * y / z", Some("x + l_div(v * y, z)")),
+    // Comparisons: 1 where true, 0 elsewhere, in the operand's type (as cutorch's CudaTensor
+    // comparisons gave).
+    pw("lt_n", "x < v", Some("x < v")),
+    pw("le_n", "x <= v", Some("x <= v")),
+    pw("gt_n", "x > v", Some("x > v")),
+    pw("ge_n", "x >= v", Some("x >= v")),
+    pw("eq_n", "x == v", Some("x == v")),
+    pw("ne_n", "x != v", Some("x != v")),
+    pw("lt", "x < y", Some("x < y")),
+    pw("le", "x <= y", Some("x <= y")),
+    pw("gt", "x > y", Some("x > y")),
+    pw("ge", "x >= y", Some("x >= y")),
+    pw("eq", "x == y", Some("x == y")),
+    pw("ne", "x != y", Some("x != y")),
     // Functions of one element.
     pw("neg", "-x", Some("(ll)(0ULL - (unsigned long long)x)")),
     pw("abs", "fabs(x)", Some("l_abs(x)")),

@@ -250,6 +250,30 @@ function cases.pointwise()
    end
 end
 
+-- Comparisons give 1 and 0 in the operand's type (the host gives a ByteTensor of the same).
+function cases.comparisons()
+   for _, T in ipairs { 'FloatTensor', 'DoubleTensor', 'LongTensor' } do
+      local a = torch[T](4, 6):random(1, 4)
+      local b = torch[T](6, 4):random(1, 4):t() -- a view
+      local da, db = H.cuda(a), H.cuda(b)
+      for _, f in ipairs { 'lt', 'le', 'gt', 'ge', 'eq', 'ne' } do
+         local what = T .. ' ' .. f
+         H.close(torch[f](da, db), torch[f](a, b):type('torch.' .. T), 0, what .. ' with a tensor')
+         H.close(da[f](da, 2), torch[f](a, 2):type('torch.' .. T), 0, what .. ' with a number')
+         H.eq(da:sum(), a:sum(), what .. ': a:' .. f .. '(b) leaves a alone')
+         local res = H.cuda(torch[T]())
+         res[f](res, da, db)
+         H.close(res, torch[f](a, b):type('torch.' .. T), 0, what .. ' res:' .. f .. '(a, b)')
+         torch[f](res, da, 3)
+         H.close(res, torch[f](a, 3):type('torch.' .. T), 0, what .. ' torch.' .. f .. '(res, a, n)')
+      end
+   end
+   local x = torch.CudaTensor(3)
+   H.raises('bad operand', function() x:gt('a') end, 'gt', 'expected arguments')
+   H.raises('host operand', function() torch.lt(x, torch.FloatTensor(3)) end, 'lt', 'expected arguments')
+   H.eq(torch.eq(torch.CudaTensor({ 1, 2, 3 }), torch.CudaTensor({ 1, 0, 3 })):sum(), 2, 'an accuracy count')
+end
+
 function cases.cat()
    local a, b = torch.FloatTensor(2, 3):uniform(), torch.FloatTensor(2, 4):uniform()
    local c = torch.FloatTensor(5, 3):uniform()
