@@ -158,6 +158,12 @@ for _, name in ipairs { 'lt', 'le', 'gt', 'ge', 'eq', 'ne' } do
    end
 end
 
+-- x:maskedFill(mask, v): v where mask is not 0; the mask a device tensor of x's type with as many
+-- elements (what the comparisons give).
+define('maskedFill', { { 'T', 'N' } }, function(name, res, src, _, mask, v)
+   return pointwise(name, 'masked_fill', res, src, mask, nil, v)
+end)
+
 define('clamp', { { 'N', 'N' } }, function(name, res, src, _, lo, hi)
    return pointwise(name, 'clamp', res, src, nil, nil, lo, hi)
 end)

@@ -284,6 +284,7 @@ pub const POINTWISE: &[Pointwise] = &[
     pw("ge", "x >= y", Some("x >= y")),
     pw("eq", "x == y", Some("x == y")),
     pw("ne", "x != y", Some("x != y")),
+    pw("masked_fill", "y != 0 ? v : x", Some("y != 0 ? v : x")),
     // Functions of one element.
     pw("neg", "-x", Some("(ll)(0ULL - (unsigned long long)x)")),
     pw("abs", "fabs(x)", Some("l_abs(x)")),

@@ -272,6 +272,14 @@ function cases.comparisons()
    H.raises('bad operand', function() x:gt('a') end, 'gt', 'expected arguments')
    H.raises('host operand', function() torch.lt(x, torch.FloatTensor(3)) end, 'lt', 'expected arguments')
    H.eq(torch.eq(torch.CudaTensor({ 1, 2, 3 }), torch.CudaTensor({ 1, 0, 3 })):sum(), 2, 'an accuracy count')
+   -- maskedFill with a comparison's result as the mask, on a view too.
+   for _, T in ipairs { 'FloatTensor', 'DoubleTensor', 'LongTensor' } do
+      local a = torch[T](6, 4):random(-3, 3):t()
+      local want = a:clone():maskedFill(torch.gt(a, 0), -7)
+      local da = H.cuda(a)
+      da:maskedFill(torch.gt(da, 0), -7)
+      H.close(da, want, 0, T .. ' maskedFill')
+   end
 end
 
 function cases.cat()
