@@ -81,7 +81,8 @@ impl Stager {
         }
     }
 
-    /// The receiver closed its mapping of `name`: the allocation can carry the next storage.
+    /// The receiver is done with `name` (its storage over it was collected): the allocation can
+    /// carry the next storage.
     pub fn release(&mut self, name: &str) {
         let Some(staging) = self.lent.remove(name) else { return };
         self.free.push((name.to_string(), staging));
@@ -89,11 +90,6 @@ impl Stager {
         while free_bytes > FREE_MAX_BYTES && !self.free.is_empty() {
             free_bytes -= bytes_of(&self.free.remove(0).1);
         }
-    }
-
-    /// Allocations lent out and not released.
-    pub fn lent(&self) -> usize {
-        self.lent.len()
     }
 }
 
