@@ -158,6 +158,15 @@ for _, name in ipairs { 'lt', 'le', 'gt', 'ge', 'eq', 'ne' } do
    end
 end
 
+-- index: x:index(dim, positions) and torch.index(x, dim, positions) give a new tensor,
+-- res:index(x, dim, positions) and torch.index(res, x, dim, positions) fill res; positions a
+-- LongTensor or CudaLongTensor, 1-based.
+methods.index = function(a, b, c, d)
+   if d == nil then return C.indexSelect(nil, a, b, c) end
+   return C.indexSelect(a, b, c, d)
+end
+functions.index = methods.index
+
 -- x:maskedFill(mask, v): v where mask is not 0; the mask a device tensor of x's type with as many
 -- elements (what the comparisons give).
 define('maskedFill', { { 'T', 'N' } }, function(name, res, src, _, mask, v)

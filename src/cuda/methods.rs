@@ -290,6 +290,59 @@ fn bgemm_sum(lua: &Lua, a: Args) -> Result<MultiValue> {
     product(lua, a, [3, 3], |x, y| vec![x.size[1], y.size[2]], blas::gemm_summed)
 }
 
+/// `indexSelect(res, src, dim, index)`: res (nil: a new tensor) = the slices of src along `dim`
+/// (1-based) at `index`, a one-dimensional LongTensor or CudaLongTensor of 1-based positions.
+fn index_select(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "index";
+    let src = tensor_arg(&a, 2, M)?;
+    let dim = dim_arg(&a, 3, &src, M)?;
+    let index = match (tensor_of(arg(&a, 4)), Cuda::tensor_of(arg(&a, 4))) {
+        (Some(t), _) if t.dtype == DType::Long => t,
+        (None, Some(t)) if t.dtype == DType::Long => ops::to_host(&t, M).map_err(|e| fail(M, e))?,
+        _ => {
+            return Err(error(
+                M,
+                format!(
+                    "bad argument #3 (a LongTensor or CudaLongTensor of positions expected, got {})",
+                    type_name(arg(&a, 4))
+                ),
+            ));
+        }
+    };
+    if index.dim() > 1 {
+        return Err(error(M, "bad argument #3 (positions in one dimension expected)"));
+    }
+    let (len, size) = (index.numel(), src.size[dim]);
+    let mut positions = Vec::with_capacity(len);
+    if len > 0 {
+        let storage = index.storage_checked().map_err(|e| error(M, e))?;
+        // SAFETY: a host Long storage, read while nothing else runs; the view lies inside it.
+        let all = unsafe { storage.as_slice::<i64>() };
+        for i in 0..len {
+            let p = all[index.offset + i * index.stride[0]];
+            if p < 1 || p as usize > size {
+                return Err(error(
+                    M,
+                    format!("index {p} out of range (dimension {} has {size})", dim + 1),
+                ));
+            }
+            positions.push(p - 1);
+        }
+    }
+    let mut out = src.size.clone();
+    out[dim] = len;
+    let (rv, r) = result(lua, &a, 1, src.dtype, &out, &src, M)?;
+    if r.is_contiguous() {
+        ops::index_select(&r, &src, dim, &positions, M).map_err(|e| fail(M, e))?;
+    } else {
+        let dev = device_of_tensor(&src, M)?;
+        let tmp = ops::empty_like(&dev, src.dtype, &out).map_err(|e| fail(M, e))?;
+        ops::index_select(&tmp, &src, dim, &positions, M).map_err(|e| fail(M, e))?;
+        ops::copy_device(&r, &tmp, M).map_err(|e| fail(M, e))?;
+    }
+    one(rv)
+}
+
 /// `gemv(name, res, beta, v, alpha, m, x)`: res = beta*v + alpha*(m @ x).
 fn gemv(lua: &Lua, a: Args) -> Result<MultiValue> {
     product(lua, a, [2, 1], |m, _| vec![m.size[0]], blas::gemv)
@@ -628,6 +681,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
     add(lua, internal, "argReduceDim", arg_reduce_dim)?;
     add(lua, internal, "gemm", gemm)?;
     add(lua, internal, "bgemm", bgemm)?;
+    add(lua, internal, "indexSelect", index_select)?;
     add(lua, internal, "bgemmSum", bgemm_sum)?;
     add(lua, internal, "gemv", gemv)?;
     add(lua, internal, "ger", ger)?;

@@ -172,6 +172,43 @@ pub fn pointwise(
     })
 }
 
+/// `r` (contiguous, `src`'s sizes but `idx.len()` along `dim`) = the slices of `src` along `dim`
+/// at the 0-based positions `idx` (indexSelect).
+pub fn index_select(r: &Tensor, src: &Tensor, dim: usize, idx: &[i64], method: &str) -> Result<(), String> {
+    let n = r.numel();
+    if n == 0 {
+        return Ok(());
+    }
+    let dev = common_device(&[r, src], method)?;
+    let a = contiguous(src, method)?;
+    let positions = Storage::from_slice(idx)?;
+    let on_device = memory::alloc(&dev, DType::Long, idx.len())?;
+    // SAFETY: the host storage holds idx.len() longs.
+    unsafe { memory::upload_raw(&on_device, 0, positions.data_ptr(), idx.len(), method)? };
+    let (mut pr, mut pa) = (addr(r, method)?, addr(&a, method)?);
+    let mut pi = memory::addr_of(&on_device, 0)?;
+    let mut count = n as i64;
+    let mut k = idx.len() as i64;
+    let mut s = src.size[dim] as i64;
+    let mut inner = src.size[dim + 1..].iter().product::<usize>() as i64;
+    let name = format!("isel_{}", suffix(r.dtype)?);
+    let mut params = [
+        param(&mut count),
+        param(&mut pr),
+        param(&mut pa),
+        param(&mut pi),
+        param(&mut k),
+        param(&mut s),
+        param(&mut inner),
+    ];
+    // SAFETY: the parameters match isel_*; r and a are contiguous with the sizes the kernel
+    // assumes, and every index is below src's size along dim (the caller checked).
+    unsafe { kernels::launch(&dev, &name, kernels::grid_for(n, 8192), &mut params) }
+        .map_err(|e| format!("{method}: {e}"))?;
+    // The positions' memory is freed when this returns: the kernel must be done with it.
+    dev.synchronize()
+}
+
 /// `r = a` elementwise between element types (same element count).
 fn convert(r: &Tensor, a: &Tensor, method: &str) -> Result<(), String> {
     let n = r.numel();

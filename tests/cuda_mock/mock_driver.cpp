@@ -125,6 +125,10 @@ template <class T> static void call_arg(void *f, void **p) {
                                                                        P(4, Geo), P(5, ll), P(6, T *), P(7, Geo),
                                                                        P(8, ll *), P(9, Geo));
 }
+template <class T> static void call_isel(void *f, void **p) {
+   ((void (*)(ll, T *, const T *, const ll *, ll, ll, ll))f)(P(0, ll), P(1, T *), P(2, T *), P(3, ll *), P(4, ll),
+                                                            P(5, ll), P(6, ll));
+}
 template <class TO, class FROM> static void call_conv(void *f, void **p) {
    ((void (*)(ll, TO *, Geo, const FROM *, Geo))f)(P(0, ll), P(1, TO *), P(2, Geo), P(3, FROM *), P(4, Geo));
 }
@@ -151,6 +155,7 @@ static Caller caller_of(const std::string &name, bool *barrier) {
    if (starts(name, "red_fin_")) return t == 'l' ? (Caller)call_fin<ll> : (Caller)call_fin<double>;
    if (starts(name, "red_dim")) return BY_TYPE(call_dim);
    if (starts(name, "arg_dim")) return BY_TYPE(call_arg);
+   if (starts(name, "isel_")) return BY_TYPE(call_isel);
    if (starts(name, "conv_") && name.size() == 8) {
       char to = name[5], from = name[7];
 #define CONV(a, A, b, B)                                                                                               \

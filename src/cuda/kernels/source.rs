@@ -94,6 +94,16 @@ extern "C" __global__ void pw_S(int op, ll n, T* r, Geo gr, const T* a, Geo ga, 
   }
 }
 
+// indexSelect of contiguous tensors seen as [outer, S, inner] -> [outer, K, inner]: r[o][k][i] =
+// a[o][idx[k]][i], idx 0-based and checked by the caller.
+extern "C" __global__ void isel_S(ll n, T* r, const T* a, const ll* idx, ll K, ll S, ll inner) {
+  GRID_LOOP(i, n) {
+    ll in = i % inner;
+    ll q = i / inner;
+    r[i] = a[((q / K) * S + idx[q % K]) * inner + in];
+  }
+}
+
 // Elementwise, every operand contiguous.
 extern "C" __global__ void pwc_S(int op, ll n, T* r, const T* a, const T* b, const T* c, T v, T w) {
   GRID_LOOP(i, n) {

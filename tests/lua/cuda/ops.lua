@@ -282,6 +282,31 @@ function cases.comparisons()
    end
 end
 
+function cases.index()
+   for _, T in ipairs { 'FloatTensor', 'DoubleTensor', 'LongTensor' } do
+      local x = torch[T](5, 6, 4):random(-9, 9)
+      local views = { contiguous = x, transposed = x:transpose(1, 3) }
+      for vn, v in pairs(views) do
+         -- The same view of a device copy of x.
+         local dv = vn == 'transposed' and H.cuda(x):transpose(1, 3) or H.cuda(x)
+         for dim = 1, 3 do
+            local pos = torch.LongTensor({ 2, 1, 2, v:size(dim) })
+            local what = string.format('%s index of a %s tensor along %d', T, vn, dim)
+            H.close(dv:index(dim, pos), v:index(dim, pos), 0, what)
+            H.close(torch.index(dv, dim, H.cuda(pos)), v:index(dim, pos), 0, what .. ' with CudaLongTensor positions')
+            local res = H.cuda(torch[T](2, 2)):t() -- resized by index
+            res:index(dv, dim, pos)
+            H.close(res, v:index(dim, pos), 0, what .. ' into res')
+         end
+      end
+   end
+   local x = torch.CudaTensor(3, 4)
+   H.raises('out of range', function() x:index(1, torch.LongTensor({ 4 })) end, 'index', 'out of range')
+   H.raises('zero', function() x:index(2, torch.LongTensor({ 0 })) end, 'index', 'out of range')
+   H.raises('bad dim', function() x:index(3, torch.LongTensor({ 1 })) end, 'index', 'dimension')
+   H.raises('float positions', function() x:index(1, torch.FloatTensor({ 1 })) end, 'index', 'LongTensor')
+end
+
 function cases.cat()
    local a, b = torch.FloatTensor(2, 3):uniform(), torch.FloatTensor(2, 4):uniform()
    local c = torch.FloatTensor(5, 3):uniform()
