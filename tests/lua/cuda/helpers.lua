@@ -9,6 +9,19 @@ H.dir = dir
 -- The th running this script (for child processes).
 H.th = paths.concat(paths.execdir(), 'th')
 
+-- This process's environment as ipc.spawn's `env` list, LUATORCH_CUDA_IPC left out, plus `extra`
+-- ("NAME=value" strings).
+function H.environment(extra)
+   local env = {}
+   local f = assert(io.open('/proc/self/environ', 'rb'))
+   for item in f:read('*a'):gmatch('[^%z]+') do
+      if not item:match('^LUATORCH_CUDA_IPC=') then env[#env + 1] = item end
+   end
+   f:close()
+   for _, e in ipairs(extra or {}) do env[#env + 1] = e end
+   return env
+end
+
 -- Why the GPU checks cannot run here, or nil when they can.
 function H.noGpu()
    -- The mock driver of tests/cuda_mock runs anywhere, CI included.

@@ -5,23 +5,11 @@ local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'hel
 local ipc = require 'libipc'
 local cases = {}
 
--- This process's environment, plus `extra` ("NAME=value" strings).
-local function environment(extra)
-   local env = {}
-   local f = assert(io.open('/proc/self/environ', 'rb'))
-   for item in f:read('*a'):gmatch('[^%z]+') do
-      if not item:match('^LUATORCH_CUDA_IPC=') then env[#env + 1] = item end
-   end
-   f:close()
-   for _, e in ipairs(extra or {}) do env[#env + 1] = e end
-   return env
-end
-
 -- Runs `th script args...`, the host path forced when `host`; checks it ends well.
 local function runScript(script, args, host)
    local all = { H.dir .. script }
    for _, a in ipairs(args) do all[#all + 1] = a end
-   local p = ipc.spawn({ file = H.th, args = all, env = environment(host and { 'LUATORCH_CUDA_IPC=0' } or nil) })
+   local p = ipc.spawn({ file = H.th, args = all, env = H.environment(host and { 'LUATORCH_CUDA_IPC=0' } or nil) })
    local out = p:stdout('*a') or ''
    local code = p:wait()
    H.check(code == 0 and out:find('share ok', 1, true), '%s %s: exit code %s, output:\n%s', script,

@@ -17,9 +17,7 @@ if arg[1] == 'client' then
    return
 end
 
-local env = {}
-for item in assert(io.open('/proc/self/environ', 'rb')):read('*a'):gmatch('[^%z]+') do env[#env + 1] = item end
-env[#env + 1] = 'MOCK_CUDA_UUID_SEED=7'
+local env = H.environment({ 'MOCK_CUDA_UUID_SEED=7' })
 local server, port = ipc.server('127.0.0.1')
 local p = ipc.spawn({ file = H.th, args = { H.dir .. 'share_uuid.lua', 'client', tostring(port) }, env = env })
 server:clients(1, function(c)
