@@ -158,15 +158,6 @@ for _, name in ipairs { 'lt', 'le', 'gt', 'ge', 'eq', 'ne' } do
    end
 end
 
--- index: x:index(dim, positions) and torch.index(x, dim, positions) give a new tensor,
--- res:index(x, dim, positions) and torch.index(res, x, dim, positions) fill res; positions a
--- LongTensor or CudaLongTensor, 1-based.
-methods.index = function(a, b, c, d)
-   if d == nil then return C.indexSelect(nil, a, b, c) end
-   return C.indexSelect(a, b, c, d)
-end
-functions.index = methods.index
-
 -- x:maskedFill(mask, v): v where mask is not 0; the mask a device tensor of x's type with as many
 -- elements (what the comparisons give).
 define('maskedFill', { { 'T', 'N' } }, function(name, res, src, _, mask, v)
@@ -403,6 +394,296 @@ end
 methods.cat = function(self, a, b, c)
    if isCuda(b) then return catInto(self, { a, b }, c) end
    return catInto(nil, { self, a }, b)
+end
+
+---------------------------------------------------------------------------------------------------
+-- Scans, triangles and diagonals.
+
+-- cumsum, cumprod: x:f([dim]) a new tensor, res:f(src [, dim]), torch.f([res,] src [, dim]);
+-- dim 1 by default, as on the host.
+for name, prod in pairs { cumsum = false, cumprod = true } do
+   methods[name] = function(x, a, b)
+      if isCuda(a) then return C.scanDim(name, prod, x, a, b or 1) end
+      return C.scanDim(name, prod, nil, x, a or 1)
+   end
+   functions[name] = methods[name]
+end
+
+-- The forms x:f([k]) (a new result) and res:f(src [, k]): (res or nil, src, k).
+local function withResult(name, usage, x, a, b, ...)
+   local res, src, k = nil, x, a
+   if isCuda(a) then res, src, k = x, a, b elseif b ~= nil then invalid(name, usage, x, a, b, ...) end
+   if select('#', ...) > 0 or not isCuda(src) or (k ~= nil and type(k) ~= 'number') then
+      invalid(name, usage, x, a, b, ...)
+   end
+   if k ~= nil and k ~= math.floor(k) then error(string.format('%s: k must be an integer, got %s', name, k), 3) end
+   return res, src, k or 0
+end
+
+-- tril, triu: the elements on and below (above) diagonal k, zeros elsewhere.
+for _, name in ipairs { 'tril', 'triu' } do
+   local usage = string.format('torch.%s([res,] x [, k]) or x:%s([k])', name, name)
+   methods[name] = function(...)
+      local res, src, k = withResult(name, usage, ...)
+      if src:dim() ~= 2 then error(string.format('%s: expected a matrix, got %dD tensor', name, src:dim()), 2) end
+      return pointwise(name, name, res, src, nil, nil, k, src:size(2))
+   end
+   functions[name] = methods[name]
+end
+
+-- A view of diagonal k of matrix m, or nil when it has no element.
+local function diagonal(m, k)
+   local rows, cols = m:size(1), m:size(2)
+   local first, len
+   if k >= 0 then
+      first, len = k * m:stride(2), math.min(rows, cols - k)
+   else
+      first, len = -k * m:stride(1), math.min(rows + k, cols)
+   end
+   if len <= 0 then return nil end
+   return m.new(m:storage(), m:storageOffset() + first, torch.LongStorage { len },
+      torch.LongStorage { m:stride(1) + m:stride(2) })
+end
+
+-- diag: of a vector, the square matrix with it on diagonal k; of a matrix, its diagonal k.
+methods.diag = function(...)
+   local res, src, k = withResult('diag', 'torch.diag([res,] x [, k]) or x:diag([k])', ...)
+   if src:dim() == 1 then
+      local n = src:size(1) + math.abs(k)
+      local out = res or src.new()
+      if out == src then out = src.new() end
+      out:resize(n, n):zero()
+      diagonal(out, k):copy(src)
+      if res and out ~= res then res:resizeAs(out):copy(out) end
+      return res or out
+   elseif src:dim() == 2 then
+      local d = diagonal(src, k)
+      local out = res or src.new()
+      if d == nil then return out:resize(0) end
+      d = d:clone()
+      return out:resizeAs(d):copy(d)
+   end
+   error(string.format('diag: matrix or a vector expected, got %dD tensor', src:dim()), 2)
+end
+functions.diag = methods.diag
+
+methods.trace = function(x, ...)
+   if select('#', ...) > 0 or not isCuda(x) then invalid('trace', 'x:trace() or torch.trace(x)', x, ...) end
+   if x:dim() ~= 2 then error(string.format('trace: expected a matrix, got %dD tensor', x:dim()), 2) end
+   local d = diagonal(x, 0)
+   return d and d:sum() or 0
+end
+functions.trace = methods.trace
+
+-- cross: x:cross(y [, dim]) a new tensor, res:cross(x, y [, dim]); dim by default the first of
+-- size 3.
+methods.cross = function(a, b, c, d)
+   local res, x, y, dim
+   if isCuda(c) then res, x, y, dim = a, b, c, d else x, y, dim = a, b, c end
+   if not (isCuda(x) and isCuda(y)) or (dim ~= nil and type(dim) ~= 'number') then
+      invalid('cross', 'torch.cross([res,] a, b [, dim]) or a:cross(b [, dim])', a, b, c, d)
+   end
+   if x:dim() ~= y:dim() then error(string.format('cross: inconsistent tensor dimension %dD, %dD', x:dim(), y:dim()), 2) end
+   if not x:isSameSizeAs(y) then error('cross: inconsistent tensor sizes', 2) end
+   if dim == nil then
+      for i = 1, x:dim() do
+         if x:size(i) == 3 then dim = i break end
+      end
+      if dim == nil then error('cross: no dimension of size 3', 2) end
+   elseif dim < 1 or dim > x:dim() then
+      error(string.format('cross: dimension %d out of range', dim), 2)
+   end
+   if x:size(dim) ~= 3 then error(string.format('cross: dimension %d does not have size 3', dim), 2) end
+   local out = x.new():resizeAs(x)
+   local function part(t, i) return t:narrow(dim, i, 1) end
+   for i = 1, 3 do
+      local j, k = i % 3 + 1, (i + 1) % 3 + 1
+      part(out, i):cmul(part(x, j), part(y, k)):add(-1, torch.cmul(part(x, k), part(y, j)))
+   end
+   if res then return res:resizeAs(out):copy(out) end
+   return out
+end
+functions.cross = methods.cross
+
+-- renorm: each slice along dim whose p-norm exceeds maxnorm scaled to norm maxnorm; x:renorm(p,
+-- dim, maxnorm) in place, res:renorm(x, p, dim, maxnorm) and torch.renorm([res,] x, ...).
+methods.renorm = function(a, b, c, d, e)
+   local res, x, p, dim, maxnorm
+   if isCuda(b) then res, x, p, dim, maxnorm = a, b, c, d, e else res, x, p, dim, maxnorm = a, a, b, c, d end
+   if not (isCuda(x) and type(p) == 'number' and type(dim) == 'number' and type(maxnorm) == 'number') then
+      invalid('renorm', '([result,] tensor, p, dim, maxnorm)', a, b, c, d, e)
+   end
+   if torch.typename(x) == 'torch.CudaLongTensor' then
+      error('renorm: not supported for torch.CudaLongTensor (only torch.CudaTensor and torch.CudaDoubleTensor)', 2)
+   end
+   if p ~= p or p <= 0 then error(string.format('renorm: non-positive norm not supported (p = %s)', p), 2) end
+   if x:dim() < 2 then error(string.format('renorm: need at least 2 dimensions, got %d dimensions', x:dim()), 2) end
+   if dim < 1 or dim > x:dim() then error(string.format('renorm: dimension %d out of range of %dD tensor', dim, x:dim()), 2) end
+   if res ~= x then res:resizeAs(x):copy(x) end
+   local n = x:size(dim)
+   local slices = res:transpose(1, dim):contiguous()
+   local rows = slices:view(n, -1)
+   local norms = rows:norm(p, 2)
+   -- Scale maxnorm / (norm + 1e-7) where the norm exceeds maxnorm (Torch's guard), 1 elsewhere.
+   local over = norms:gt(maxnorm)
+   local keep = over:clone():mul(-1):add(1)
+   local scale = norms:add(1e-7):cinv():mul(maxnorm):cmul(over):add(keep)
+   rows:cmul(scale:expandAs(rows))
+   res:transpose(1, dim):copy(slices)
+   return res
+end
+functions.renorm = function(a, b, ...)
+   if isCuda(b) then return methods.renorm(a, b, ...) end
+   return methods.renorm(a:clone(), a, b, ...)
+end
+
+---------------------------------------------------------------------------------------------------
+-- Making and filling: x:f(...) fills x (resized) and returns it; torch.f(res, ...) likewise.
+
+local function fillWith(name, fill)
+   methods[name] = function(res, ...)
+      if not isCuda(res) then invalid(name, 'res:' .. name .. '(sizes...)', res, ...) end
+      res:resize(...)
+      return fill(res)
+   end
+   functions[name] = methods[name]
+end
+fillWith('zeros', function(t) return t:zero() end)
+fillWith('ones', function(t) return t:fill(1) end)
+fillWith('rand', function(t) return t:uniform(0, 1) end)
+fillWith('randn', function(t) return t:normal(0, 1) end)
+
+methods.eye = function(res, n, m, ...)
+   m = m or n
+   if not isCuda(res) or type(n) ~= 'number' or type(m) ~= 'number' or select('#', ...) > 0 then
+      invalid('eye', 'torch.eye(res, n [, m])', res, n, m, ...)
+   end
+   if n <= 0 then error(string.format('eye: invalid argument: n must be positive (got %d)', n), 2) end
+   if m <= 0 then error(string.format('eye: invalid argument: m must be positive (got %d)', m), 2) end
+   res:resize(n, m):zero()
+   diagonal(res, 0):fill(1)
+   return res
+end
+functions.eye = methods.eye
+
+methods.range = function(res, a, b, step, ...)
+   step = step or 1
+   if not isCuda(res) or type(a) ~= 'number' or type(b) ~= 'number' or type(step) ~= 'number' or select('#', ...) > 0 then
+      invalid('range', 'torch.range(res, from, to [, step])', res, a, b, step, ...)
+   end
+   local long = torch.typename(res) == 'torch.CudaLongTensor'
+   if long then
+      -- The integer types take their bounds as C longs.
+      local function trunc(v) return v < 0 and math.ceil(v) or math.floor(v) end
+      a, b, step = trunc(a), trunc(b), trunc(step)
+   end
+   if step == 0 or step ~= step then error('range: step must be nonzero', 2) end
+   if not ((step > 0 and b >= a) or (step < 0 and b <= a)) then
+      error(string.format('range: upper bound and larger bound inconsistent with step sign (from %s to %s by %s)', a, b, step), 2)
+   end
+   local n = long and (math.floor((b - a) / step) + 1) or math.floor((b - a) / step + 1)
+   res:resize(n)
+   return pointwise('range', 'arange', res, nil, nil, nil, a, step)
+end
+functions.range = methods.range
+
+for _, name in ipairs { 'linspace', 'logspace' } do
+   methods[name] = function(res, a, b, n, ...)
+      n = n or 100
+      if not isCuda(res) or type(a) ~= 'number' or type(b) ~= 'number' or type(n) ~= 'number' or select('#', ...) > 0 then
+         invalid(name, 'torch.' .. name .. '(res, from, to [, n])', res, a, b, n, ...)
+      end
+      if torch.typename(res) == 'torch.CudaLongTensor' then
+         error(string.format('%s: torch.CudaLongTensor does not implement the torch.%s() function', name, name), 2)
+      end
+      -- The bounds compare in the element type, as on the host.
+      local bounds = res.new(2):copy(torch.DoubleTensor { a, b })
+      if not (n > 1 or (n == 1 and bounds[1] == bounds[2])) then
+         error(string.format('%s: invalid number of points (%d; needs at least 2, or 1 when both bounds are equal)', name, n), 2)
+      end
+      res:resize(n)
+      return pointwise(name, name, res, nil, nil, nil, a, b)
+   end
+   functions[name] = methods[name]
+end
+
+-- randperm: res:randperm(n), torch.randperm(res, n), from the generator of res's device.
+methods.randperm = function(res, n, ...)
+   if not isCuda(res) or type(n) ~= 'number' or select('#', ...) > 0 then
+      invalid('randperm', 'torch.randperm(res, n)', res, n, ...)
+   end
+   return C.randperm(res, n)
+end
+functions.randperm = methods.randperm
+
+-- multinomial: probs:multinomial(n [, replacement]) a new CudaLongTensor of 1-based categories,
+-- res:multinomial(probs, n [, replacement]) and torch.multinomial([res,] probs, n [, replacement]).
+methods.multinomial = function(a, b, ...)
+   if isCuda(b) then return C.multinomial(a, b, ...) end
+   return C.multinomial(nil, a, b, ...)
+end
+functions.multinomial = methods.multinomial
+
+-- The distributions are native methods; torch.f(x, ...) fills x as x:f(...) does.
+for _, name in ipairs { 'uniform', 'normal', 'bernoulli', 'cauchy', 'logNormal', 'exponential', 'geometric', 'random' } do
+   functions[name] = function(x, ...) return x[name](x, ...) end
+end
+
+-- reshape: x:reshape(sizes...) a new tensor, res:reshape(src, sizes...), torch.reshape([res,]
+-- src, sizes...); the elements in their logical order.
+methods.reshape = function(x, a, ...)
+   local res, src, sizes
+   if isCuda(a) then res, src, sizes = x, a, { ... } else src, sizes = x, { a, ... } end
+   local size = torch.typename(sizes[1]) == 'torch.LongStorage' and sizes[1] or torch.LongStorage(sizes)
+   local n = size:size() == 0 and 0 or 1
+   for i = 1, size:size() do n = n * size[i] end
+   if n ~= src:nElement() then
+      error(string.format('reshape: cannot reshape a tensor of %d elements into size %s (%d elements)', src:nElement(),
+         table.concat(size:totable(), 'x'), n), 2)
+   end
+   local out = (res == nil or res == src) and src.new() or res
+   out:resize(size):copy(src)
+   if res == src then res:resize(size):copy(out) return res end
+   return out
+end
+functions.reshape = methods.reshape
+
+---------------------------------------------------------------------------------------------------
+-- Logic: all and any of a tensor's elements (not zero); equal: same sizes and values.
+
+methods.all = function(x)
+   return x:nElement() == 0 or C.reduceAll('all', 'zeros', x) == 0
+end
+methods.any = function(x)
+   return x:nElement() > 0 and C.reduceAll('any', 'zeros', x) < x:nElement()
+end
+functions.all, functions.any = methods.all, methods.any
+
+methods.equal = function(x, y, ...)
+   if not (isCuda(x) and isCuda(y)) or torch.typename(x) ~= torch.typename(y) or select('#', ...) > 0 then
+      invalid('equal', 'x:equal(y) or torch.equal(x, y), both of one CUDA type', x, y, ...)
+   end
+   if not x:isSameSizeAs(y) then return false end
+   return x:nElement() == 0 or C.reduceAll('equal', 'zeros', x:ne(y)) == x:nElement()
+end
+functions.equal = methods.equal
+
+-- Moving by position (native methods, src/cuda/gather.rs): torch.f takes the method's arguments.
+for _, name in ipairs { 'index', 'indexCopy', 'indexAdd', 'indexFill', 'gather', 'scatter', 'scatterAdd',
+   'maskedSelect', 'maskedCopy', 'nonzero' } do
+   functions[name] = function(x, ...)
+      if not isCuda(x) then invalid(name, 'torch.' .. name .. ' with a CUDA tensor first', x, ...) end
+      return x[name](x, ...)
+   end
+end
+
+-- Calling a Lua function on every element would copy each one to the host and back: refused,
+-- with the way round.
+for _, name in ipairs { 'apply', 'map', 'map2' } do
+   methods[name] = function()
+      error(name .. ': not supported for CUDA tensors (it calls a Lua function on each element); ' ..
+         'convert with :float() or :double(), or use the tensor operations', 2)
+   end
 end
 
 return { methods = methods, functions = functions }

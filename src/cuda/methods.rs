@@ -10,20 +10,19 @@ use super::family::{Cuda, TYPES};
 use super::lua::{lerr, with_generator};
 use super::memory::{self, device_of};
 use super::{blas, device, ops};
-use crate::dispatch;
 use crate::torch::args::{self, Args, arg, dim_arg, error, int_arg, number, number_arg, opt_number, type_name};
 use crate::torch::construct;
-use crate::torch::dtype::{DType, Element};
+use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::layout::Tensor;
 use crate::torch::methods::access::{self, Target, resolve};
-use crate::torch::methods::{add, none, one, receiver};
+use crate::torch::methods::{add, none, one, random, receiver};
 use crate::torch::print;
 use crate::torch::storage::Storage;
 use crate::torch::userdata::{storage_of, tensor_of};
 
 /// A Lua error from an operation's message, named after `method` if it is not already.
-fn fail(method: &str, e: String) -> mlua::Error {
+pub(super) fn fail(method: &str, e: String) -> mlua::Error {
     if e.starts_with(method) {
         lerr(e)
     } else {
@@ -31,7 +30,7 @@ fn fail(method: &str, e: String) -> mlua::Error {
     }
 }
 
-fn tensor_arg(a: &Args, pos: usize, method: &str) -> Result<Tensor> {
+pub(super) fn tensor_arg(a: &Args, pos: usize, method: &str) -> Result<Tensor> {
     Cuda::tensor_arg(a, pos, method)
 }
 
@@ -55,14 +54,14 @@ fn opt_tensor(a: &Args, pos: usize, dtype: DType, method: &str) -> Result<Option
 }
 
 /// The device of a tensor's memory (the current device for a tensor with none), opened.
-fn device_of_tensor(t: &Tensor, method: &str) -> Result<std::sync::Arc<device::Device>> {
+pub(super) fn device_of_tensor(t: &Tensor, method: &str) -> Result<std::sync::Arc<device::Device>> {
     let ordinal = t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
     device::get(ordinal, method).map_err(lerr)
 }
 
 /// The result tensor at `pos` resized to `size`, or when nil a new one on the device of the
 /// operand `on`: its value and view.
-fn result(
+pub(super) fn result(
     lua: &Lua,
     a: &Args,
     pos: usize,
@@ -290,56 +289,21 @@ fn bgemm_sum(lua: &Lua, a: Args) -> Result<MultiValue> {
     product(lua, a, [3, 3], |x, y| vec![x.size[1], y.size[2]], blas::gemm_summed)
 }
 
-/// `indexSelect(res, src, dim, index)`: res (nil: a new tensor) = the slices of src along `dim`
-/// (1-based) at `index`, a one-dimensional LongTensor or CudaLongTensor of 1-based positions.
-fn index_select(lua: &Lua, a: Args) -> Result<MultiValue> {
-    const M: &str = "index";
-    let src = tensor_arg(&a, 2, M)?;
-    let dim = dim_arg(&a, 3, &src, M)?;
-    let index = match (tensor_of(arg(&a, 4)), Cuda::tensor_of(arg(&a, 4))) {
-        (Some(t), _) if t.dtype == DType::Long => t,
-        (None, Some(t)) if t.dtype == DType::Long => ops::to_host(&t, M).map_err(|e| fail(M, e))?,
-        _ => {
-            return Err(error(
-                M,
-                format!(
-                    "bad argument #3 (a LongTensor or CudaLongTensor of positions expected, got {})",
-                    type_name(arg(&a, 4))
-                ),
-            ));
+/// `scanDim(name, prod, res, src, dim)`: res (nil: a new tensor) = the inclusive sums (prod
+/// false) or products of src along dim (1-based).
+fn scan_dim(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let name = args_str(&a, 1)?;
+    let prod = matches!(arg(&a, 2), Value::Boolean(true));
+    let src = tensor_arg(&a, 4, &name)?;
+    let dim = dim_arg(&a, 5, &src, &name)?;
+    let (rv, r) = match arg(&a, 3) {
+        Value::Nil => {
+            let t = new_like(&src, &name)?;
+            (Cuda::push_tensor(lua, t.clone())?, t)
         }
+        _ => result(lua, &a, 3, src.dtype, &src.size, &src, &name)?,
     };
-    if index.dim() > 1 {
-        return Err(error(M, "bad argument #3 (positions in one dimension expected)"));
-    }
-    let (len, size) = (index.numel(), src.size[dim]);
-    let mut positions = Vec::with_capacity(len);
-    if len > 0 {
-        let storage = index.storage_checked().map_err(|e| error(M, e))?;
-        // SAFETY: a host Long storage, read while nothing else runs; the view lies inside it.
-        let all = unsafe { storage.as_slice::<i64>() };
-        for i in 0..len {
-            let p = all[index.offset + i * index.stride[0]];
-            if p < 1 || p as usize > size {
-                return Err(error(
-                    M,
-                    format!("index {p} out of range (dimension {} has {size})", dim + 1),
-                ));
-            }
-            positions.push(p - 1);
-        }
-    }
-    let mut out = src.size.clone();
-    out[dim] = len;
-    let (rv, r) = result(lua, &a, 1, src.dtype, &out, &src, M)?;
-    if r.is_contiguous() {
-        ops::index_select(&r, &src, dim, &positions, M).map_err(|e| fail(M, e))?;
-    } else {
-        let dev = device_of_tensor(&src, M)?;
-        let tmp = ops::empty_like(&dev, src.dtype, &out).map_err(|e| fail(M, e))?;
-        ops::index_select(&tmp, &src, dim, &positions, M).map_err(|e| fail(M, e))?;
-        ops::copy_device(&r, &tmp, M).map_err(|e| fail(M, e))?;
-    }
+    ops::scan_dim(prod, &r, &src, dim, &name).map_err(|e| fail(&name, e))?;
     one(rv)
 }
 
@@ -398,30 +362,75 @@ fn fill_value(t: &Tensor, v: f64, method: &str) -> Result<()> {
     ops::pointwise("fill", t, None, None, None, v, 0.0, method).map_err(|e| fail(method, e))
 }
 
-/// Host draws from the generator of the tensor's device, copied up.
-fn random_fill(
-    a: &Args,
-    method: &str,
-    draw: impl Fn(&mut crate::torch::random::Generator) -> f64,
-) -> Result<MultiValue> {
+/// `x:name(args...)` for a random distribution (see `torch::methods::random`): drawn on the host
+/// from the generator of the tensor's device, as a host tensor would draw, then copied up.
+fn random_fill(a: &Args, method: &str) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
-    if t.numel() == 0 {
-        return receiver(a);
-    }
     let ordinal = t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
     let host = args::lift_in(method, Tensor::zeros(t.dtype, &t.size))?;
-    let s = args::lift_in(method, host.storage_checked())?.clone();
-    with_generator(ordinal, |g| {
-        dispatch!(t.dtype, T => {
-            // SAFETY: a fresh host storage owned here.
-            for x in unsafe { s.as_mut_slice::<T>() } {
-                *x = T::from_f64(draw(g));
-            }
-        })
-    })
-    .map_err(lerr)?;
-    ops::copy_from_host(&t, &host, method).map_err(|e| fail(method, e))?;
+    with_generator(ordinal, |g| random::fill_like_method(method, &host, g, a, 2)).map_err(lerr)??;
+    if t.numel() > 0 {
+        ops::copy_from_host(&t, &host, method).map_err(|e| fail(method, e))?;
+    }
     receiver(a)
+}
+
+/// `randperm(res, n)`: res resized to n and filled with 1..n shuffled by the generator of its
+/// device.
+fn randperm(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "randperm";
+    let n = int_arg(&a, 2, M)?;
+    if n <= 0 {
+        return Err(error(M, "n must be strictly positive"));
+    }
+    let like = tensor_arg(&a, 1, M)?;
+    let ordinal = like.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
+    let values: Vec<i64> = with_generator(ordinal, |g| g.randperm(n as usize))
+        .map_err(lerr)?
+        .into_iter()
+        .map(|v| v + 1)
+        .collect();
+    let (rv, r) = result(lua, &a, 1, like.dtype, &[n as usize], &like, M)?;
+    ops::copy_from_host(&r, &host_vector(&values, M)?, M).map_err(|e| fail(M, e))?;
+    one(rv)
+}
+
+/// A host Long vector of `values`.
+fn host_vector(values: &[i64], method: &str) -> Result<Tensor> {
+    let storage = args::lift_in(method, Storage::from_slice(values))?;
+    Ok(Tensor {
+        dtype: DType::Long,
+        storage: Some(storage),
+        offset: 0,
+        size: vec![values.len()],
+        stride: vec![1],
+    })
+}
+
+/// `multinomial(res, probs, n [, replacement])`: categories drawn from each row of probs by the
+/// generator of its device, into res (nil: a new CudaLongTensor).
+fn multinomial(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "multinomial";
+    let probs = tensor_arg(&a, 2, M)?;
+    let host = ops::to_host(&probs, M).map_err(|e| fail(M, e))?;
+    let ordinal = probs.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
+    let (size, values) =
+        with_generator(ordinal, |g| random::multinomial_draws(g, &host, &a, 3, M)).map_err(lerr)??;
+    let (rv, r) = match arg(&a, 1) {
+        Value::Nil => {
+            let t = ops::empty_like(&*device_of_tensor(&probs, M)?, DType::Long, &size).map_err(|e| fail(M, e))?;
+            (Cuda::push_tensor(lua, t.clone())?, t)
+        }
+        _ => result(lua, &a, 1, DType::Long, &size, &probs, M)?,
+    };
+    let flat = host_vector(&values, M)?;
+    let host = Tensor {
+        size: size.clone(),
+        stride: crate::torch::layout::contiguous_strides(&size),
+        ..flat
+    };
+    ops::copy_from_host(&r, &host, M).map_err(|e| fail(M, e))?;
+    one(rv)
 }
 
 /// `t[k]`: an element (a number) or a view, as for host tensors; masks are not supported.
@@ -658,18 +667,19 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
     })?;
     add(lua, tensor, "getDevice", get_device)?;
     add(lua, tensor, "dot", dot)?;
-    add(lua, tensor, "uniform", |_, a| {
-        let (lo, hi) = (opt_number(&a, 2, "uniform", 0.0)?, opt_number(&a, 3, "uniform", 1.0)?);
-        random_fill(&a, "uniform", |g| g.uniform(lo, hi))
-    })?;
-    add(lua, tensor, "normal", |_, a| {
-        let (mean, std) = (opt_number(&a, 2, "normal", 0.0)?, opt_number(&a, 3, "normal", 1.0)?);
-        random_fill(&a, "normal", |g| g.normal(mean, std))
-    })?;
-    add(lua, tensor, "bernoulli", |_, a| {
-        let p = opt_number(&a, 2, "bernoulli", 0.5)?;
-        random_fill(&a, "bernoulli", |g| if g.bernoulli(p) { 1.0 } else { 0.0 })
-    })?;
+    for name in [
+        "uniform",
+        "normal",
+        "bernoulli",
+        "cauchy",
+        "logNormal",
+        "exponential",
+        "geometric",
+        "random",
+    ] {
+        tensor.raw_set(name, lua.create_function(move |_, a: Args| random_fill(&a, name))?)?;
+    }
+    super::gather::install(lua, tensor)?;
     add(lua, internal, "tensorIndex", tensor_index)?;
     add(lua, internal, "tensorNewIndex", tensor_newindex)?;
     add(lua, internal, "tostring", tostring)?;
@@ -681,7 +691,9 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
     add(lua, internal, "argReduceDim", arg_reduce_dim)?;
     add(lua, internal, "gemm", gemm)?;
     add(lua, internal, "bgemm", bgemm)?;
-    add(lua, internal, "indexSelect", index_select)?;
+    add(lua, internal, "scanDim", scan_dim)?;
+    add(lua, internal, "randperm", randperm)?;
+    add(lua, internal, "multinomial", multinomial)?;
     add(lua, internal, "bgemmSum", bgemm_sum)?;
     add(lua, internal, "gemv", gemv)?;
     add(lua, internal, "ger", ger)?;

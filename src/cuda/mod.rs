@@ -13,6 +13,7 @@
 pub mod blas;
 pub mod device;
 pub mod family;
+pub mod gather;
 pub mod ffi;
 pub mod ipc;
 pub mod kernels;

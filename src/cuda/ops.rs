@@ -16,7 +16,7 @@ use crate::torch::methods::copy::copy_into;
 use crate::torch::storage::Storage;
 
 /// The kernels' name for an element type.
-fn suffix(d: DType) -> Result<&'static str, String> {
+pub(super) fn suffix(d: DType) -> Result<&'static str, String> {
     match d {
         DType::Float => Ok(TYPES[0].0),
         DType::Double => Ok(TYPES[1].0),
@@ -63,7 +63,7 @@ fn storage(t: &Tensor, method: &str) -> Result<Storage, String> {
 }
 
 /// Address of a tensor's first element (0 for a tensor with no element).
-fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
+pub(super) fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
     if t.numel() == 0 {
         return Ok(0);
     }
@@ -71,7 +71,7 @@ fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
 }
 
 /// The device the tensors are on (they must all be on one), opened and bound.
-fn common_device(ts: &[&Tensor], method: &str) -> Result<Arc<Device>, String> {
+pub(super) fn common_device(ts: &[&Tensor], method: &str) -> Result<Arc<Device>, String> {
     let mut device = None;
     for t in ts {
         if let Some(s) = &t.storage
@@ -170,43 +170,6 @@ pub fn pointwise(
         // storage, so the kernel touches only their elements.
         unsafe { kernels::launch(&dev, &name, grid, &mut params) }.map_err(|e| format!("{method}: {e}"))
     })
-}
-
-/// `r` (contiguous, `src`'s sizes but `idx.len()` along `dim`) = the slices of `src` along `dim`
-/// at the 0-based positions `idx` (indexSelect).
-pub fn index_select(r: &Tensor, src: &Tensor, dim: usize, idx: &[i64], method: &str) -> Result<(), String> {
-    let n = r.numel();
-    if n == 0 {
-        return Ok(());
-    }
-    let dev = common_device(&[r, src], method)?;
-    let a = contiguous(src, method)?;
-    let positions = Storage::from_slice(idx)?;
-    let on_device = memory::alloc(&dev, DType::Long, idx.len())?;
-    // SAFETY: the host storage holds idx.len() longs.
-    unsafe { memory::upload_raw(&on_device, 0, positions.data_ptr(), idx.len(), method)? };
-    let (mut pr, mut pa) = (addr(r, method)?, addr(&a, method)?);
-    let mut pi = memory::addr_of(&on_device, 0)?;
-    let mut count = n as i64;
-    let mut k = idx.len() as i64;
-    let mut s = src.size[dim] as i64;
-    let mut inner = src.size[dim + 1..].iter().product::<usize>() as i64;
-    let name = format!("isel_{}", suffix(r.dtype)?);
-    let mut params = [
-        param(&mut count),
-        param(&mut pr),
-        param(&mut pa),
-        param(&mut pi),
-        param(&mut k),
-        param(&mut s),
-        param(&mut inner),
-    ];
-    // SAFETY: the parameters match isel_*; r and a are contiguous with the sizes the kernel
-    // assumes, and every index is below src's size along dim (the caller checked).
-    unsafe { kernels::launch(&dev, &name, kernels::grid_for(n, 8192), &mut params) }
-        .map_err(|e| format!("{method}: {e}"))?;
-    // The positions' memory is freed when this returns: the kernel must be done with it.
-    dev.synchronize()
 }
 
 /// `r = a` elementwise between element types (same element count).
@@ -532,6 +495,39 @@ pub fn arg_reduce_dim(
     ];
     // SAFETY: parameters as arg_dim*; the views are checked against their storages.
     unsafe { launch_along(&dev, "arg", t.dtype, r, nout, rs, &mut params, method) }
+}
+
+/// Inclusive sums (`prod` false) or products of `t` along `dim` into `out` (of `t`'s sizes),
+/// accumulated in double for floating types as the reductions are.
+pub fn scan_dim(prod: bool, out: &Tensor, t: &Tensor, dim: usize, method: &str) -> Result<(), String> {
+    if out.size != t.size || out.dtype != t.dtype {
+        return Err(format!("{method}: internal error: result of the wrong size or type"));
+    }
+    let r = t.size[dim];
+    let nout = if r == 0 { 0 } else { t.numel() / r };
+    if nout == 0 {
+        return Ok(());
+    }
+    let dev = common_device(&[t, out], method)?;
+    let mut gin = Geo::without(t, dim).map_err(|e| format!("{method}: {e}"))?;
+    let mut gr = Geo::without(out, dim).map_err(|e| format!("{method}: {e}"))?;
+    let (mut pa, mut pr) = (addr(t, method)?, addr(out, method)?);
+    let (mut op, mut n_out, mut n_red) = (prod as i32, nout as i64, r as i64);
+    let (mut rs, mut rsr) = (t.stride[dim] as i64, out.stride[dim] as i64);
+    let mut params = [
+        param(&mut op),
+        param(&mut n_out),
+        param(&mut n_red),
+        param(&mut pa),
+        param(&mut gin),
+        param(&mut rs),
+        param(&mut pr),
+        param(&mut gr),
+        param(&mut rsr),
+    ];
+    // SAFETY: parameters as scan_dim*; both views are checked against their storages, and a
+    // lane's elements are read before they are written when out is t.
+    unsafe { launch_along(&dev, "scan", t.dtype, r, nout, rs, &mut params, method) }
 }
 
 /// Whether any element of an integer tensor is zero (before dividing by it).

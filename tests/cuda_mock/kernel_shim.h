@@ -21,3 +21,9 @@ static inline double __longlong_as_double(long long v) {
    memcpy(&d, &v, sizeof d);
    return d;
 }
+// The mock runs one thread at a time (switching only at barriers): a plain add is atomic.
+template <class T> static inline T atomicAdd(T *p, T x) {
+   T old = *p;
+   *p = old + x;
+   return old;
+}

@@ -125,9 +125,14 @@ template <class T> static void call_arg(void *f, void **p) {
                                                                        P(4, Geo), P(5, ll), P(6, T *), P(7, Geo),
                                                                        P(8, ll *), P(9, Geo));
 }
-template <class T> static void call_isel(void *f, void **p) {
-   ((void (*)(ll, T *, const T *, const ll *, ll, ll, ll))f)(P(0, ll), P(1, T *), P(2, T *), P(3, ll *), P(4, ll),
-                                                            P(5, ll), P(6, ll));
+template <class T> static void call_gs(void *f, void **p) {
+   ((void (*)(int, ll, T *, Geo, ll, const T *, Geo, ll, const ll *, Geo, Geo, T))f)(
+      P(0, int), P(1, ll), P(2, T *), P(3, Geo), P(4, ll), P(5, T *), P(6, Geo), P(7, ll), P(8, ll *), P(9, Geo),
+      P(10, Geo), P(11, T));
+}
+template <class T> static void call_scan(void *f, void **p) {
+   ((void (*)(int, ll, ll, const T *, Geo, ll, T *, Geo, ll))f)(P(0, int), P(1, ll), P(2, ll), P(3, T *), P(4, Geo),
+                                                               P(5, ll), P(6, T *), P(7, Geo), P(8, ll));
 }
 template <class TO, class FROM> static void call_conv(void *f, void **p) {
    ((void (*)(ll, TO *, Geo, const FROM *, Geo))f)(P(0, ll), P(1, TO *), P(2, Geo), P(3, FROM *), P(4, Geo));
@@ -144,7 +149,7 @@ static bool starts(const std::string &s, const char *prefix) { return s.rfind(pr
 // The caller of a kernel, from its name (the kernels of kernels/source.rs).
 static Caller caller_of(const std::string &name, bool *barrier) {
    *barrier = starts(name, "red_part_") || starts(name, "red_fin_") || starts(name, "red_dimb_") ||
-              starts(name, "arg_dimb_");
+              starts(name, "arg_dimb_") || starts(name, "scan_dimb_");
    char t = name.empty() ? 0 : name.back();
 #define BY_TYPE(tmpl) (t == 'f' ? (Caller)tmpl<float> : t == 'd' ? (Caller)tmpl<double> : (Caller)tmpl<ll>)
    if (starts(name, "pw_")) return BY_TYPE(call_pw);
@@ -155,7 +160,8 @@ static Caller caller_of(const std::string &name, bool *barrier) {
    if (starts(name, "red_fin_")) return t == 'l' ? (Caller)call_fin<ll> : (Caller)call_fin<double>;
    if (starts(name, "red_dim")) return BY_TYPE(call_dim);
    if (starts(name, "arg_dim")) return BY_TYPE(call_arg);
-   if (starts(name, "isel_")) return BY_TYPE(call_isel);
+   if (starts(name, "gs_")) return BY_TYPE(call_gs);
+   if (starts(name, "scan_dim")) return BY_TYPE(call_scan);
    if (starts(name, "conv_") && name.size() == 8) {
       char to = name[5], from = name[7];
 #define CONV(a, A, b, B)                                                                                               \

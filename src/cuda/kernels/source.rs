@@ -71,6 +71,10 @@ template <typename T> __device__ __forceinline__ T f_sigmoid(T x) { return (T)1 
 template <typename T> __device__ __forceinline__ T f_frac(T x) { return x - trunc(x); }
 template <typename T> __device__ __forceinline__ T big(T a, T b) { return a > b ? a : b; }
 template <typename T> __device__ __forceinline__ T small(T a, T b) { return a < b ? a : b; }
+// Atomic additions (for scatterAdd and indexAdd, whose positions may repeat).
+__device__ __forceinline__ void add_at(float* p, float x) { atomicAdd(p, x); }
+__device__ __forceinline__ void add_at(double* p, double x) { atomicAdd(p, x); }
+__device__ __forceinline__ void add_at(ll* p, ll x) { atomicAdd((unsigned long long*)p, (unsigned long long)x); }
 // Max/min that keep the first NaN (Torch's rule: NaN beats every number).
 template <typename T> __device__ __forceinline__ bool beats_max(T a, T b) { return a > b || (a != a && b == b); }
 template <typename T> __device__ __forceinline__ bool beats_min(T a, T b) { return a < b || (a != a && b == b); }
@@ -94,13 +98,72 @@ extern "C" __global__ void pw_S(int op, ll n, T* r, Geo gr, const T* a, Geo ga, 
   }
 }
 
-// indexSelect of contiguous tensors seen as [outer, S, inner] -> [outer, K, inner]: r[o][k][i] =
-// a[o][idx[k]][i], idx 0-based and checked by the caller.
-extern "C" __global__ void isel_S(ll n, T* r, const T* a, const ll* idx, ll K, ll S, ll inner) {
+// Moves by positions (1-based, checked by the caller), over the n elements of the index's shape;
+// each operand's geometry is its view over that shape. Along a dimension, where gr or ga has
+// stride 0 along it and sr or sa is the stride the position moves by:
+//   0 gather:   r[off(gr, i)] = a[off(ga, i) + (p - 1) * sa]
+//   1 scatter:  r[off(gr, i) + (p - 1) * sr] = a[off(ga, i)]
+//   2 scatter, adding (atomically: positions may repeat)
+//   3 scatter v
+// By flat positions into a tensor's logical order (gx, its whole geometry):
+//   4 take:     r[off(gr, i)] = a[off(gx, p - 1)]
+//   5 put:      r[off(gx, p - 1)] = a[off(ga, i)]
+extern "C" __global__ void gs_S(int mode, ll n, T* r, Geo gr, ll sr, const T* a, Geo ga, ll sa,
+                                const ll* idx, Geo gi, Geo gx, T v) {
   GRID_LOOP(i, n) {
-    ll in = i % inner;
-    ll q = i / inner;
-    r[i] = a[((q / K) * S + idx[q % K]) * inner + in];
+    ll p = idx[off(gi, i)] - 1;
+    switch (mode) {
+      case 0: r[off(gr, i)] = a[off(ga, i) + p * sa]; break;
+      case 1: r[off(gr, i) + p * sr] = a[off(ga, i)]; break;
+      case 2: add_at(r + off(gr, i) + p * sr, a[off(ga, i)]); break;
+      case 3: r[off(gr, i) + p * sr] = v; break;
+      case 4: r[off(gr, i)] = a[off(gx, p)]; break;
+      case 5: r[off(gx, p)] = a[off(ga, i)]; break;
+    }
+  }
+}
+
+// Inclusive scans along a dimension (op 0: sums, 1: products), accumulated in A: lane j has R
+// elements as apart from a + off(gin, j) and is written rsr apart from r + off(gr, j). A thread
+// per lane (many short lanes) ...
+extern "C" __global__ void scan_dimt_S(int op, ll nout, ll R, const T* a, Geo gin, ll as, T* r, Geo gr, ll rsr) {
+  GRID_LOOP(j, nout) {
+    const T* src = a + off(gin, j);
+    T* dst = r + off(gr, j);
+    A acc = op ? (A)1 : (A)0;
+    for (ll k = 0; k < R; ++k) {
+      A x = (A)src[k * as];
+      acc = op ? acc * x : acc + x;
+      dst[k * rsr] = (T)acc;
+    }
+  }
+}
+
+// ... or a block per lane (long ones): chunks of BLOCK scanned in shared memory, each carrying
+// the total of the chunks before it.
+extern "C" __global__ void scan_dimb_S(int op, ll nout, ll R, const T* a, Geo gin, ll as, T* r, Geo gr, ll rsr) {
+  __shared__ A sh[BLOCK];
+  A unit = op ? (A)1 : (A)0;
+  for (ll j = blockIdx.x; j < nout; j += gridDim.x) {
+    const T* src = a + off(gin, j);
+    T* dst = r + off(gr, j);
+    A carry = unit;
+    for (ll base = 0; base < R; base += BLOCK) {
+      ll k = base + threadIdx.x;
+      sh[threadIdx.x] = k < R ? (A)src[k * as] : unit;
+      __syncthreads();
+      for (int s = 1; s < BLOCK; s <<= 1) {
+        A before = threadIdx.x >= s ? sh[threadIdx.x - s] : unit;
+        __syncthreads();
+        sh[threadIdx.x] = op ? sh[threadIdx.x] * before : sh[threadIdx.x] + before;
+        __syncthreads();
+      }
+      A mine = op ? carry * sh[threadIdx.x] : carry + sh[threadIdx.x];
+      if (k < R) dst[k * rsr] = (T)mine;
+      A chunk = sh[BLOCK - 1];
+      __syncthreads();
+      carry = op ? carry * chunk : carry + chunk;
+    }
   }
 }
 
@@ -295,6 +358,32 @@ pub const POINTWISE: &[Pointwise] = &[
     pw("eq", "x == y", Some("x == y")),
     pw("ne", "x != y", Some("x != y")),
     pw("masked_fill", "y != 0 ? v : x", Some("y != 0 ? v : x")),
+    // By position: `i` is the element's place in logical order, `n` the element count.
+    // Triangles of a matrix with w columns, from diagonal v (0 the main one, above it positive).
+    pw(
+        "tril",
+        "(i % (ll)w) - (i / (ll)w) <= (ll)v ? x : (T)0",
+        Some("(i % w) - (i / w) <= v ? x : 0"),
+    ),
+    pw(
+        "triu",
+        "(i % (ll)w) - (i / (ll)w) >= (ll)v ? x : (T)0",
+        Some("(i % w) - (i / w) >= v ? x : 0"),
+    ),
+    // v, v + w, v + 2w, ... (range).
+    pw("arange", "v + (T)i * w", Some("v + i * w")),
+    // n points from v to w, as the host computes them in the element type; logspace is 10 to
+    // the power of each.
+    pw(
+        "linspace",
+        "n == 1 ? v : v + (T)i * (w - v) / (T)(n - 1)",
+        None,
+    ),
+    pw(
+        "logspace",
+        "(T)pow(10.0, (double)(n == 1 ? v : v + (T)i * (w - v) / (T)(n - 1)))",
+        None,
+    ),
     // Functions of one element.
     pw("neg", "-x", Some("(ll)(0ULL - (unsigned long long)x)")),
     pw("abs", "fabs(x)", Some("l_abs(x)")),
@@ -483,7 +572,8 @@ pub fn kernel_names() -> Vec<String> {
     let mut names = Vec::new();
     for (suffix, _, _) in TYPES {
         for k in [
-            "pw", "pwc", "red_part", "red_fin", "red_dimt", "red_dimb", "arg_dimt", "arg_dimb",
+            "pw", "pwc", "gs", "scan_dimt", "scan_dimb", "red_part", "red_fin", "red_dimt", "red_dimb", "arg_dimt",
+            "arg_dimb",
         ] {
             names.push(format!("{k}_{suffix}"));
         }

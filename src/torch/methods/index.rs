@@ -418,7 +418,7 @@ fn for_each_line<const N: usize>(
 }
 
 /// Sizes must agree except along `dim`.
-fn check_same_except(
+pub(crate) fn check_same_except(
     t: &Tensor,
     what: &str,
     reference: &Tensor,
@@ -576,7 +576,7 @@ fn scatter_impl(a: &Args, method: &str, add: bool) -> Result<MultiValue> {
 }
 
 /// 1-based coordinates of the non-zero elements of `t`, in logical order, as an N x dim list.
-fn nonzero_coords<T: Element>(t: &Tensor, method: &str) -> Result<(usize, Vec<i64>)> {
+pub(crate) fn nonzero_coords<T: Element>(t: &Tensor, method: &str) -> Result<(usize, Vec<i64>)> {
     let p = ptr::<T>(t, method)?;
     let nd = t.dim();
     let mut coords = vec![0usize; nd];

@@ -251,6 +251,13 @@ fn fill_dist(lua: &Lua, a: &Args, dist: Dist) -> Result<MultiValue> {
         no_more(a, pos + 1, method)?;
         return bernoulli_tensor(&t, &g, &p, a);
     }
+    draw_dist(&t, &mut g.borrow_mut(), dist, a, pos)?;
+    receiver(a)
+}
+
+/// Fills `t` with draws of `dist` from `g`, its parameters at `pos..` of `a`.
+fn draw_dist(t: &Tensor, g: &mut Generator, dist: Dist, a: &Args, pos: usize) -> Result<()> {
+    let method = dist.name();
     let mut p = dist.params(a, pos, method)?;
     if dist.continuous() && t.dtype == DType::Float {
         for v in p.iter_mut() {
@@ -258,13 +265,35 @@ fn fill_dist(lua: &Lua, a: &Args, dist: Dist) -> Result<MultiValue> {
         }
     }
     dist.check(&p).map_err(|m| error(method, m))?;
-    let mut g = g.borrow_mut();
     if dist == Dist::Geometric {
-        fill_int(&t, method, || i64::from(g.geometric(p[0])))?;
+        fill_int(t, method, || i64::from(g.geometric(p[0])))
     } else {
-        fill_real(&t, method, || dist.draw(&mut g, &p))?;
+        fill_real(t, method, || dist.draw(g, &p))
     }
-    receiver(a)
+}
+
+/// Fills the host tensor `t` as `t:name(...)` does with the arguments at `pos..` of `a` (no
+/// generator among them), drawing from `g`: tensors of other families (a GPU's, with its own
+/// generator) draw through this, so that every family draws as the host does.
+pub(crate) fn fill_like_method(name: &str, t: &Tensor, g: &mut Generator, a: &Args, pos: usize) -> Result<()> {
+    let dist = match name {
+        "random" => {
+            let b = bounds(a, pos, name)?;
+            return fill_bounded(t, g, b, name);
+        }
+        "uniform" => Dist::Uniform,
+        "normal" => Dist::Normal,
+        "cauchy" => Dist::Cauchy,
+        "logNormal" => Dist::LogNormal,
+        "exponential" => Dist::Exponential,
+        "geometric" => Dist::Geometric,
+        "bernoulli" => Dist::Bernoulli,
+        _ => return Err(error(name, "internal error: not a distribution")),
+    };
+    if dist.continuous() {
+        floating_only(t.dtype, name)?;
+    }
+    draw_dist(t, g, dist, a, pos)
 }
 
 /// `x:bernoulli([gen,] probs)`: one draw per element with that element's probability.
@@ -358,16 +387,19 @@ fn fill_random(lua: &Lua, a: &Args) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let (g, pos) = generator_at(lua, a, 2);
     let b = bounds(a, pos, method)?;
-    let mut g = g.borrow_mut();
+    fill_bounded(&t, &mut g.borrow_mut(), b, method)?;
+    receiver(a)
+}
+
+fn fill_bounded(t: &Tensor, g: &mut Generator, b: Bounds, method: &str) -> Result<()> {
     match b {
         Bounds::Full => {
             let m = full_modulus(t.dtype);
-            fill_int(&t, method, || (g.random() % m) as i64)?
+            fill_int(t, method, || (g.random() % m) as i64)
         }
-        Bounds::UpTo(n) => fill_int(&t, method, || (g.random() % n as u64 + 1) as i64)?,
-        Bounds::Between(lo, hi) => fill_int(&t, method, || in_range(g.random(), lo, hi))?,
+        Bounds::UpTo(n) => fill_int(t, method, || (g.random() % n as u64 + 1) as i64),
+        Bounds::Between(lo, hi) => fill_int(t, method, || in_range(g.random(), lo, hi)),
     }
-    receiver(a)
 }
 
 fn scalar_random(lua: &Lua, a: &Args) -> Result<MultiValue> {
@@ -500,8 +532,29 @@ fn multinomial(lua: &Lua, a: &Args, method: &str) -> Result<MultiValue> {
     };
     let (g, pos) = generator_at(lua, a, pos);
     let probs = tensor_arg(a, pos, method)?;
-    let n = number_arg(a, pos + 1, method)? as i32;
-    let replacement = match arg(a, pos + 2) {
+    let (size, out) = multinomial_draws(&mut g.borrow_mut(), &probs, a, pos + 1, method)?;
+    let mut res = result.unwrap_or_else(|| Tensor::empty(DType::Long));
+    args::lift_in(method, construct::resize(&mut res, &size))?;
+    let mut it = out.into_iter();
+    fill_int(&res, method, || it.next().unwrap_or(0))?;
+    if has_result {
+        set_view(arg(a, 1), res)?;
+        return receiver(a);
+    }
+    one(push_tensor(lua, res)?)
+}
+
+/// The draws of `multinomial` from the host tensor `probs`, with `n [, replacement]` at `pos..`
+/// of `a`: the result's size and its 1-based categories in row-major order.
+pub(crate) fn multinomial_draws(
+    g: &mut Generator,
+    probs: &Tensor,
+    a: &Args,
+    pos: usize,
+    method: &str,
+) -> Result<(Vec<usize>, Vec<i64>)> {
+    let n = number_arg(a, pos, method)? as i32;
+    let replacement = match arg(a, pos + 1) {
         Value::Nil => false,
         Value::Boolean(b) => *b,
         v => {
@@ -509,13 +562,13 @@ fn multinomial(lua: &Lua, a: &Args, method: &str) -> Result<MultiValue> {
                 method,
                 format!(
                     "bad argument #{} (boolean expected, got {})",
-                    pos + 2,
+                    pos + 1,
                     args::type_name(v)
                 ),
             ));
         }
     };
-    no_more(a, pos + 3, method)?;
+    no_more(a, pos + 2, method)?;
     if probs.dim() != 1 && probs.dim() != 2 {
         return Err(error(method, "prob_dist must be 1 or 2 dim"));
     }
@@ -528,25 +581,17 @@ fn multinomial(lua: &Lua, a: &Args, method: &str) -> Result<MultiValue> {
     } else {
         (probs.size[0], probs.size[1])
     };
-    let values = values_of(&probs, method)?;
+    let values = values_of(probs, method)?;
     let mut out = vec![0i64; rows * n];
-    {
-        let mut g = g.borrow_mut();
-        for (row, dst) in out.chunks_mut(n).enumerate() {
-            g.multinomial_row(&values[row * cols..(row + 1) * cols], replacement, dst)
-                .map_err(|m| error(method, m))?;
-        }
+    for (row, dst) in out.chunks_mut(n).enumerate() {
+        g.multinomial_row(&values[row * cols..(row + 1) * cols], replacement, dst)
+            .map_err(|m| error(method, m))?;
+    }
+    for v in out.iter_mut() {
+        *v += 1;
     }
     let size: Vec<usize> = if probs.dim() == 1 { vec![n] } else { vec![rows, n] };
-    let mut res = result.unwrap_or_else(|| Tensor::empty(DType::Long));
-    args::lift_in(method, construct::resize(&mut res, &size))?;
-    let mut it = out.into_iter();
-    fill_int(&res, method, || it.next().unwrap_or(0) + 1)?;
-    if has_result {
-        set_view(arg(a, 1), res)?;
-        return receiver(a);
-    }
-    one(push_tensor(lua, res)?)
+    Ok((size, out))
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -1,0 +1,622 @@
+//! Moving elements by position on the device: along a dimension (`index`, `indexCopy`,
+//! `indexAdd`, `indexFill`, `gather`, `scatter`, `scatterAdd`) and by mask (`maskedSelect`,
+//! `maskedCopy`, `nonzero`), with the host tensors' argument forms and checks.
+//!
+//! One kernel (`gs_*`, see kernels/source.rs) does every move: the positions are a device Long
+//! tensor walked over the shape of the work, and each operand is a view of its memory over that
+//! shape. The index operations are gather and scatter with a vector of positions seen as
+//! expanded over the shape (stride 0 but along the dimension), so any layout of any operand works
+//! without a copy first.
+//!
+//! Positions are checked on the device (their least and greatest) before anything moves. Masks
+//! are read back to the host once, to count and place the selected elements; the elements
+//! themselves stay on the device.
+
+use std::ffi::c_void;
+
+use mlua::{Lua, MultiValue, Result, Table, Value};
+
+use super::device::Device;
+use super::family::Cuda;
+use super::kernels::{self, Geo, param};
+use super::methods::{device_of_tensor, fail, result, tensor_arg};
+use super::ops;
+use crate::dispatch;
+use crate::torch::args::{Args, arg, dim_arg, error, number, number_arg, type_name};
+use crate::torch::dtype::{DType, Element};
+use crate::torch::family::Family;
+use crate::torch::layout::{Tensor, contiguous_strides};
+use crate::torch::methods::copy::clone_tensor;
+use crate::torch::methods::index::{check_same_except, nonzero_coords};
+use crate::torch::methods::{add, one, receiver};
+use crate::torch::storage::Storage;
+use crate::torch::userdata::tensor_of;
+
+/// What `gs_*` does with each position (the kernel's `mode`).
+#[derive(Clone, Copy)]
+enum Mode {
+    Gather = 0,
+    Scatter = 1,
+    ScatterAdd = 2,
+    ScatterFill = 3,
+    Take = 4,
+    Put = 5,
+}
+
+/// One launch of `gs_*`: `r` and `a` are the written and read tensors (their first elements are
+/// the bases), each geometry a view over the work's shape.
+struct Move<'a> {
+    mode: Mode,
+    r: &'a Tensor,
+    gr: Geo,
+    sr: usize,
+    a: Option<&'a Tensor>,
+    ga: Geo,
+    sa: usize,
+    idx: &'a Tensor,
+    gi: Geo,
+    gx: Geo,
+    v: f64,
+}
+
+impl Move<'_> {
+    fn run(self, n: usize, method: &str) -> std::result::Result<(), String> {
+        if n == 0 {
+            return Ok(());
+        }
+        let mut tensors = vec![self.r, self.idx];
+        tensors.extend(self.a);
+        let dev = ops::common_device(&tensors, method)?;
+        let mut pa = match self.a {
+            Some(a) => ops::addr(a, method)?,
+            None => 0,
+        };
+        let (mut pr, mut pi) = (ops::addr(self.r, method)?, ops::addr(self.idx, method)?);
+        let (mut mode, mut count) = (self.mode as i32, n as i64);
+        let (mut sr, mut sa) = (self.sr as i64, self.sa as i64);
+        let (mut gr, mut ga, mut gi, mut gx) = (self.gr, self.ga, self.gi, self.gx);
+        let name = format!("gs_{}", ops::suffix(self.r.dtype)?);
+        dispatch!(self.r.dtype, T => {
+            let mut v = T::from_f64(self.v);
+            let mut params: [*mut c_void; 12] = [
+                param(&mut mode), param(&mut count), param(&mut pr), param(&mut gr), param(&mut sr),
+                param(&mut pa), param(&mut ga), param(&mut sa), param(&mut pi), param(&mut gi),
+                param(&mut gx), param(&mut v),
+            ];
+            // SAFETY: the parameters match gs_*; every view was checked against its storage and
+            // every position against the dimension (or element count) it moves along, so the
+            // kernel touches only the tensors' elements.
+            unsafe { kernels::launch(&dev, &name, kernels::grid_for(n, 8192), &mut params) }
+                .map_err(|e| format!("{method}: {e}"))?;
+        });
+        // The positions may be a temporary freed when this returns: the kernel must be done.
+        dev.synchronize()
+    }
+}
+
+/// The view of `t`'s memory over `shape` (as many dimensions), with stride 0 along `dim`.
+fn over(shape: &[usize], t: &Tensor, dim: Option<usize>) -> std::result::Result<Geo, String> {
+    let mut stride = t.stride.clone();
+    if let Some(d) = dim {
+        stride[d] = 0;
+    }
+    Geo::new(shape, &stride)
+}
+
+/// A vector of positions seen over `shape`: its elements along `dim`, repeated elsewhere.
+fn expanded(shape: &[usize], idx: &Tensor, dim: usize) -> std::result::Result<Geo, String> {
+    let mut stride = vec![0; shape.len()];
+    stride[dim] = idx.stride.first().copied().unwrap_or(0);
+    Geo::new(shape, &stride)
+}
+
+/// Positions at `pos`: a CudaLongTensor as it is, or a LongTensor copied to `dev`.
+fn positions(a: &Args, pos: usize, dev: &Device, method: &str) -> Result<Tensor> {
+    let v = arg(a, pos);
+    if let Some(t) = Cuda::tensor_of(v).filter(|t| t.dtype == DType::Long) {
+        return Ok(t);
+    }
+    if let Some(t) = tensor_of(v).filter(|t| t.dtype == DType::Long) {
+        return upload(&t, dev, method);
+    }
+    Err(error(
+        method,
+        format!(
+            "bad argument #{pos} (the index must be a torch.LongTensor or torch.CudaLongTensor, got {})",
+            type_name(v)
+        ),
+    ))
+}
+
+/// A device copy of a host tensor (no storage when it has no element).
+fn upload(t: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
+    if t.numel() == 0 {
+        return Ok(Tensor::empty(t.dtype));
+    }
+    let d = ops::empty_like(dev, t.dtype, &t.size).map_err(|e| fail(method, e))?;
+    ops::copy_from_host(&d, t, method).map_err(|e| fail(method, e))?;
+    Ok(d)
+}
+
+/// Every position in `idx` must be within 1..=size (checked on the device).
+fn check_positions(idx: &Tensor, size: usize, dim: usize, method: &str) -> Result<()> {
+    if idx.numel() == 0 {
+        return Ok(());
+    }
+    let lo = ops::reduce_all("min", idx, 0.0, method).map_err(|e| fail(method, e))?;
+    let hi = ops::reduce_all("max", idx, 0.0, method).map_err(|e| fail(method, e))?;
+    let bad = if lo < 1.0 {
+        lo
+    } else if hi > size as f64 {
+        hi
+    } else {
+        return Ok(());
+    };
+    Err(error(
+        method,
+        format!("index {} out of range for dimension {} of size {size}", bad as i64, dim + 1),
+    ))
+}
+
+/// A vector of positions within dimension `dim` of `t`.
+fn position_vector(a: &Args, pos: usize, t: &Tensor, dim: usize, method: &str) -> Result<Tensor> {
+    let idx = positions(a, pos, &*device_of_tensor(t, method)?, method)?;
+    if idx.dim() > 1 {
+        return Err(error(
+            method,
+            format!("the index must be a vector (got a {}D tensor)", idx.dim()),
+        ));
+    }
+    check_positions(&idx, t.size[dim], dim, method)?;
+    Ok(idx)
+}
+
+/// A device tensor of `dtype` at `pos` (what is moved in or out).
+fn same_type(a: &Args, pos: usize, dtype: DType, method: &str) -> Result<Tensor> {
+    let t = tensor_arg(a, pos, method)?;
+    if t.dtype != dtype {
+        return Err(error(
+            method,
+            format!(
+                "bad argument #{pos} (source must be a {}, got {})",
+                ops::tensor_typename(dtype),
+                ops::tensor_typename(t.dtype)
+            ),
+        ));
+    }
+    Ok(t)
+}
+
+/// The forms `x:f(dim, ...)` (a new result) and `res:f(src, dim, ...)`: (source, result
+/// position or 0, position of dim).
+fn source_and_result(a: &Args, method: &str) -> Result<(Tensor, usize, usize)> {
+    match Cuda::tensor_of(arg(a, 2)) {
+        Some(src) => {
+            tensor_arg(a, 1, method)?;
+            Ok((src, 1, 3))
+        }
+        None => Ok((tensor_arg(a, 1, method)?, 0, 2)),
+    }
+}
+
+/// The result at `pos` of `dtype` and `size` (0: a new one, on the device of `on`).
+fn result_at(lua: &Lua, a: &Args, pos: usize, dtype: DType, size: &[usize], on: &Tensor, method: &str) -> Result<(Value, Tensor)> {
+    if pos > 0 {
+        return result(lua, a, pos, dtype, size, on, method);
+    }
+    let t = ops::empty_like(&*device_of_tensor(on, method)?, dtype, size).map_err(|e| fail(method, e))?;
+    Ok((Cuda::push_tensor(lua, t.clone())?, t))
+}
+
+/// A host Long tensor of `size` holding `values` in row-major order.
+fn host_longs(values: &[i64], size: &[usize]) -> Result<Tensor> {
+    Ok(Tensor {
+        dtype: DType::Long,
+        storage: Some(crate::torch::args::lift(Storage::from_slice(values))?),
+        offset: 0,
+        size: size.to_vec(),
+        stride: contiguous_strides(size),
+    })
+}
+
+/// `x:index(dim, positions)`, `res:index(src, dim, positions)`, `torch.index([res,] src, dim,
+/// positions)`: the slices of src along dim at the positions.
+fn index(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "index";
+    let (src, res, p) = source_and_result(&a, M)?;
+    let dim = dim_arg(&a, p, &src, M)?;
+    let idx = position_vector(&a, p + 1, &src, dim, M)?;
+    let mut shape = src.size.clone();
+    shape[dim] = idx.numel();
+    let (rv, r) = result_at(lua, &a, res, src.dtype, &shape, &src, M)?;
+    let work = Move {
+        mode: Mode::Gather,
+        r: &r,
+        gr: Geo::of(&r).map_err(|e| fail(M, e))?,
+        sr: 0,
+        a: Some(&src),
+        ga: over(&shape, &src, Some(dim)).map_err(|e| fail(M, e))?,
+        sa: src.stride[dim],
+        idx: &idx,
+        gi: expanded(&shape, &idx, dim).map_err(|e| fail(M, e))?,
+        gx: Geo::NONE,
+        v: 0.0,
+    };
+    work.run(r.numel(), M).map_err(|e| fail(M, e))?;
+    one(rv)
+}
+
+/// `src` as slices along `dim` shaped as `t`'s: itself when its other sizes are `t`'s, else a
+/// contiguous copy with `dim` first, viewed with `t`'s other sizes (Torch's indexCopy takes any
+/// source whose slices have as many elements as `t`'s, in their logical order).
+fn slices_like(src: &Tensor, t: &Tensor, dim: usize, method: &str) -> Result<Tensor> {
+    let same = src.dim() == t.dim() && (0..t.dim()).all(|d| d == dim || src.size[d] == t.size[d]);
+    if same {
+        return Ok(src.clone());
+    }
+    let mut moved = src.clone();
+    let (s, st) = (moved.size.remove(dim), moved.stride.remove(dim));
+    moved.size.insert(0, s);
+    moved.stride.insert(0, st);
+    let c = ops::contiguous(&moved, method).map_err(|e| fail(method, e))?;
+    let mut rest = t.size.clone();
+    rest.remove(dim);
+    rest.insert(0, s);
+    let mut stride = contiguous_strides(&rest);
+    let first = stride.remove(0);
+    stride.insert(dim, first);
+    let mut size = t.size.clone();
+    size[dim] = s;
+    Ok(Tensor { size, stride, ..c })
+}
+
+/// `x:indexCopy(dim, positions, src)` and `x:indexAdd(...)`: in place on x.
+fn index_copy(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
+    let t = tensor_arg(a, 1, method)?;
+    let src = same_type(a, 4, t.dtype, method)?;
+    let dim = dim_arg(a, 2, &t, method)?;
+    if dim >= src.dim() {
+        return Err(error(
+            method,
+            format!("dimension {} out of range of the {}D source", dim + 1, src.dim()),
+        ));
+    }
+    let idx = position_vector(a, 3, &t, dim, method)?;
+    if idx.numel() != src.size[dim] {
+        return Err(error(
+            method,
+            format!(
+                "number of indices ({}) should be equal to source:size({}) ({})",
+                idx.numel(),
+                dim + 1,
+                src.size[dim]
+            ),
+        ));
+    }
+    let per_slice = |x: &Tensor| if x.size[dim] == 0 { 0 } else { x.numel() / x.size[dim] };
+    if t.size[dim] > 0 && per_slice(&t) != per_slice(&src) {
+        return Err(error(
+            method,
+            format!(
+                "inconsistent tensor sizes: slices along dimension {} have {} elements in the tensor and {} in the source",
+                dim + 1,
+                per_slice(&t),
+                per_slice(&src)
+            ),
+        ));
+    }
+    let src = slices_like(&src, &t, dim, method)?;
+    let shape = src.size.clone();
+    let work = Move {
+        mode: if adding { Mode::ScatterAdd } else { Mode::Scatter },
+        r: &t,
+        gr: over(&shape, &t, Some(dim)).map_err(|e| fail(method, e))?,
+        sr: t.stride[dim],
+        a: Some(&src),
+        ga: Geo::of(&src).map_err(|e| fail(method, e))?,
+        sa: 0,
+        idx: &idx,
+        gi: expanded(&shape, &idx, dim).map_err(|e| fail(method, e))?,
+        gx: Geo::NONE,
+        v: 0.0,
+    };
+    work.run(src.numel(), method).map_err(|e| fail(method, e))?;
+    receiver(a)
+}
+
+/// `x:indexFill(dim, positions, v)`: in place on x.
+fn index_fill(_: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "indexFill";
+    let t = tensor_arg(&a, 1, M)?;
+    let dim = dim_arg(&a, 2, &t, M)?;
+    let idx = position_vector(&a, 3, &t, dim, M)?;
+    let v = number_arg(&a, 4, M)?;
+    let mut shape = t.size.clone();
+    shape[dim] = idx.numel();
+    let work = Move {
+        mode: Mode::ScatterFill,
+        r: &t,
+        gr: over(&shape, &t, Some(dim)).map_err(|e| fail(M, e))?,
+        sr: t.stride[dim],
+        a: None,
+        ga: Geo::NONE,
+        sa: 0,
+        idx: &idx,
+        gi: expanded(&shape, &idx, dim).map_err(|e| fail(M, e))?,
+        gx: Geo::NONE,
+        v,
+    };
+    work.run(shape.iter().product(), M).map_err(|e| fail(M, e))?;
+    receiver(&a)
+}
+
+/// Positions of any shape at `pos`, with as many dimensions as `like` and within its `dim`.
+fn position_tensor(a: &Args, pos: usize, like: &Tensor, what: &str, dim: usize, method: &str) -> Result<Tensor> {
+    let idx = positions(a, pos, &*device_of_tensor(like, method)?, method)?;
+    check_same_except(&idx, "the index", like, what, dim, method)?;
+    check_positions(&idx, like.size[dim], dim, method)?;
+    Ok(idx)
+}
+
+/// `x:gather(dim, positions)` (a new tensor of the positions' sizes), `res:gather(src, dim,
+/// positions)`, `torch.gather([res,] src, dim, positions)`.
+fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "gather";
+    let (src, res, p) = source_and_result(&a, M)?;
+    let dim = dim_arg(&a, p, &src, M)?;
+    let idx = position_tensor(&a, p + 1, &src, "the source", dim, M)?;
+    let shape = idx.size.clone();
+    let (rv, r) = result_at(lua, &a, res, src.dtype, &shape, &src, M)?;
+    let work = Move {
+        mode: Mode::Gather,
+        r: &r,
+        gr: Geo::of(&r).map_err(|e| fail(M, e))?,
+        sr: 0,
+        a: Some(&src),
+        ga: over(&shape, &src, Some(dim)).map_err(|e| fail(M, e))?,
+        sa: src.stride[dim],
+        idx: &idx,
+        gi: Geo::of(&idx).map_err(|e| fail(M, e))?,
+        gx: Geo::NONE,
+        v: 0.0,
+    };
+    work.run(idx.numel(), M).map_err(|e| fail(M, e))?;
+    one(rv)
+}
+
+/// `x:scatter(dim, positions, src | v)` and `x:scatterAdd(dim, positions, src)`: in place on x.
+fn scatter(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
+    let t = tensor_arg(a, 1, method)?;
+    let dim = dim_arg(a, 2, &t, method)?;
+    let idx = position_tensor(a, 3, &t, "the tensor", dim, method)?;
+    let shape = idx.size.clone();
+    let gr = over(&shape, &t, Some(dim)).map_err(|e| fail(method, e))?;
+    let gi = Geo::of(&idx).map_err(|e| fail(method, e))?;
+    let value = arg(a, 4);
+    if let (Some(v), false) = (number(value), adding) {
+        let work = Move {
+            mode: Mode::ScatterFill,
+            r: &t,
+            gr,
+            sr: t.stride[dim],
+            a: None,
+            ga: Geo::NONE,
+            sa: 0,
+            idx: &idx,
+            gi,
+            gx: Geo::NONE,
+            v,
+        };
+        work.run(idx.numel(), method).map_err(|e| fail(method, e))?;
+        return receiver(a);
+    }
+    if Cuda::tensor_of(value).is_none() {
+        let expected = if adding { "CUDA tensor" } else { "CUDA tensor or number" };
+        return Err(error(
+            method,
+            format!("bad argument #4 ({expected} expected, got {})", type_name(value)),
+        ));
+    }
+    let src = same_type(a, 4, t.dtype, method)?;
+    check_same_except(&src, "the source", &t, "the tensor", dim, method)?;
+    if idx.dim() > 0 && idx.size[dim] > src.size[dim] {
+        return Err(error(
+            method,
+            format!(
+                "the index has {} elements along dimension {}, more than the source's {}",
+                idx.size[dim],
+                dim + 1,
+                src.size[dim]
+            ),
+        ));
+    }
+    let work = Move {
+        mode: if adding { Mode::ScatterAdd } else { Mode::Scatter },
+        r: &t,
+        gr,
+        sr: t.stride[dim],
+        a: Some(&src),
+        ga: over(&shape, &src, None).map_err(|e| fail(method, e))?,
+        sa: 0,
+        idx: &idx,
+        gi,
+        gx: Geo::NONE,
+        v: 0.0,
+    };
+    work.run(idx.numel(), method).map_err(|e| fail(method, e))?;
+    receiver(a)
+}
+
+/// The mask at `pos` on the host: a device tensor of any type, or a host tensor, with as many
+/// elements as `t`.
+fn host_mask(a: &Args, pos: usize, t: &Tensor, method: &str) -> Result<Tensor> {
+    let v = arg(a, pos);
+    let mask = match (Cuda::tensor_of(v), tensor_of(v)) {
+        (Some(m), _) => ops::to_host(&m, method).map_err(|e| fail(method, e))?,
+        (None, Some(m)) => m,
+        _ => {
+            return Err(error(
+                method,
+                format!("bad argument #{pos} (mask tensor expected, got {})", type_name(v)),
+            ));
+        }
+    };
+    if mask.numel() != t.numel() {
+        return Err(error(
+            method,
+            format!("mask has {} elements, tensor has {}", mask.numel(), t.numel()),
+        ));
+    }
+    Ok(mask)
+}
+
+/// The 1-based logical positions where a host mask is not zero, on `dev`.
+fn selected(mask: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
+    let n = mask.numel();
+    if n == 0 {
+        return Ok(Tensor::empty(DType::Long));
+    }
+    // The coordinates of a vector's elements are their positions.
+    let flat = clone_tensor(mask)?;
+    let flat = Tensor {
+        size: vec![n],
+        stride: vec![1],
+        ..flat
+    };
+    let (count, places) = dispatch!(mask.dtype, T => nonzero_coords::<T>(&flat, method))?;
+    if count == 0 {
+        return Ok(Tensor::empty(DType::Long));
+    }
+    upload(&host_longs(&places, &[count])?, dev, method)
+}
+
+/// `x:maskedSelect(mask)` (a new vector), `res:maskedSelect(src, mask)`,
+/// `torch.maskedSelect([res,] src, mask)`.
+fn masked_select(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "maskedSelect";
+    let (src, res, p) = source_and_result(&a, M)?;
+    let mask = host_mask(&a, p, &src, M)?;
+    let idx = selected(&mask, &*device_of_tensor(&src, M)?, M)?;
+    let n = idx.numel();
+    if n == 0 {
+        let empty = Tensor::empty(src.dtype);
+        if res == 0 {
+            return one(Cuda::push_tensor(lua, empty)?);
+        }
+        Cuda::set_view(arg(&a, 1), empty)?;
+        return receiver(&a);
+    }
+    let (rv, r) = result_at(lua, &a, res, src.dtype, &[n], &src, M)?;
+    let work = Move {
+        mode: Mode::Take,
+        r: &r,
+        gr: Geo::of(&r).map_err(|e| fail(M, e))?,
+        sr: 0,
+        a: Some(&src),
+        ga: Geo::NONE,
+        sa: 0,
+        idx: &idx,
+        gi: Geo::of(&idx).map_err(|e| fail(M, e))?,
+        gx: Geo::of(&src).map_err(|e| fail(M, e))?,
+        v: 0.0,
+    };
+    work.run(n, M).map_err(|e| fail(M, e))?;
+    one(rv)
+}
+
+/// `x:maskedCopy(mask, src)`: the elements of src, in order, where mask is not zero.
+fn masked_copy(_: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "maskedCopy";
+    let t = tensor_arg(&a, 1, M)?;
+    let mask = host_mask(&a, 2, &t, M)?;
+    let src = same_type(&a, 3, t.dtype, M)?;
+    let idx = selected(&mask, &*device_of_tensor(&t, M)?, M)?;
+    let n = idx.numel();
+    if src.numel() < n {
+        return Err(error(
+            M,
+            format!("source has {} elements, mask selects {}", src.numel(), n),
+        ));
+    }
+    if n == 0 {
+        return receiver(&a);
+    }
+    let flat = ops::contiguous(&src, M).map_err(|e| fail(M, e))?;
+    let work = Move {
+        mode: Mode::Put,
+        r: &t,
+        gr: Geo::NONE,
+        sr: 0,
+        a: Some(&flat),
+        ga: Geo::new(&[n], &[1]).map_err(|e| fail(M, e))?,
+        sa: 0,
+        idx: &idx,
+        gi: Geo::of(&idx).map_err(|e| fail(M, e))?,
+        gx: Geo::of(&t).map_err(|e| fail(M, e))?,
+        v: 0.0,
+    };
+    work.run(n, M).map_err(|e| fail(M, e))?;
+    receiver(&a)
+}
+
+/// `x:nonzero()` and `torch.nonzero([res,] x)`: a CudaLongTensor of the 1-based coordinates of
+/// the elements that are not zero, one row each (read on the host).
+fn nonzero(lua: &Lua, a: Args) -> Result<MultiValue> {
+    const M: &str = "nonzero";
+    let (src, res) = match Cuda::tensor_of(arg(&a, 2)) {
+        Some(src) => (src, 1),
+        None => (tensor_arg(&a, 1, M)?, 0),
+    };
+    let host = ops::to_host(&src, M).map_err(|e| fail(M, e))?;
+    let (count, coords) = if host.numel() == 0 {
+        (0, Vec::new())
+    } else {
+        dispatch!(host.dtype, T => nonzero_coords::<T>(&host, M))?
+    };
+    let size = if count == 0 { Vec::new() } else { vec![count, src.dim()] };
+    let (rv, r) = if size.is_empty() {
+        let empty = Tensor::empty(DType::Long);
+        if res == 0 {
+            return one(Cuda::push_tensor(lua, empty)?);
+        }
+        tensor_arg(&a, 1, M).and_then(|r| check_long(&r, M))?;
+        Cuda::set_view(arg(&a, 1), empty)?;
+        return receiver(&a);
+    } else {
+        if res == 1 {
+            check_long(&tensor_arg(&a, 1, M)?, M)?;
+        }
+        result_at(lua, &a, res, DType::Long, &size, &src, M)?
+    };
+    ops::copy_from_host(&r, &host_longs(&coords, &size)?, M).map_err(|e| fail(M, e))?;
+    one(rv)
+}
+
+fn check_long(r: &Tensor, method: &str) -> Result<()> {
+    if r.dtype != DType::Long {
+        return Err(error(
+            method,
+            format!(
+                "bad argument #1 (torch.CudaLongTensor expected, got {})",
+                ops::tensor_typename(r.dtype)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Adds the methods to the device classes' table (the torch.* forms are in
+/// lua/cutorch/Tensor.lua, which call these).
+pub fn install(lua: &Lua, tensor: &Table) -> Result<()> {
+    add(lua, tensor, "index", index)?;
+    add(lua, tensor, "indexCopy", |_, a| index_copy(&a, "indexCopy", false))?;
+    add(lua, tensor, "indexAdd", |_, a| index_copy(&a, "indexAdd", true))?;
+    add(lua, tensor, "indexFill", index_fill)?;
+    add(lua, tensor, "gather", gather)?;
+    add(lua, tensor, "scatter", |_, a| scatter(&a, "scatter", false))?;
+    add(lua, tensor, "scatterAdd", |_, a| scatter(&a, "scatterAdd", true))?;
+    add(lua, tensor, "maskedSelect", masked_select)?;
+    add(lua, tensor, "maskedCopy", masked_copy)?;
+    add(lua, tensor, "nonzero", nonzero)?;
+    Ok(())
+}
