@@ -494,7 +494,12 @@ fn selected(mask: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
 /// `torch.maskedSelect([res,] src, mask)`.
 fn masked_select(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "maskedSelect";
-    let (src, res, p) = source_and_result(&a, M)?;
+    // x:maskedSelect(mask) or res:maskedSelect(src, mask): both first arguments are tensors.
+    let (src, res, p) = if arg(&a, 3).is_nil() {
+        (tensor_arg(&a, 1, M)?, 0, 2)
+    } else {
+        (tensor_arg(&a, 2, M)?, 1, 3)
+    };
     let mask = host_mask(&a, p, &src, M)?;
     let idx = selected(&mask, &*device_of_tensor(&src, M)?, M)?;
     let n = idx.numel();
