@@ -14,7 +14,7 @@
 
 use std::ffi::c_void;
 
-use mlua::{Lua, MultiValue, Result, Table, Value};
+use mlua::{Lua, MultiValue, Result, Table};
 
 use super::device::Device;
 use super::family::Cuda;
@@ -27,7 +27,7 @@ use crate::torch::dtype::{DType, Element};
 use crate::torch::family::Family;
 use crate::torch::layout::{Tensor, contiguous_strides};
 use crate::torch::methods::copy::clone_tensor;
-use crate::torch::methods::index::{check_same_except, nonzero_coords};
+use crate::torch::methods::index::{check_same_except, check_scatter_source, nonzero_coords};
 use crate::torch::methods::{add, one, receiver};
 use crate::torch::storage::Storage;
 use crate::torch::userdata::tensor_of;
@@ -59,7 +59,59 @@ struct Move<'a> {
     v: f64,
 }
 
-impl Move<'_> {
+impl<'a> Move<'a> {
+    /// Gathers into `r` (over its whole shape) the elements of `src` along `dim` at the
+    /// positions `idx` seen through `gi`.
+    fn gather(
+        r: &'a Tensor,
+        src: &'a Tensor,
+        dim: usize,
+        idx: &'a Tensor,
+        gi: Geo,
+    ) -> std::result::Result<Self, String> {
+        Ok(Move {
+            mode: Mode::Gather,
+            r,
+            gr: Geo::of(r)?,
+            sr: 0,
+            a: Some(src),
+            ga: over(&r.size, src, Some(dim))?,
+            sa: src.stride[dim],
+            idx,
+            gi,
+            gx: Geo::NONE,
+            v: 0.0,
+        })
+    }
+
+    /// Scatters into `t` along `dim`, over `shape`, the elements of `src` (seen through its
+    /// geometry) or `v`, at the positions `idx` seen through `gi`.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter(
+        mode: Mode,
+        t: &'a Tensor,
+        dim: usize,
+        shape: &[usize],
+        src: Option<(&'a Tensor, Geo)>,
+        v: f64,
+        idx: &'a Tensor,
+        gi: Geo,
+    ) -> std::result::Result<Self, String> {
+        Ok(Move {
+            mode,
+            r: t,
+            gr: over(shape, t, Some(dim))?,
+            sr: t.stride[dim],
+            a: src.map(|(s, _)| s),
+            ga: src.map(|(_, g)| g).unwrap_or(Geo::NONE),
+            sa: 0,
+            idx,
+            gi,
+            gx: Geo::NONE,
+            v,
+        })
+    }
+
     fn run(self, n: usize, method: &str) -> std::result::Result<(), String> {
         if n == 0 {
             return Ok(());
@@ -154,7 +206,11 @@ fn check_positions(idx: &Tensor, size: usize, dim: usize, method: &str) -> Resul
     };
     Err(error(
         method,
-        format!("index {} out of range for dimension {} of size {size}", bad as i64, dim + 1),
+        format!(
+            "index {} out of range for dimension {} of size {size}",
+            bad as i64,
+            dim + 1
+        ),
     ))
 }
 
@@ -199,15 +255,6 @@ fn source_and_result(a: &Args, method: &str) -> Result<(Tensor, usize, usize)> {
     }
 }
 
-/// The result at `pos` of `dtype` and `size` (0: a new one, on the device of `on`).
-fn result_at(lua: &Lua, a: &Args, pos: usize, dtype: DType, size: &[usize], on: &Tensor, method: &str) -> Result<(Value, Tensor)> {
-    if pos > 0 {
-        return result(lua, a, pos, dtype, size, on, method);
-    }
-    let t = ops::empty_like(&*device_of_tensor(on, method)?, dtype, size).map_err(|e| fail(method, e))?;
-    Ok((Cuda::push_tensor(lua, t.clone())?, t))
-}
-
 /// A host Long tensor of `size` holding `values` in row-major order.
 fn host_longs(values: &[i64], size: &[usize]) -> Result<Tensor> {
     Ok(Tensor {
@@ -228,21 +275,27 @@ fn index(lua: &Lua, a: Args) -> Result<MultiValue> {
     let idx = position_vector(&a, p + 1, &src, dim, M)?;
     let mut shape = src.size.clone();
     shape[dim] = idx.numel();
-    let (rv, r) = result_at(lua, &a, res, src.dtype, &shape, &src, M)?;
-    let work = Move {
-        mode: Mode::Gather,
-        r: &r,
-        gr: Geo::of(&r).map_err(|e| fail(M, e))?,
-        sr: 0,
-        a: Some(&src),
-        ga: over(&shape, &src, Some(dim)).map_err(|e| fail(M, e))?,
-        sa: src.stride[dim],
-        idx: &idx,
-        gi: expanded(&shape, &idx, dim).map_err(|e| fail(M, e))?,
-        gx: Geo::NONE,
-        v: 0.0,
-    };
-    work.run(r.numel(), M).map_err(|e| fail(M, e))?;
+    let gi = expanded(&shape, &idx, dim).map_err(|e| fail(M, e))?;
+    gather_into(lua, &a, res, &src, dim, &shape, &idx, gi, M)
+}
+
+/// The result at `res` (0: a new one) of `shape`, filled with the elements of src along dim at
+/// the positions `idx` seen through `gi`.
+#[allow(clippy::too_many_arguments)]
+fn gather_into(
+    lua: &Lua,
+    a: &Args,
+    res: usize,
+    src: &Tensor,
+    dim: usize,
+    shape: &[usize],
+    idx: &Tensor,
+    gi: Geo,
+    method: &str,
+) -> Result<MultiValue> {
+    let (rv, r) = result(lua, a, res, src.dtype, shape, src, method)?;
+    let work = Move::gather(&r, src, dim, idx, gi).map_err(|e| fail(method, e))?;
+    work.run(r.numel(), method).map_err(|e| fail(method, e))?;
     one(rv)
 }
 
@@ -293,7 +346,7 @@ fn index_copy(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
             ),
         ));
     }
-    let per_slice = |x: &Tensor| if x.size[dim] == 0 { 0 } else { x.numel() / x.size[dim] };
+    let per_slice = |x: &Tensor| x.numel().checked_div(x.size[dim]).unwrap_or(0);
     if t.size[dim] > 0 && per_slice(&t) != per_slice(&src) {
         return Err(error(
             method,
@@ -306,20 +359,11 @@ fn index_copy(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
         ));
     }
     let src = slices_like(&src, &t, dim, method)?;
-    let shape = src.size.clone();
-    let work = Move {
-        mode: if adding { Mode::ScatterAdd } else { Mode::Scatter },
-        r: &t,
-        gr: over(&shape, &t, Some(dim)).map_err(|e| fail(method, e))?,
-        sr: t.stride[dim],
-        a: Some(&src),
-        ga: Geo::of(&src).map_err(|e| fail(method, e))?,
-        sa: 0,
-        idx: &idx,
-        gi: expanded(&shape, &idx, dim).map_err(|e| fail(method, e))?,
-        gx: Geo::NONE,
-        v: 0.0,
-    };
+    let mode = if adding { Mode::ScatterAdd } else { Mode::Scatter };
+    let (gs, gi) = (Geo::of(&src), expanded(&src.size, &idx, dim));
+    let work = gs
+        .and_then(|gs| Move::scatter(mode, &t, dim, &src.size, Some((&src, gs)), 0.0, &idx, gi?))
+        .map_err(|e| fail(method, e))?;
     work.run(src.numel(), method).map_err(|e| fail(method, e))?;
     receiver(a)
 }
@@ -333,19 +377,9 @@ fn index_fill(_: &Lua, a: Args) -> Result<MultiValue> {
     let v = number_arg(&a, 4, M)?;
     let mut shape = t.size.clone();
     shape[dim] = idx.numel();
-    let work = Move {
-        mode: Mode::ScatterFill,
-        r: &t,
-        gr: over(&shape, &t, Some(dim)).map_err(|e| fail(M, e))?,
-        sr: t.stride[dim],
-        a: None,
-        ga: Geo::NONE,
-        sa: 0,
-        idx: &idx,
-        gi: expanded(&shape, &idx, dim).map_err(|e| fail(M, e))?,
-        gx: Geo::NONE,
-        v,
-    };
+    let work = expanded(&shape, &idx, dim)
+        .and_then(|gi| Move::scatter(Mode::ScatterFill, &t, dim, &shape, None, v, &idx, gi))
+        .map_err(|e| fail(M, e))?;
     work.run(shape.iter().product(), M).map_err(|e| fail(M, e))?;
     receiver(&a)
 }
@@ -365,23 +399,8 @@ fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (src, res, p) = source_and_result(&a, M)?;
     let dim = dim_arg(&a, p, &src, M)?;
     let idx = position_tensor(&a, p + 1, &src, "the source", dim, M)?;
-    let shape = idx.size.clone();
-    let (rv, r) = result_at(lua, &a, res, src.dtype, &shape, &src, M)?;
-    let work = Move {
-        mode: Mode::Gather,
-        r: &r,
-        gr: Geo::of(&r).map_err(|e| fail(M, e))?,
-        sr: 0,
-        a: Some(&src),
-        ga: over(&shape, &src, Some(dim)).map_err(|e| fail(M, e))?,
-        sa: src.stride[dim],
-        idx: &idx,
-        gi: Geo::of(&idx).map_err(|e| fail(M, e))?,
-        gx: Geo::NONE,
-        v: 0.0,
-    };
-    work.run(idx.numel(), M).map_err(|e| fail(M, e))?;
-    one(rv)
+    let gi = Geo::of(&idx).map_err(|e| fail(M, e))?;
+    gather_into(lua, &a, res, &src, dim, &idx.size, &idx, gi, M)
 }
 
 /// `x:scatter(dim, positions, src | v)` and `x:scatterAdd(dim, positions, src)`: in place on x.
@@ -389,60 +408,38 @@ fn scatter(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let dim = dim_arg(a, 2, &t, method)?;
     let idx = position_tensor(a, 3, &t, "the tensor", dim, method)?;
-    let shape = idx.size.clone();
-    let gr = over(&shape, &t, Some(dim)).map_err(|e| fail(method, e))?;
     let gi = Geo::of(&idx).map_err(|e| fail(method, e))?;
     let value = arg(a, 4);
-    if let (Some(v), false) = (number(value), adding) {
-        let work = Move {
-            mode: Mode::ScatterFill,
-            r: &t,
-            gr,
-            sr: t.stride[dim],
-            a: None,
-            ga: Geo::NONE,
-            sa: 0,
-            idx: &idx,
-            gi,
-            gx: Geo::NONE,
-            v,
-        };
-        work.run(idx.numel(), method).map_err(|e| fail(method, e))?;
-        return receiver(a);
-    }
-    if Cuda::tensor_of(value).is_none() {
-        let expected = if adding { "CUDA tensor" } else { "CUDA tensor or number" };
-        return Err(error(
-            method,
-            format!("bad argument #4 ({expected} expected, got {})", type_name(value)),
-        ));
-    }
-    let src = same_type(a, 4, t.dtype, method)?;
-    check_same_except(&src, "the source", &t, "the tensor", dim, method)?;
-    if idx.dim() > 0 && idx.size[dim] > src.size[dim] {
-        return Err(error(
-            method,
-            format!(
-                "the index has {} elements along dimension {}, more than the source's {}",
-                idx.size[dim],
-                dim + 1,
-                src.size[dim]
-            ),
-        ));
-    }
-    let work = Move {
-        mode: if adding { Mode::ScatterAdd } else { Mode::Scatter },
-        r: &t,
-        gr,
-        sr: t.stride[dim],
-        a: Some(&src),
-        ga: over(&shape, &src, None).map_err(|e| fail(method, e))?,
-        sa: 0,
-        idx: &idx,
-        gi,
-        gx: Geo::NONE,
-        v: 0.0,
+    let src = match (number(value), adding, Cuda::tensor_of(value)) {
+        (Some(_), false, _) => None,
+        (_, _, Some(_)) => Some(same_type(a, 4, t.dtype, method)?),
+        _ => {
+            let expected = if adding { "CUDA tensor" } else { "CUDA tensor or number" };
+            return Err(error(
+                method,
+                format!("bad argument #4 ({expected} expected, got {})", type_name(value)),
+            ));
+        }
     };
+    let work = match &src {
+        None => Move::scatter(
+            Mode::ScatterFill,
+            &t,
+            dim,
+            &idx.size,
+            None,
+            number(value).unwrap_or(0.0),
+            &idx,
+            gi,
+        ),
+        Some(src) => {
+            check_scatter_source(src, &t, &idx, dim, method)?;
+            let mode = if adding { Mode::ScatterAdd } else { Mode::Scatter };
+            over(&idx.size, src, None)
+                .and_then(|gs| Move::scatter(mode, &t, dim, &idx.size, Some((src, gs)), 0.0, &idx, gi))
+        }
+    }
+    .map_err(|e| fail(method, e))?;
     work.run(idx.numel(), method).map_err(|e| fail(method, e))?;
     receiver(a)
 }
@@ -511,7 +508,7 @@ fn masked_select(lua: &Lua, a: Args) -> Result<MultiValue> {
         Cuda::set_view(arg(&a, 1), empty)?;
         return receiver(&a);
     }
-    let (rv, r) = result_at(lua, &a, res, src.dtype, &[n], &src, M)?;
+    let (rv, r) = result(lua, &a, res, src.dtype, &[n], &src, M)?;
     let work = Move {
         mode: Mode::Take,
         r: &r,
@@ -591,7 +588,7 @@ fn nonzero(lua: &Lua, a: Args) -> Result<MultiValue> {
         if res == 1 {
             check_long(&tensor_arg(&a, 1, M)?, M)?;
         }
-        result_at(lua, &a, res, DType::Long, &size, &src, M)?
+        result(lua, &a, res, DType::Long, &size, &src, M)?
     };
     ops::copy_from_host(&r, &host_longs(&coords, &size)?, M).map_err(|e| fail(M, e))?;
     one(rv)

@@ -59,8 +59,8 @@ pub(super) fn device_of_tensor(t: &Tensor, method: &str) -> Result<std::sync::Ar
     device::get(ordinal, method).map_err(lerr)
 }
 
-/// The result tensor at `pos` resized to `size`, or when nil a new one on the device of the
-/// operand `on`: its value and view.
+/// The result tensor at `pos` resized to `size`, or when nil (or `pos` is 0) a new one on the
+/// device of the operand `on`: its value and view.
 pub(super) fn result(
     lua: &Lua,
     a: &Args,
@@ -70,7 +70,12 @@ pub(super) fn result(
     on: &Tensor,
     method: &str,
 ) -> Result<(Value, Tensor)> {
-    match opt_tensor(a, pos, dtype, method)? {
+    let given = if pos == 0 {
+        None
+    } else {
+        opt_tensor(a, pos, dtype, method)?
+    };
+    match given {
         Some(mut t) => {
             let v = arg(a, pos).clone();
             if t.size != size || t.storage.is_none() {
@@ -384,7 +389,11 @@ fn randperm(lua: &Lua, a: Args) -> Result<MultiValue> {
         return Err(error(M, "n must be strictly positive"));
     }
     let like = tensor_arg(&a, 1, M)?;
-    let ordinal = like.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
+    let ordinal = like
+        .storage
+        .as_ref()
+        .and_then(device_of)
+        .unwrap_or_else(device::current);
     let values: Vec<i64> = with_generator(ordinal, |g| g.randperm(n as usize))
         .map_err(lerr)?
         .into_iter()
@@ -413,9 +422,12 @@ fn multinomial(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "multinomial";
     let probs = tensor_arg(&a, 2, M)?;
     let host = ops::to_host(&probs, M).map_err(|e| fail(M, e))?;
-    let ordinal = probs.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
-    let (size, values) =
-        with_generator(ordinal, |g| random::multinomial_draws(g, &host, &a, 3, M)).map_err(lerr)??;
+    let ordinal = probs
+        .storage
+        .as_ref()
+        .and_then(device_of)
+        .unwrap_or_else(device::current);
+    let (size, values) = with_generator(ordinal, |g| random::multinomial_draws(g, &host, &a, 3, M)).map_err(lerr)??;
     let (rv, r) = match arg(&a, 1) {
         Value::Nil => {
             let t = ops::empty_like(&*device_of_tensor(&probs, M)?, DType::Long, &size).map_err(|e| fail(M, e))?;

@@ -13,8 +13,8 @@
 pub mod blas;
 pub mod device;
 pub mod family;
-pub mod gather;
 pub mod ffi;
+pub mod gather;
 pub mod ipc;
 pub mod kernels;
 pub mod libs;

@@ -504,7 +504,7 @@ pub fn scan_dim(prod: bool, out: &Tensor, t: &Tensor, dim: usize, method: &str) 
         return Err(format!("{method}: internal error: result of the wrong size or type"));
     }
     let r = t.size[dim];
-    let nout = if r == 0 { 0 } else { t.numel() / r };
+    let nout = t.numel().checked_div(r).unwrap_or(0);
     if nout == 0 {
         return Ok(());
     }

@@ -374,11 +374,7 @@ pub const POINTWISE: &[Pointwise] = &[
     pw("arange", "v + (T)i * w", Some("v + i * w")),
     // n points from v to w, as the host computes them in the element type; logspace is 10 to
     // the power of each.
-    pw(
-        "linspace",
-        "n == 1 ? v : v + (T)i * (w - v) / (T)(n - 1)",
-        None,
-    ),
+    pw("linspace", "n == 1 ? v : v + (T)i * (w - v) / (T)(n - 1)", None),
     pw(
         "logspace",
         "(T)pow(10.0, (double)(n == 1 ? v : v + (T)i * (w - v) / (T)(n - 1)))",
@@ -572,7 +568,16 @@ pub fn kernel_names() -> Vec<String> {
     let mut names = Vec::new();
     for (suffix, _, _) in TYPES {
         for k in [
-            "pw", "pwc", "gs", "scan_dimt", "scan_dimb", "red_part", "red_fin", "red_dimt", "red_dimb", "arg_dimt",
+            "pw",
+            "pwc",
+            "gs",
+            "scan_dimt",
+            "scan_dimb",
+            "red_part",
+            "red_fin",
+            "red_dimt",
+            "red_dimb",
+            "arg_dimt",
             "arg_dimb",
         ] {
             names.push(format!("{k}_{suffix}"));

@@ -527,6 +527,23 @@ fn scatter_fill_kernel<T: Element>(t: &Tensor, dim: usize, idx: &Tensor, v: f64,
     })
 }
 
+/// A scatter's source: `t`'s sizes but along `dim`, where it has at least the index's.
+pub(crate) fn check_scatter_source(src: &Tensor, t: &Tensor, idx: &Tensor, dim: usize, method: &str) -> Result<()> {
+    check_same_except(src, "the source", t, "the tensor", dim, method)?;
+    if idx.dim() > 0 && idx.size[dim] > src.size[dim] {
+        return Err(error(
+            method,
+            format!(
+                "the index has {} elements along dimension {}, more than the source's {}",
+                idx.size[dim],
+                dim + 1,
+                src.size[dim]
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `x:scatter(dim, idx, src|value)` and `x:scatterAdd(dim, idx, src)`: in place on x.
 fn scatter_impl(a: &Args, method: &str, add: bool) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
@@ -557,18 +574,7 @@ fn scatter_impl(a: &Args, method: &str, add: bool) -> Result<MultiValue> {
             ),
         ));
     }
-    check_same_except(&src, "the source", &t, "the tensor", dim, method)?;
-    if idx.size[dim] > src.size[dim] {
-        return Err(error(
-            method,
-            format!(
-                "the index has {} elements along dimension {}, more than the source's {}",
-                idx.size[dim],
-                dim + 1,
-                src.size[dim]
-            ),
-        ));
-    }
+    check_scatter_source(&src, &t, &idx, dim, method)?;
     if t.numel() > 0 && idx.numel() > 0 {
         dispatch!(t.dtype, T => scatter_kernel::<T>(&t, dim, &idx, &src, add, method))?;
     }
