@@ -21,3 +21,13 @@ static inline double __longlong_as_double(long long v) {
    memcpy(&d, &v, sizeof d);
    return d;
 }
+static inline unsigned __float_as_uint(float v) {
+   unsigned u;
+   memcpy(&u, &v, sizeof u);
+   return u;
+}
+static inline long long __double_as_longlong(double v) {
+   long long u;
+   memcpy(&u, &v, sizeof u);
+   return u;
+}
