@@ -16,7 +16,7 @@ use crate::torch::methods::copy::copy_into;
 use crate::torch::storage::Storage;
 
 /// The kernels' name for an element type.
-fn suffix(d: DType) -> Result<&'static str, String> {
+pub(super) fn suffix(d: DType) -> Result<&'static str, String> {
     match d {
         DType::Float => Ok(TYPES[0].0),
         DType::Double => Ok(TYPES[1].0),
@@ -63,7 +63,7 @@ fn storage(t: &Tensor, method: &str) -> Result<Storage, String> {
 }
 
 /// Address of a tensor's first element (0 for a tensor with no element).
-fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
+pub(super) fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
     if t.numel() == 0 {
         return Ok(0);
     }
@@ -71,7 +71,7 @@ fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
 }
 
 /// The device the tensors are on (they must all be on one), opened and bound.
-fn common_device(ts: &[&Tensor], method: &str) -> Result<Arc<Device>, String> {
+pub(super) fn common_device(ts: &[&Tensor], method: &str) -> Result<Arc<Device>, String> {
     let mut device = None;
     for t in ts {
         if let Some(s) = &t.storage
