@@ -686,4 +686,19 @@ for _, name in ipairs { 'apply', 'map', 'map2' } do
    end
 end
 
+---------------------------------------------------------------------------------------------------
+-- Sorting: sort, topk, kthvalue, median, mode, in the host tensors' forms (the receiver of a method
+-- call is the first argument, as there):
+--    sort([resval, resind,] x [, dim] [, descending])
+--    topk([resval, resind,] x [, k] [, dim] [, dir] [, sort])   (dir true: the k largest)
+--    kthvalue([resval, resind,] x, k [, dim])
+--    median([resval, resind,] x [, dim]), mode([resval, resind,] x [, dim])
+-- Values in x's type and 1-based indices in a CudaLongTensor; the default dimension is the last.
+-- libcutorch's sortLanes resolves the forms.
+
+for _, name in ipairs { 'sort', 'topk', 'kthvalue', 'median', 'mode' } do
+   methods[name] = function(...) return C.sortLanes(name, ...) end
+   functions[name] = methods[name]
+end
+
 return { methods = methods, functions = functions }

@@ -1,7 +1,7 @@
 //! The device tensors' and storages' native methods (the view methods come from
 //! `torch::methods::shape`, shared with the host tensors), and the primitives that
 //! `lua/cutorch/Tensor.lua` builds the maths on: its argument forms resolved, the Lua side calls
-//! one of `pointwise`, `reduceAll`, `reduceDim`, `argReduceDim`, `gemm`, `bgemm`, `bgemmSum`, `gemv`, `ger`, `dot`
+//! one of `pointwise`, `reduceAll`, `reduceDim`, `argReduceDim`, `sortLanes` (sort.rs), `gemm`, `bgemm`, `bgemmSum`, `gemv`, `ger`, `dot`
 //! with every operand explicit (a nil result: make a new tensor).
 
 use mlua::{LightUserData, Lua, MultiValue, Result, Table, Value};
@@ -701,6 +701,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
     add(lua, internal, "reduceAll", reduce_all)?;
     add(lua, internal, "reduceDim", reduce_dim)?;
     add(lua, internal, "argReduceDim", arg_reduce_dim)?;
+    add(lua, internal, "sortLanes", super::sort::sort_lanes)?;
     add(lua, internal, "gemm", gemm)?;
     add(lua, internal, "bgemm", bgemm)?;
     add(lua, internal, "scanDim", scan_dim)?;

@@ -5,7 +5,7 @@
 //!
 //! Layers, bottom up: `libs` (finding the libraries; no cudarc panic reaches Lua), `device`
 //! (contexts, current device and stream per thread), `memory` (device storages and host
-//! copies), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops` and `blas` (the
+//! copies), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops`, `sort` and `blas` (the
 //! operations on device tensors), `family` (device tensors as a torch tensor family), `ipc`
 //! and `share` (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
 //! `methods` (the `libcutorch` module under `lua/cutorch`).
@@ -25,3 +25,4 @@ pub mod nccl;
 pub mod operand;
 pub mod ops;
 pub mod share;
+pub mod sort;

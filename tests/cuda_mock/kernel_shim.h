@@ -27,3 +27,13 @@ template <class T> static inline T atomicAdd(T *p, T x) {
    *p = old + x;
    return old;
 }
+static inline unsigned __float_as_uint(float v) {
+   unsigned u;
+   memcpy(&u, &v, sizeof u);
+   return u;
+}
+static inline long long __double_as_longlong(double v) {
+   long long u;
+   memcpy(&u, &v, sizeof u);
+   return u;
+}

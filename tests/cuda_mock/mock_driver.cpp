@@ -134,6 +134,29 @@ template <class T> static void call_scan(void *f, void **p) {
    ((void (*)(int, ll, ll, const T *, Geo, ll, T *, Geo, ll))f)(P(0, int), P(1, ll), P(2, ll), P(3, T *), P(4, Geo),
                                                                P(5, ll), P(6, T *), P(7, Geo), P(8, ll));
 }
+// The sorting kernels (ull: the keys' type).
+typedef unsigned long long ull;
+static void call_sort_step(void *f, void **p) {
+   ((void (*)(ll, ll, ll, ll, ull *, ll *))f)(P(0, ll), P(1, ll), P(2, ll), P(3, ll), P(4, ull *), P(5, ll *));
+}
+static void call_sort_block(void *f, void **p) {
+   ((void (*)(ll, ll, ll, ll, ll, ull *, ll *))f)(P(0, ll), P(1, ll), P(2, ll), P(3, ll), P(4, ll), P(5, ull *),
+                                                 P(6, ll *));
+}
+template <class T> static void call_sort_init(void *f, void **p) {
+   ((void (*)(ll, ll, ll, const T *, Geo, ull, ull *, ll *))f)(P(0, ll), P(1, ll), P(2, ll), P(3, T *), P(4, Geo),
+                                                              P(5, ull), P(6, ull *), P(7, ll *));
+}
+template <class T> static void call_sort_out(void *f, void **p) {
+   ((void (*)(ll, ll, ll, ll, ll, const ll *, const T *, Geo, T *, Geo, ll *, Geo))f)(
+      P(0, ll), P(1, ll), P(2, ll), P(3, ll), P(4, ll), P(5, ll *), P(6, T *), P(7, Geo), P(8, T *), P(9, Geo),
+      P(10, ll *), P(11, Geo));
+}
+template <class T> static void call_sort_mode(void *f, void **p) {
+   ((void (*)(ll, ll, ll, const ull *, const ll *, const T *, Geo, T *, Geo, ll *, Geo))f)(
+      P(0, ll), P(1, ll), P(2, ll), P(3, ull *), P(4, ll *), P(5, T *), P(6, Geo), P(7, T *), P(8, Geo), P(9, ll *),
+      P(10, Geo));
+}
 template <class TO, class FROM> static void call_conv(void *f, void **p) {
    ((void (*)(ll, TO *, Geo, const FROM *, Geo))f)(P(0, ll), P(1, TO *), P(2, Geo), P(3, FROM *), P(4, Geo));
 }
@@ -149,7 +172,7 @@ static bool starts(const std::string &s, const char *prefix) { return s.rfind(pr
 // The caller of a kernel, from its name (the kernels of kernels/source.rs).
 static Caller caller_of(const std::string &name, bool *barrier) {
    *barrier = starts(name, "red_part_") || starts(name, "red_fin_") || starts(name, "red_dimb_") ||
-              starts(name, "arg_dimb_") || starts(name, "scan_dimb_");
+              starts(name, "arg_dimb_") || starts(name, "scan_dimb_") || name == "sort_block";
    char t = name.empty() ? 0 : name.back();
 #define BY_TYPE(tmpl) (t == 'f' ? (Caller)tmpl<float> : t == 'd' ? (Caller)tmpl<double> : (Caller)tmpl<ll>)
    if (starts(name, "pw_")) return BY_TYPE(call_pw);
@@ -162,6 +185,11 @@ static Caller caller_of(const std::string &name, bool *barrier) {
    if (starts(name, "arg_dim")) return BY_TYPE(call_arg);
    if (starts(name, "gs_")) return BY_TYPE(call_gs);
    if (starts(name, "scan_dim")) return BY_TYPE(call_scan);
+   if (name == "sort_step") return (Caller)call_sort_step;
+   if (name == "sort_block") return (Caller)call_sort_block;
+   if (starts(name, "sort_init_")) return BY_TYPE(call_sort_init);
+   if (starts(name, "sort_out_")) return BY_TYPE(call_sort_out);
+   if (starts(name, "sort_mode_")) return BY_TYPE(call_sort_mode);
    if (starts(name, "conv_") && name.size() == 8) {
       char to = name[5], from = name[7];
 #define CONV(a, A, b, B)                                                                                               \

@@ -12,7 +12,7 @@ end
 
 local pattern = arg and arg[1]
 local failed, total = 0, 0
-for _, file in ipairs { 'device', 'ops', 'construct', 'gather', 'matrix', 'blas', 'reduce', 'serialize', 'ffi', 'streams', 'ipc', 'share' } do
+for _, file in ipairs { 'device', 'ops', 'construct', 'gather', 'matrix', 'blas', 'reduce', 'sort', 'serialize', 'ffi', 'streams', 'ipc', 'share' } do
    local cases = dofile(H.dir .. file .. '.lua')
    local selected = {}
    for name, f in pairs(cases) do
