@@ -139,10 +139,10 @@ impl<'a> Move<'a> {
             // every position against the dimension (or element count) it moves along, so the
             // kernel touches only the tensors' elements.
             unsafe { kernels::launch(&dev, &name, kernels::grid_for(n, 8192), &mut params) }
-                .map_err(|e| format!("{method}: {e}"))?;
-        });
-        // The positions may be a temporary freed when this returns: the kernel must be done.
-        dev.synchronize()
+                .map_err(|e| format!("{method}: {e}"))
+        })
+        // The positions may be a temporary freed when this returns: cuMemFree waits for the
+        // kernel, so nothing here waits.
     }
 }
 
@@ -193,6 +193,10 @@ fn upload(t: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
 /// Every position in `idx` must be within 1..=size (checked on the device).
 fn check_positions(idx: &Tensor, size: usize, dim: usize, method: &str) -> Result<()> {
     if idx.numel() == 0 {
+        return Ok(());
+    }
+    // One pass counts the positions outside; only then are the extremes looked for, to name one.
+    if ops::reduce_all("outside", idx, size as f64, method).map_err(|e| fail(method, e))? == 0.0 {
         return Ok(());
     }
     let lo = ops::reduce_all("min", idx, 0.0, method).map_err(|e| fail(method, e))?;

@@ -650,6 +650,12 @@ pub const REDUCTIONS: &[Reduction] = &[
         float: red("0", "fabs((A)x)", MAX, "acc"),
         long: None,
     },
+    // Counts the positions outside 1..=p (the check of gather's and scatter's positions).
+    Reduction {
+        name: "outside",
+        float: None,
+        long: red("0", "(A)(x < 1 || (double)x > p)", SUM, "acc"),
+    },
     // Counts the zeros (the check before an integer division).
     Reduction {
         name: "zeros",
