@@ -27,6 +27,7 @@ use crate::torch::construct;
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::layout::Tensor;
+use crate::torch::methods::reduce::{Classified, classify, integer, invalid};
 use crate::torch::userdata::tensor_of;
 
 /// Pairs a `sort_block` launch holds in shared memory (twice the threads of a block: a pair each).
@@ -205,8 +206,8 @@ pub fn per_lane(
             )?
         };
     }
-    // The work buffers are freed when this returns: the kernels must be done with them.
-    dev.synchronize()
+    // The work buffers are freed when this returns: cuMemFree waits for the kernels using them.
+    Ok(())
 }
 
 /// Sorts the `total / width` rows of `width` (a power of two) pairs at `keys` and `positions` by
@@ -271,65 +272,27 @@ fn sort_rows(
 // ------------------------------------------------------------------------------------------------
 // Arguments, as the host's (torch/methods/reduce.rs) with device tensors.
 
-/// A tensor argument: its Lua value and view, and whether it is a device tensor.
+/// A tensor argument: its view, and whether it is a device tensor.
 struct Given {
-    value: Value,
     tensor: Tensor,
     device: bool,
 }
 
-/// The arguments as the host classifies them: leading tensors, then numbers, then booleans
-/// (trailing nils ignored).
-struct Call {
-    tensors: Vec<Given>,
-    nums: Vec<f64>,
-    bools: Vec<bool>,
-}
+type Call = Classified<Given>;
 
-fn invalid(a: &[Value], method: &str, forms: &str) -> mlua::Error {
-    let got: Vec<String> = a.iter().map(type_name).collect();
-    error(
-        method,
-        format!("invalid arguments ({}); expected {forms}", got.join(", ")),
-    )
-}
+/// A tensor argument with its Lua value (what a result is written back to).
+type Arg = (Value, Given);
 
 fn parse(a: &[Value], method: &str, forms: &str) -> mlua::Result<Call> {
-    let mut c = Call {
-        tensors: Vec::new(),
-        nums: Vec::new(),
-        bools: Vec::new(),
-    };
-    for v in a {
-        let tensor = match Cuda::tensor_of(v) {
-            Some(t) => Some((t, true)),
-            None => tensor_of(v).map(|t| (t, false)),
-        };
-        if let Some((tensor, device)) = tensor {
-            if c.nums.is_empty() && c.bools.is_empty() {
-                c.tensors.push(Given {
-                    value: v.clone(),
-                    tensor,
-                    device,
-                });
-                continue;
-            }
-        } else if let Some(x) = args::number(v) {
-            if c.bools.is_empty() {
-                c.nums.push(x);
-                continue;
-            }
-        } else if let Value::Boolean(b) = v {
-            c.bools.push(*b);
-            continue;
-        }
-        return Err(invalid(a, method, forms));
-    }
+    let c = classify(a, method, forms, |v| match Cuda::tensor_of(v) {
+        Some(tensor) => Some(Given { tensor, device: true }),
+        None => tensor_of(v).map(|tensor| Given { tensor, device: false }),
+    })?;
     match c.tensors.last() {
         None => Err(invalid(a, method, forms)),
-        Some(x) if !x.device => Err(error(
+        Some((value, x)) if !x.device => Err(error(
             method,
-            format!("expected a CUDA tensor to work on, got a {}", type_name(&x.value)),
+            format!("expected a CUDA tensor to work on, got a {}", type_name(value)),
         )),
         Some(_) => Ok(c),
     }
@@ -338,44 +301,37 @@ fn parse(a: &[Value], method: &str, forms: &str) -> mlua::Result<Call> {
 impl Call {
     /// The tensor worked on: the last tensor argument.
     fn x(&self) -> &Tensor {
-        &self.tensors[self.tensors.len() - 1].tensor
+        &self.tensors[self.tensors.len() - 1].1.tensor
     }
 
     /// The result tensors, `[resval,] [resind,] x`: one alone is the values when it has x's
     /// element type, the indices otherwise (as on the host). Checked to be device tensors of the
     /// right types.
-    fn results(&self, method: &str) -> mlua::Result<(Option<&Given>, Option<&Given>)> {
+    fn results(&self, method: &str) -> mlua::Result<(Option<&Arg>, Option<&Arg>)> {
         let dtype = self.x().dtype;
         let (v, i) = match self.tensors.len() {
             1 => (None, None),
-            2 if self.tensors[0].tensor.dtype == dtype => (Some(&self.tensors[0]), None),
+            2 if self.tensors[0].1.tensor.dtype == dtype => (Some(&self.tensors[0]), None),
             2 => (None, Some(&self.tensors[0])),
             3 => (Some(&self.tensors[0]), Some(&self.tensors[1])),
             _ => return Err(error(method, "too many tensor arguments")),
         };
         for (given, want, what) in [(v, dtype, "values"), (i, DType::Long, "indices")] {
             if let Some(g) = given
-                && (!g.device || g.tensor.dtype != want)
+                && (!g.1.device || g.1.tensor.dtype != want)
             {
                 return Err(error(
                     method,
                     format!(
                         "the {what} result must be a {}, got a {}",
                         ops::tensor_typename(want),
-                        type_name(&g.value)
+                        type_name(&g.0)
                     ),
                 ));
             }
         }
         Ok((v, i))
     }
-}
-
-fn integer(v: f64, method: &str, what: &str) -> mlua::Result<i64> {
-    if v.fract() != 0.0 || !v.is_finite() {
-        return Err(error(method, format!("{what} must be an integer, got {v}")));
-    }
-    Ok(v as i64)
 }
 
 /// A 1-based dimension argument, or the last dimension when absent (the default of all five).
@@ -415,7 +371,7 @@ fn overlaps(a: &Tensor, b: &Tensor) -> bool {
 /// A result: the caller's tensor resized to `size` (which is returned), or a new one on `dev`.
 fn result(
     lua: &Lua,
-    given: Option<&Given>,
+    given: Option<&Arg>,
     dtype: DType,
     size: &[usize],
     dev: &super::device::Device,
@@ -423,12 +379,12 @@ fn result(
 ) -> mlua::Result<(Value, Tensor)> {
     match given {
         Some(g) => {
-            let mut t = g.tensor.clone();
+            let mut t = g.1.tensor.clone();
             if t.size != size || t.storage.is_none() {
                 args::lift_in(method, construct::resize_in::<Cuda>(&mut t, size))?;
-                Cuda::set_view(&g.value, t.clone())?;
+                Cuda::set_view(&g.0, t.clone())?;
             }
-            Ok((g.value.clone(), t))
+            Ok((g.0.clone(), t))
         }
         None => {
             let t = ops::empty_like(dev, dtype, size).map_err(|e| lift(method, e))?;

@@ -1333,13 +1333,15 @@ fn renorm<T: Reduce>(x: &Tensor, p: f64, dim: usize, maxnorm: f64, method: &str)
 /// A tensor argument: the Lua value and its view.
 type Dest = (Value, Tensor);
 
-/// The Lua arguments as cwrap classifies them: leading tensors, then numbers, then booleans.
-/// Trailing nils are ignored.
-struct Call {
-    tensors: Vec<Dest>,
-    nums: Vec<f64>,
-    bools: Vec<bool>,
+/// The Lua arguments as cwrap classifies them: leading tensors (with their Lua values), then
+/// numbers, then booleans. Trailing nils are ignored.
+pub(crate) struct Classified<T> {
+    pub tensors: Vec<(Value, T)>,
+    pub nums: Vec<f64>,
+    pub bools: Vec<bool>,
 }
+
+type Call = Classified<Tensor>;
 
 impl Call {
     fn shape(&self) -> (usize, usize, usize) {
@@ -1356,29 +1358,38 @@ impl Call {
     }
 }
 
-fn invalid(a: &Args, method: &str, forms: &str) -> mlua::Error {
-    let mut n = a.len();
-    while n > 0 && matches!(a[n - 1], Value::Nil) {
-        n -= 1;
-    }
-    let got: Vec<String> = a[..n].iter().map(args::type_name).collect();
+/// The error of a call whose arguments fit none of `forms`.
+pub(crate) fn invalid(a: &[Value], method: &str, forms: &str) -> mlua::Error {
+    let got: Vec<String> = a[..given(a)].iter().map(args::type_name).collect();
     error(
         method,
         format!("invalid arguments ({}); expected {forms}", got.join(", ")),
     )
 }
 
-fn parse(a: &Args, method: &str, forms: &str) -> Result<Call> {
+/// How many arguments there are, trailing nils left out.
+fn given(a: &[Value]) -> usize {
     let mut n = a.len();
     while n > 0 && matches!(a[n - 1], Value::Nil) {
         n -= 1;
     }
-    let mut c = Call {
+    n
+}
+
+/// `a` classified, the tensors being what `tensor_of` recognizes (a tensor family's own); an
+/// invalid-arguments error naming `method` and its `forms` when they come out of that order.
+pub(crate) fn classify<T>(
+    a: &[Value],
+    method: &str,
+    forms: &str,
+    tensor_of: impl Fn(&Value) -> Option<T>,
+) -> Result<Classified<T>> {
+    let mut c = Classified {
         tensors: Vec::new(),
         nums: Vec::new(),
         bools: Vec::new(),
     };
-    for v in &a[..n] {
+    for v in &a[..given(a)] {
         if let Some(t) = tensor_of(v) {
             if c.nums.is_empty() && c.bools.is_empty() {
                 c.tensors.push((v.clone(), t));
@@ -1395,13 +1406,19 @@ fn parse(a: &Args, method: &str, forms: &str) -> Result<Call> {
         }
         return Err(invalid(a, method, forms));
     }
+    Ok(c)
+}
+
+fn parse(a: &Args, method: &str, forms: &str) -> Result<Call> {
+    let c = classify(a, method, forms, tensor_of)?;
     if c.tensors.is_empty() {
         return Err(invalid(a, method, forms));
     }
     Ok(c)
 }
 
-fn integer(v: f64, method: &str, what: &str) -> Result<i64> {
+/// An integer argument (`what` of `method`).
+pub(crate) fn integer(v: f64, method: &str, what: &str) -> Result<i64> {
     if v.fract() != 0.0 || !v.is_finite() {
         return Err(error(method, format!("{what} must be an integer, got {v}")));
     }
