@@ -450,12 +450,12 @@ methods.diag = function(...)
    local res, src, k = withResult('diag', 'torch.diag([res,] x [, k]) or x:diag([k])', ...)
    if src:dim() == 1 then
       local n = src:size(1) + math.abs(k)
-      local out = res or src.new()
-      if out == src then out = src.new() end
+      -- Built apart from src when src is also the result.
+      local out = (res == nil or res == src) and src.new() or res
       out:resize(n, n):zero()
       diagonal(out, k):copy(src)
-      if res and out ~= res then res:resizeAs(out):copy(out) end
-      return res or out
+      if res == src then return res:resizeAs(out):copy(out) end
+      return out
    elseif src:dim() == 2 then
       local d = diagonal(src, k)
       local out = res or src.new()

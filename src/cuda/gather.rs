@@ -29,7 +29,6 @@ use crate::torch::layout::{Tensor, contiguous_strides};
 use crate::torch::methods::copy::clone_tensor;
 use crate::torch::methods::index::{check_same_except, check_scatter_source, nonzero_coords};
 use crate::torch::methods::{add, one, receiver};
-use crate::torch::storage::Storage;
 use crate::torch::userdata::tensor_of;
 
 /// What `gs_*` does with each position (the kernel's `mode`).
@@ -259,17 +258,6 @@ fn source_and_result(a: &Args, method: &str) -> Result<(Tensor, usize, usize)> {
     }
 }
 
-/// A host Long tensor of `size` holding `values` in row-major order.
-fn host_longs(values: &[i64], size: &[usize]) -> Result<Tensor> {
-    Ok(Tensor {
-        dtype: DType::Long,
-        storage: Some(crate::torch::args::lift(Storage::from_slice(values))?),
-        offset: 0,
-        size: size.to_vec(),
-        stride: contiguous_strides(size),
-    })
-}
-
 /// `x:index(dim, positions)`, `res:index(src, dim, positions)`, `torch.index([res,] src, dim,
 /// positions)`: the slices of src along dim at the positions.
 fn index(lua: &Lua, a: Args) -> Result<MultiValue> {
@@ -478,7 +466,11 @@ fn selected(mask: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
         return Ok(Tensor::empty(DType::Long));
     }
     // The coordinates of a vector's elements are their positions.
-    let flat = clone_tensor(mask)?;
+    let flat = if mask.is_contiguous() {
+        mask.clone()
+    } else {
+        clone_tensor(mask)?
+    };
     let flat = Tensor {
         size: vec![n],
         stride: vec![1],
@@ -488,7 +480,8 @@ fn selected(mask: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
     if count == 0 {
         return Ok(Tensor::empty(DType::Long));
     }
-    upload(&host_longs(&places, &[count])?, dev, method)
+    let places = ops::host_longs(&places, &[count]).map_err(|e| fail(method, e))?;
+    upload(&places, dev, method)
 }
 
 /// `x:maskedSelect(mask)` (a new vector), `res:maskedSelect(src, mask)`,
@@ -505,12 +498,7 @@ fn masked_select(lua: &Lua, a: Args) -> Result<MultiValue> {
     let idx = selected(&mask, &*device_of_tensor(&src, M)?, M)?;
     let n = idx.numel();
     if n == 0 {
-        let empty = Tensor::empty(src.dtype);
-        if res == 0 {
-            return one(Cuda::push_tensor(lua, empty)?);
-        }
-        Cuda::set_view(arg(&a, 1), empty)?;
-        return receiver(&a);
+        return empty_result(lua, &a, res, src.dtype);
     }
     let (rv, r) = result(lua, &a, res, src.dtype, &[n], &src, M)?;
     let work = Move {
@@ -579,23 +567,27 @@ fn nonzero(lua: &Lua, a: Args) -> Result<MultiValue> {
     } else {
         dispatch!(host.dtype, T => nonzero_coords::<T>(&host, M))?
     };
-    let size = if count == 0 { Vec::new() } else { vec![count, src.dim()] };
-    let (rv, r) = if size.is_empty() {
-        let empty = Tensor::empty(DType::Long);
-        if res == 0 {
-            return one(Cuda::push_tensor(lua, empty)?);
-        }
-        tensor_arg(&a, 1, M).and_then(|r| check_long(&r, M))?;
-        Cuda::set_view(arg(&a, 1), empty)?;
-        return receiver(&a);
-    } else {
-        if res == 1 {
-            check_long(&tensor_arg(&a, 1, M)?, M)?;
-        }
-        result(lua, &a, res, DType::Long, &size, &src, M)?
-    };
-    ops::copy_from_host(&r, &host_longs(&coords, &size)?, M).map_err(|e| fail(M, e))?;
+    if res == 1 {
+        check_long(&tensor_arg(&a, 1, M)?, M)?;
+    }
+    if count == 0 {
+        return empty_result(lua, &a, res, DType::Long);
+    }
+    let size = [count, src.dim()];
+    let (rv, r) = result(lua, &a, res, DType::Long, &size, &src, M)?;
+    let coords = ops::host_longs(&coords, &size).map_err(|e| fail(M, e))?;
+    ops::copy_from_host(&r, &coords, M).map_err(|e| fail(M, e))?;
     one(rv)
+}
+
+/// A result with no element: a new empty tensor, or the one at position 1 (`res`) made empty.
+fn empty_result(lua: &Lua, a: &Args, res: usize, dtype: DType) -> Result<MultiValue> {
+    let empty = Tensor::empty(dtype);
+    if res == 0 {
+        return one(Cuda::push_tensor(lua, empty)?);
+    }
+    Cuda::set_view(arg(a, 1), empty)?;
+    receiver(a)
 }
 
 fn check_long(r: &Tensor, method: &str) -> Result<()> {

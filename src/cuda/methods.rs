@@ -53,9 +53,14 @@ fn opt_tensor(a: &Args, pos: usize, dtype: DType, method: &str) -> Result<Option
     }
 }
 
+/// The ordinal of the device of a tensor's memory (the current device for a tensor with none).
+fn ordinal_of(t: &Tensor) -> usize {
+    t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current)
+}
+
 /// The device of a tensor's memory (the current device for a tensor with none), opened.
 pub(super) fn device_of_tensor(t: &Tensor, method: &str) -> Result<std::sync::Arc<device::Device>> {
-    let ordinal = t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
+    let ordinal = ordinal_of(t);
     device::get(ordinal, method).map_err(lerr)
 }
 
@@ -301,13 +306,7 @@ fn scan_dim(lua: &Lua, a: Args) -> Result<MultiValue> {
     let prod = matches!(arg(&a, 2), Value::Boolean(true));
     let src = tensor_arg(&a, 4, &name)?;
     let dim = dim_arg(&a, 5, &src, &name)?;
-    let (rv, r) = match arg(&a, 3) {
-        Value::Nil => {
-            let t = new_like(&src, &name)?;
-            (Cuda::push_tensor(lua, t.clone())?, t)
-        }
-        _ => result(lua, &a, 3, src.dtype, &src.size, &src, &name)?,
-    };
+    let (rv, r) = result(lua, &a, 3, src.dtype, &src.size, &src, &name)?;
     ops::scan_dim(prod, &r, &src, dim, &name).map_err(|e| fail(&name, e))?;
     one(rv)
 }
@@ -371,7 +370,7 @@ fn fill_value(t: &Tensor, v: f64, method: &str) -> Result<()> {
 /// from the generator of the tensor's device, as a host tensor would draw, then copied up.
 fn random_fill(a: &Args, method: &str) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
-    let ordinal = t.storage.as_ref().and_then(device_of).unwrap_or_else(device::current);
+    let ordinal = ordinal_of(&t);
     let host = args::lift_in(method, Tensor::zeros(t.dtype, &t.size))?;
     with_generator(ordinal, |g| random::fill_like_method(method, &host, g, a, 2)).map_err(lerr)??;
     if t.numel() > 0 {
@@ -389,31 +388,16 @@ fn randperm(lua: &Lua, a: Args) -> Result<MultiValue> {
         return Err(error(M, "n must be strictly positive"));
     }
     let like = tensor_arg(&a, 1, M)?;
-    let ordinal = like
-        .storage
-        .as_ref()
-        .and_then(device_of)
-        .unwrap_or_else(device::current);
+    let ordinal = ordinal_of(&like);
     let values: Vec<i64> = with_generator(ordinal, |g| g.randperm(n as usize))
         .map_err(lerr)?
         .into_iter()
         .map(|v| v + 1)
         .collect();
     let (rv, r) = result(lua, &a, 1, like.dtype, &[n as usize], &like, M)?;
-    ops::copy_from_host(&r, &host_vector(&values, M)?, M).map_err(|e| fail(M, e))?;
+    let values = ops::host_longs(&values, &[n as usize]).map_err(|e| fail(M, e))?;
+    ops::copy_from_host(&r, &values, M).map_err(|e| fail(M, e))?;
     one(rv)
-}
-
-/// A host Long vector of `values`.
-fn host_vector(values: &[i64], method: &str) -> Result<Tensor> {
-    let storage = args::lift_in(method, Storage::from_slice(values))?;
-    Ok(Tensor {
-        dtype: DType::Long,
-        storage: Some(storage),
-        offset: 0,
-        size: vec![values.len()],
-        stride: vec![1],
-    })
 }
 
 /// `multinomial(res, probs, n [, replacement])`: categories drawn from each row of probs by the
@@ -422,26 +406,11 @@ fn multinomial(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "multinomial";
     let probs = tensor_arg(&a, 2, M)?;
     let host = ops::to_host(&probs, M).map_err(|e| fail(M, e))?;
-    let ordinal = probs
-        .storage
-        .as_ref()
-        .and_then(device_of)
-        .unwrap_or_else(device::current);
+    let ordinal = ordinal_of(&probs);
     let (size, values) = with_generator(ordinal, |g| random::multinomial_draws(g, &host, &a, 3, M)).map_err(lerr)??;
-    let (rv, r) = match arg(&a, 1) {
-        Value::Nil => {
-            let t = ops::empty_like(&*device_of_tensor(&probs, M)?, DType::Long, &size).map_err(|e| fail(M, e))?;
-            (Cuda::push_tensor(lua, t.clone())?, t)
-        }
-        _ => result(lua, &a, 1, DType::Long, &size, &probs, M)?,
-    };
-    let flat = host_vector(&values, M)?;
-    let host = Tensor {
-        size: size.clone(),
-        stride: crate::torch::layout::contiguous_strides(&size),
-        ..flat
-    };
-    ops::copy_from_host(&r, &host, M).map_err(|e| fail(M, e))?;
+    let (rv, r) = result(lua, &a, 1, DType::Long, &size, &probs, M)?;
+    let draws = ops::host_longs(&values, &size).map_err(|e| fail(M, e))?;
+    ops::copy_from_host(&r, &draws, M).map_err(|e| fail(M, e))?;
     one(rv)
 }
 

@@ -208,6 +208,18 @@ pub fn empty_like(dev: &Device, dtype: DType, size: &[usize]) -> Result<Tensor, 
     })
 }
 
+/// A host Long tensor of `size` holding `values` in row-major order (positions and draws made on
+/// the host, on their way to the device).
+pub fn host_longs(values: &[i64], size: &[usize]) -> Result<Tensor, String> {
+    Ok(Tensor {
+        dtype: DType::Long,
+        storage: Some(Storage::from_slice(values)?),
+        offset: 0,
+        size: size.to_vec(),
+        stride: contiguous_strides(size),
+    })
+}
+
 /// A contiguous copy of `t` (on its device), or `t` itself when it is contiguous.
 pub fn contiguous(t: &Tensor, method: &str) -> Result<Tensor, String> {
     if t.is_contiguous() || t.numel() == 0 {

@@ -22,6 +22,7 @@ use std::ptr::NonNull;
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
+use super::reduce::integer;
 use super::{add, one};
 use crate::dispatch;
 use crate::torch::apply::{self, Offsets};
@@ -1159,13 +1160,6 @@ fn res_tensors_number(
     };
     check_types(name, a)?;
     Ok((res, ts.into_iter().map(|(_, t)| t).collect(), num))
-}
-
-fn integer(v: f64, name: &str, what: &str) -> Result<i64> {
-    if v.fract() != 0.0 || !v.is_finite() {
-        return Err(error(name, format!("{what} must be an integer, got {v}")));
-    }
-    Ok(v as i64)
 }
 
 fn cross(lua: &Lua, a: Args) -> Result<MultiValue> {

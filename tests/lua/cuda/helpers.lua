@@ -101,19 +101,20 @@ function H.close(dev, host, tol, what)
 end
 
 -- Applies f to host tensors and to device copies of them (other values as they are); compares
--- every result.
-function H.same(what, f, inputs, tol)
+-- every result with `compare(dev, host, tol, what)`, H.close by default.
+function H.same(what, f, inputs, tol, compare)
+   compare = compare or H.close
    local dev = {}
    for i, t in ipairs(inputs) do dev[i] = torch.isTensor(t) and H.cuda(t) or t end
    local hostResults = { f(unpack(inputs)) }
    local devResults = { f(unpack(dev)) }
    H.eq(#devResults, #hostResults, what .. ': number of results')
    for i = 1, #hostResults do
-      H.close(devResults[i], hostResults[i], tol, what .. ' (result ' .. i .. ')')
+      compare(devResults[i], hostResults[i], tol, what .. ' (result ' .. i .. ')')
    end
    -- In-place forms change the inputs: those must agree too.
    for i, t in ipairs(inputs) do
-      if torch.isTensor(t) then H.close(dev[i], t, tol, what .. ' (input ' .. i .. ' afterwards)') end
+      if torch.isTensor(t) then compare(dev[i], t, tol, what .. ' (input ' .. i .. ' afterwards)') end
    end
 end
 

@@ -29,22 +29,7 @@ end
 -- Applies f to host tensors and to device copies of them (other arguments as they are); the
 -- results (values and indices) and the inputs afterwards must be identical.
 local function same(what, f, ...)
-   local inputs = { ... }
-   local n = select('#', ...)
-   local dev = {}
-   for i = 1, n do
-      local t = inputs[i]
-      dev[i] = torch.isTensor(t) and H.cuda(t) or t
-   end
-   local hostResults = { f(unpack(inputs, 1, n)) }
-   local devResults = { f(unpack(dev, 1, n)) }
-   H.eq(#devResults, #hostResults, what .. ': number of results')
-   for i = 1, #hostResults do
-      exact(devResults[i], hostResults[i], what .. ' (result ' .. i .. ')')
-   end
-   for i = 1, n do
-      if torch.isTensor(inputs[i]) then exact(dev[i], inputs[i], what .. ' (input ' .. i .. ' afterwards)') end
-   end
+   H.same(what, f, { ... }, 0, function(dev, host, _, where) exact(dev, host, where) end)
 end
 
 -- Random values of type T: integer-valued within [-r, r] (many ties) when r is given, else
@@ -220,16 +205,21 @@ function cases.kthvalue()
    end
 end
 
+-- `name` (median or mode) of every input along every dimension and along the default one.
+local function everyDim(T, name)
+   for inputName, x in pairs(inputs(T)) do
+      for dim = 1, x:dim() do
+         local what = string.format('%s %s dim %d', T, inputName, dim)
+         same(what .. ' ' .. name, function(t) return t[name](t, dim) end, x)
+         same(what .. ' torch.' .. name, function(t) return torch[name](t, dim) end, x)
+      end
+      same(T .. ' ' .. inputName .. ' ' .. name .. ' (last dim)', function(t) return t[name](t) end, x)
+   end
+end
+
 function cases.median()
    for _, T in ipairs(TYPES) do
-      for name, x in pairs(inputs(T)) do
-         for dim = 1, x:dim() do
-            local what = string.format('%s %s dim %d', T, name, dim)
-            same(what .. ' median', function(t) return t:median(dim) end, x)
-            same(what .. ' torch.median', function(t) return torch.median(t, dim) end, x)
-         end
-         same(T .. ' ' .. name .. ' median (last dim)', function(t) return t:median() end, x)
-      end
+      everyDim(T, 'median')
       -- Even and odd lengths: the lower median.
       for n = 1, 12 do
          same(string.format('%s median of %d', T, n), function(t) return t:median() end, rand(T, nil, n))
@@ -240,14 +230,7 @@ end
 
 function cases.mode()
    for _, T in ipairs(TYPES) do
-      for name, x in pairs(inputs(T)) do
-         for dim = 1, x:dim() do
-            local what = string.format('%s %s dim %d', T, name, dim)
-            same(what .. ' mode', function(t) return t:mode(dim) end, x)
-            same(what .. ' torch.mode', function(t) return torch.mode(t, dim) end, x)
-         end
-         same(T .. ' ' .. name .. ' mode (last dim)', function(t) return t:mode() end, x)
-      end
+      everyDim(T, 'mode')
       -- Ties between runs: the smallest value wins, at its last position.
       for _, values in ipairs {
          { 1, 2, 2, 3, 3, 1 }, { 3, 3, 1, 1, 2, 2 }, { 5 }, { 4, 4 }, { 2, 1 }, { 7, 7, 7, 1, 1, 1, 7, 1 },
