@@ -46,10 +46,11 @@ fn cuda_tensor_files_load_as_host_tensors_without_cutorch() {
     assert_eq!(out.stdout, "torch.FloatStorage\t1.5\t-2\n");
 }
 
-/// Runs tests/lua/cuda/run_all.lua with `env`; panics with its output unless every check passed.
-fn run_suite(env: &[(&str, &str)]) -> Output {
+/// Runs tests/lua/cuda/run_all.lua (the checks whose names match `pattern`, if given) with
+/// `env`; panics with its output unless every check passed.
+fn run_suite(env: &[(&str, &str)], pattern: Option<&str>) -> Output {
     let mut cmd = Command::new(th_path());
-    cmd.arg("run_all.lua").current_dir(cuda_dir());
+    cmd.arg("run_all.lua").args(pattern).current_dir(cuda_dir());
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -67,7 +68,7 @@ fn run_suite(env: &[(&str, &str)]) -> Output {
 #[test]
 fn gpu_checks_on_a_real_gpu() {
     let cache = temp_dir("cutorch-gpu-cache");
-    let out = run_suite(&[("LUATORCH_CUDA_CACHE", cache.to_str().unwrap())]);
+    let out = run_suite(&[("LUATORCH_CUDA_CACHE", cache.to_str().unwrap())], None);
     if let Some(why) = out.stdout.strip_prefix("SKIP ") {
         println!("skipped: {}", why.trim());
         return;
@@ -160,6 +161,8 @@ fn mock_env(dir: &Path) -> Vec<(&'static str, String)> {
         ("LUATORCH_CUDA_LIBS", dir.display().to_string()),
         // Two devices, so that the checks across devices run too.
         ("MOCK_CUDA_DEVICES", "2".into()),
+        // 1 GiB of device memory, so that filling it (to check that the cache gives way) is cheap.
+        ("MOCK_CUDA_MEMORY", (1u64 << 30).to_string()),
     ]
 }
 
@@ -172,7 +175,7 @@ fn gpu_checks_on_the_mock_driver() {
     }
     let env = mock_env(&dir);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let out = run_suite(&env);
+    let out = run_suite(&env, None);
     assert!(out.stdout.contains("ok ("), "{}", out.stdout);
     // Each case ran (none skipped).
     assert!(
@@ -180,6 +183,11 @@ fn gpu_checks_on_the_mock_driver() {
         "{}",
         out.stdout
     );
+    // Without the caching allocator (cutorch's switch), every temporary is a driver allocation.
+    let mut uncached = env.clone();
+    uncached.push(("THC_CACHING_ALLOCATOR", "0"));
+    let out = run_suite(&uncached, Some("^device%.cache"));
+    assert!(out.stdout.contains("ok (2 checks)"), "{}", out.stdout);
 }
 
 /// A CUDA tensor to and from a parallel child forked through ssh (another machine for parallel:

@@ -18,7 +18,7 @@ package.loaded.cutorch = cutorch
 cutorch._C = C
 
 for _, name in ipairs { 'getDeviceCount', 'setDevice', 'getDevice', 'getDeviceProperties', 'getMemoryUsage',
-   'synchronize', 'synchronizeAll', 'manualSeed', 'manualSeedAll', 'initialSeed', 'seed', 'seedAll', 'getState',
+   'emptyCache', 'synchronize', 'synchronizeAll', 'manualSeed', 'manualSeedAll', 'initialSeed', 'seed', 'seedAll', 'getState',
    'reserveStreams', 'getNumStreams', 'setStream', 'setDefaultStream', 'getStream', 'streamSynchronize',
    '_ipcExport', '_ipcImport', '_currentStreamAddress' } do
    cutorch[name] = C[name]

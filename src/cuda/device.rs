@@ -5,6 +5,7 @@
 //! Ordinals are 0-based here; the Lua side adds 1.
 
 use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::result as cu;
@@ -100,6 +101,11 @@ pub struct Device {
     pub arch: (i32, i32),
     pub(crate) kernels: OnceLock<Result<super::kernels::Module, String>>,
     pub(crate) blas: Mutex<Option<super::blas::Handle>>,
+    /// Freed allocations kept for reuse.
+    pub(crate) cache: super::cache::Cache,
+    /// Set once work has gone to a reserved stream: a freed allocation may then still be in use
+    /// on a stream other than the one it was made on, and is only cached after the device is idle.
+    several_streams: AtomicBool,
 }
 
 impl Device {
@@ -112,9 +118,11 @@ impl Device {
         })
     }
 
-    /// Free and total memory of the device, in bytes.
+    /// Free and total memory of the device, in bytes; free counts what this process's cache
+    /// holds, as cutorch's did (it is there for the next allocation).
     pub fn memory(&self) -> Result<(usize, usize), String> {
-        libs::guard("cuMemGetInfo", || self.ctx.mem_get_info().map_err(super::memory::drv))
+        let (free, total) = libs::guard("cuMemGetInfo", || self.ctx.mem_get_info().map_err(super::memory::drv))?;
+        Ok(((free + self.cache.bytes()).min(total), total))
     }
 
     /// The raw stream of cutorch stream `index` (0: the default stream).
@@ -122,6 +130,7 @@ impl Device {
         if index == 0 {
             return Ok(std::ptr::null_mut());
         }
+        self.several_streams.store(true, Ordering::Relaxed);
         let streams = self.streams.lock().map_err(|_| "stream list poisoned".to_string())?;
         streams
             .get(index - 1)
@@ -152,6 +161,27 @@ impl Device {
     pub fn current_stream(&self) -> Result<sys::CUstream, String> {
         self.bind()?;
         self.stream(current_stream_index(self.ordinal))
+    }
+
+    /// Whether work has gone to a stream other than the default one.
+    pub fn uses_several_streams(&self) -> bool {
+        self.several_streams.load(Ordering::Relaxed)
+    }
+
+    /// Frees every cached allocation of this device (cuMemFree waits for the device first).
+    pub fn empty_cache(&self) -> Result<(), String> {
+        self.bind()?;
+        let mut first_error = Ok(());
+        for addr in self.cache.drain() {
+            // SAFETY: a cached block is an allocation of this context that nothing uses.
+            let freed = libs::guard("cuMemFree", || {
+                unsafe { cu::free_sync(addr) }.map_err(super::memory::drv)
+            });
+            if first_error.is_ok() {
+                first_error = freed;
+            }
+        }
+        first_error
     }
 
     /// Waits for everything queued on this device.
@@ -194,6 +224,8 @@ pub fn get(ordinal: usize, method: &str) -> Result<Arc<Device>, String> {
                     arch,
                     kernels: OnceLock::new(),
                     blas: Mutex::new(None),
+                    cache: Default::default(),
+                    several_streams: AtomicBool::new(false),
                 }))
             })
         })
@@ -201,6 +233,14 @@ pub fn get(ordinal: usize, method: &str) -> Result<Arc<Device>, String> {
         .map_err(|e| format!("{method}: {e}"))?;
     dev.bind().map_err(|e| format!("{method}: {e}"))?;
     Ok(dev)
+}
+
+/// Device `ordinal` if it has been opened (devices stay open for the life of the process).
+pub fn opened(ordinal: usize) -> Option<&'static Device> {
+    match devices().get(ordinal)?.get()? {
+        Ok(dev) => Some(dev),
+        Err(_) => None,
+    }
 }
 
 thread_local! {

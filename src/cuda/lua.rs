@@ -150,6 +150,22 @@ fn install_device_functions(lua: &Lua, m: &Table) -> Result<()> {
         let (free, total) = dev.memory().map_err(|e| error("cutorch.getMemoryUsage", e))?;
         ret([num(free as f64), num(total as f64)])
     })?;
+    // Frees what the caching allocator keeps (for another process, or a library that allocates
+    // through the driver itself); a luatorch addition, as PyTorch's torch.cuda.empty_cache.
+    // cutorch.emptyCache([device]): that device's cache, or every open device's.
+    add(lua, m, "emptyCache", |_, a| {
+        const M: &str = "cutorch.emptyCache";
+        if arg(&a, 1).is_nil() {
+            device::available(M).map_err(lerr)?;
+            for d in (0..device::count()).filter_map(device::opened) {
+                d.empty_cache().map_err(|e| error(M, e))?;
+            }
+            device::current_device(M).map_err(lerr)?;
+        } else {
+            open_device(&a, 1, M)?.empty_cache().map_err(|e| error(M, e))?;
+        }
+        ret([])
+    })?;
     // With no device there is nothing to wait for, but a script that synchronizes expects a GPU:
     // like every call that needs one, it raises an error.
     add(lua, m, "synchronize", |_, a| {

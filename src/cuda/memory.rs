@@ -1,5 +1,6 @@
 //! Device memory behind `Storage`: allocations made with plain cuMemAlloc (not cudarc's
-//! stream-ordered pool, whose allocations legacy CUDA IPC handles cannot export), memory opened
+//! stream-ordered pool, whose allocations legacy CUDA IPC handles cannot export) and reused
+//! through the device's cache (`cache`), memory opened
 //! from another process's IPC handle, and views into either; and the copies between host and
 //! device that everything else builds on.
 //!
@@ -12,6 +13,7 @@ use cudarc::driver::result as cu;
 use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, DriverError};
 
+use super::cache;
 use super::device::{self, Device};
 use super::libs;
 use crate::dispatch;
@@ -34,12 +36,22 @@ pub fn drv(e: DriverError) -> String {
 pub enum Release {
     /// Ours, from cuMemAlloc at this address: cuMemFree.
     Free(u64),
+    /// Ours, a block of the device's cache: given back to the cache.
+    Cached(Block),
     /// Opened from an IPC handle: the mapping, closed when its last holder lets go.
     Mapped(#[allow(dead_code)] Arc<super::ipc::Mapping>),
     /// Part of another storage, kept alive by this reference.
     Within(#[allow(dead_code)] Storage),
     /// No memory (zero length).
     Nothing,
+}
+
+/// A block of a device's cache: where, how big, and the stream it was allocated on.
+pub struct Block {
+    device: usize,
+    addr: u64,
+    bytes: usize,
+    stream: usize,
 }
 
 /// The owner of a device storage's memory (what `Storage::device_owner` holds).
@@ -68,6 +80,18 @@ impl Drop for DeviceMemory {
                     Release::Free(addr) => {
                         track_external_bytes(-(self.bytes as isize));
                         cu::free_sync(*addr).map_err(drv)
+                    }
+                    Release::Cached(b) => {
+                        track_external_bytes(-(self.bytes as isize));
+                        // Allocated from an open device, which stays open for the process.
+                        let dev = device::opened(b.device).ok_or("device closed")?;
+                        // On one stream the next owner's work queues behind this one's; with
+                        // several, the block may still be in use elsewhere, so wait as cuMemFree would.
+                        if dev.uses_several_streams() {
+                            cu::ctx::synchronize().map_err(drv)?;
+                        }
+                        dev.cache.give(b.stream, b.bytes, b.addr);
+                        Ok(())
                     }
                     Release::Mapped(_) => {
                         track_external_bytes(-(self.bytes as isize));
@@ -100,7 +124,8 @@ pub fn addr_of(s: &Storage, offset: usize) -> Result<u64, String> {
     Ok(base + (offset * s.dtype().size_of()) as u64)
 }
 
-/// A zero-filled device storage of `len` elements on `dev`.
+/// A zero-filled device storage of `len` elements on `dev`, in a block from the device's cache
+/// when one of its size class is free on the current stream.
 pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> {
     let bytes = len
         .checked_mul(dtype.size_of())
@@ -109,24 +134,29 @@ pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> 
         return Ok(empty(dev.ordinal, dtype));
     }
     let stream = dev.current_stream()?;
-    let addr = libs::guard("cuMemAlloc", || {
-        // SAFETY: plain allocation in the bound context; zeroed below before anyone reads it.
-        let addr = unsafe { cu::malloc_sync(bytes) }.map_err(|e| {
-            format!(
-                "out of memory on device {} allocating {bytes} bytes: {}",
-                dev.ordinal + 1,
-                drv(e)
-            )
-        })?;
-        // SAFETY: the range was just allocated; the fill is ordered before later work on `stream`.
-        if let Err(e) = unsafe { cu::memset_d8_async(addr, 0, bytes, stream) } {
-            // SAFETY: freeing what was just allocated and is not used.
-            let _ = unsafe { cu::free_sync(addr) };
-            return Err(drv(e));
-        }
-        Ok(addr)
-    })?;
+    let caching = cache::enabled();
+    let block = if caching { cache::block_bytes(bytes) } else { bytes };
+    let addr = match dev.cache.take(stream as usize, block) {
+        Some(addr) => addr,
+        None => allocate(dev, block)?,
+    };
+    libs::guard("cuMemsetD8Async", || {
+        // SAFETY: the block is ours and unused; the fill is ordered before later work on `stream`
+        // (and, for a cached block, after earlier work on it, which ran on the same stream).
+        unsafe { cu::memset_d8_async(addr, 0, bytes, stream) }.map_err(drv)
+    })
+    .inspect_err(|_| dev.cache.give(stream as usize, block, addr))?;
     track_external_bytes(bytes as isize);
+    let release = if caching {
+        Release::Cached(Block {
+            device: dev.ordinal,
+            addr,
+            bytes: block,
+            stream: stream as usize,
+        })
+    } else {
+        Release::Free(addr)
+    };
     Ok(Storage::from_device(
         dtype,
         addr,
@@ -134,10 +164,35 @@ pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> 
         Box::new(DeviceMemory {
             device: dev.ordinal,
             bytes,
-            release: Release::Free(addr),
+            release,
             ctx: Some(dev.ctx.clone()),
             then: None,
         }),
+    ))
+}
+
+/// A new allocation of `bytes` on `dev`; when the device is full, its cache is freed first and
+/// the allocation tried once more.
+fn allocate(dev: &Device, bytes: usize) -> Result<u64, String> {
+    let malloc = || {
+        libs::guard("cuMemAlloc", || {
+            // SAFETY: plain allocation in the bound context.
+            unsafe { cu::malloc_sync(bytes) }.map_err(drv)
+        })
+    };
+    let first = match malloc() {
+        Ok(addr) => return Ok(addr),
+        Err(e) => e,
+    };
+    if dev.cache.bytes() > 0
+        && dev.empty_cache().is_ok()
+        && let Ok(addr) = malloc()
+    {
+        return Ok(addr);
+    }
+    Err(format!(
+        "out of memory on device {} allocating {bytes} bytes: {first}",
+        dev.ordinal + 1
     ))
 }
 

@@ -5,12 +5,13 @@
 //!
 //! Layers, bottom up: `libs` (finding the libraries; no cudarc panic reaches Lua), `device`
 //! (contexts, current device and stream per thread), `memory` (device storages and host
-//! copies), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops`, `sort` and `blas` (the
+//! copies) with `cache` (freed allocations kept for reuse), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops`, `sort` and `blas` (the
 //! operations on device tensors), `family` (device tensors as a torch tensor family), `ipc`
 //! and `share` (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
 //! `methods` (the `libcutorch` module under `lua/cutorch`).
 
 pub mod blas;
+pub mod cache;
 pub mod device;
 pub mod family;
 pub mod ffi;

@@ -66,7 +66,21 @@ static std::mutex lock;
 static std::map<uintptr_t, Region> regions;
 static size_t allocated;
 static int counter;
-static const size_t TOTAL = (size_t)8 << 30;
+// Device memory: 8 GiB, or MOCK_CUDA_MEMORY bytes.
+static const size_t TOTAL = [] {
+   const char *m = getenv("MOCK_CUDA_MEMORY");
+   return m ? (size_t)strtoull(m, nullptr, 10) : (size_t)8 << 30;
+}();
+static int allocations; // cuMemAlloc calls that succeeded (mockAllocations)
+
+// What the process still holds at exit (tensors alive then, cached blocks) goes with it, as a
+// context's memory does: the shared-memory objects behind it are removed. Registered with
+// atexit on the first allocation, so that it runs before `regions` is destroyed.
+static void remove_shared_objects() {
+   std::lock_guard<std::mutex> g(lock);
+   for (auto &r : regions)
+      if (!r.second.imported) shm_unlink(r.second.name.c_str());
+}
 
 static bool find(uintptr_t p, uintptr_t *base, size_t *bytes) {
    std::lock_guard<std::mutex> g(lock);
@@ -318,14 +332,23 @@ int cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
       if (allocated + bytes > TOTAL) return OUT_OF_MEMORY;
       snprintf(name, sizeof name, "/luatorch-mock-%d-%d", (int)getpid(), ++counter);
    }
+   static const bool cleanup = atexit(remove_shared_objects) == 0;
+   (void)cleanup;
    void *m = map_shared(name, bytes, true);
    if (!m) return OUT_OF_MEMORY;
    memset(m, 0xA5, bytes); // not zero: cutorch must zero what it promises to zero
    std::lock_guard<std::mutex> g(lock);
    regions[(uintptr_t)m] = Region{bytes, name, false};
    allocated += bytes;
+   allocations++;
    *p = (CUdeviceptr)m;
    return SUCCESS;
+}
+
+// For tests, through LuaJIT's FFI: how many allocations the driver has made.
+int mockAllocations(void) {
+   std::lock_guard<std::mutex> g(lock);
+   return allocations;
 }
 
 int cuMemFree_v2(CUdeviceptr p) {

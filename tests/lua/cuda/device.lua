@@ -42,6 +42,73 @@ function cases.allocationShowsInMemoryUsage()
    H.check(after - during >= 200 * 2 ^ 20, 'memory was not given back (%d)', after - during)
 end
 
+local ffi = require 'ffi'
+local function address(t) return tonumber(ffi.cast('intptr_t', t:data())) end
+local caching = os.getenv('THC_CACHING_ALLOCATOR') ~= '0'
+
+-- Freed memory is kept for the next allocation of its size class on its stream (cutorch's
+-- caching allocator), zeroed again when reused, and counted as free memory.
+function cases.cacheReusesFreedMemory()
+   collectgarbage()
+   collectgarbage()
+   local a = torch.CudaTensor(1000):fill(7)
+   local where = address(a)
+   a = nil
+   collectgarbage()
+   collectgarbage()
+   local b = torch.CudaTensor(1010) -- 4040 bytes: the class of 4000 (4 KiB)
+   if caching then H.eq(address(b), where, 'the freed block is reused') end
+   H.eq(b:min(), 0, 'a reused block reads as zeros')
+   H.eq(b:max(), 0, 'a reused block reads as zeros')
+   if os.getenv('LUATORCH_CUDA_MOCK') == '1' then
+      -- The mock counts the driver's allocations: after the first round, a loop of temporaries
+      -- makes none (without the cache, every temporary is one).
+      pcall(ffi.cdef, 'int mockAllocations(void);')
+      local driver = ffi.load('libcuda.so.1')
+      local x = torch.CudaTensor(64, 64):uniform()
+      local function round(i)
+         local y = torch.add(x, i):t():contiguous()
+         return y:sum() + y:max(1):sum()
+      end
+      round(0)
+      collectgarbage()
+      local before = driver.mockAllocations()
+      for i = 1, 20 do
+         round(i)
+         collectgarbage()
+      end
+      local made = driver.mockAllocations() - before
+      if caching then
+         H.eq(made, 0, 'allocations made by 20 rounds of temporaries')
+      else
+         H.check(made >= 20, 'without the cache every temporary is allocated (%d)', made)
+      end
+   end
+end
+
+-- An allocation that does not fit while the cache holds memory frees the cache and succeeds.
+function cases.cacheGivesWayWhenTheDeviceIsFull()
+   cutorch.emptyCache()
+   collectgarbage()
+   local free = cutorch.getMemoryUsage(1)
+   local big = torch.CudaTensor(math.floor(free * 0.6 / 4)):fill(1)
+   big = nil
+   collectgarbage()
+   collectgarbage()
+   local after = cutorch.getMemoryUsage(1)
+   H.check(after >= free * 0.95, 'cached memory counts as free (%d of %d)', after, free)
+   -- 70% more: the 60% block must be freed first.
+   local n = math.floor(free * 0.7 / 4)
+   local other = torch.CudaTensor(n)
+   H.eq(other[1] + other[n], 0, 'the new tensor is zeroed')
+   other = nil
+   collectgarbage()
+   cutorch.emptyCache(1)
+   cutorch.emptyCache()
+   H.raises('emptyCache(99)', function() cutorch.emptyCache(99) end, 'cutorch.emptyCache', 'does not exist')
+   H.eq(cutorch.getDevice(), 1, 'emptyCache leaves the current device')
+end
+
 -- With two devices or more: tensors live where they were made, copies cross devices, and an
 -- operation on tensors of two devices is refused.
 function cases.severalDevices()

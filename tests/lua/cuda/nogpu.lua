@@ -25,6 +25,7 @@ function cases.deviceCallsRaise()
       ['cutorch.getDevice'] = function() cutorch.getDevice() end,
       ['cutorch.getDeviceProperties'] = function() cutorch.getDeviceProperties(1) end,
       ['cutorch.getMemoryUsage'] = function() cutorch.getMemoryUsage(1) end,
+      ['cutorch.emptyCache'] = function() cutorch.emptyCache() end,
       ['cutorch.synchronize'] = function() cutorch.synchronize() end,
       ['cutorch.synchronizeAll'] = function() cutorch.synchronizeAll() end,
       ['cutorch.manualSeed'] = function() cutorch.manualSeed(1) end,
