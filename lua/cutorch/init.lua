@@ -18,10 +18,80 @@ package.loaded.cutorch = cutorch
 cutorch._C = C
 
 for _, name in ipairs { 'getDeviceCount', 'setDevice', 'getDevice', 'getDeviceProperties', 'getMemoryUsage',
-   'emptyCache', 'synchronize', 'synchronizeAll', 'manualSeed', 'manualSeedAll', 'initialSeed', 'seed', 'seedAll', 'getState',
+   'synchronize', 'synchronizeAll', 'manualSeed', 'manualSeedAll', 'initialSeed', 'seed', 'seedAll', 'getState',
+   'getRNGState', 'setRNGState',
    'reserveStreams', 'getNumStreams', 'setStream', 'setDefaultStream', 'getStream', 'streamSynchronize',
-   '_ipcExport', '_ipcImport', '_currentStreamAddress' } do
+   'getPeerToPeerAccess', 'setPeerToPeerAccess', 'getKernelPeerToPeerAccess', 'setKernelPeerToPeerAccess',
+   'emptyCache', '_ipcExport', '_ipcImport', '_currentStreamAddress' } do
    cutorch[name] = C[name]
+end
+
+-- No torch.CudaHalfTensor here: code that checks before using half precision takes its float path.
+cutorch.hasHalf = false
+
+---------------------------------------------------------------------------------------------------
+-- Ordering streams (cutorch's low-level stream functions): a stream waits for what is queued on
+-- others when the call is made, without the host waiting.
+
+-- The stream numbers of list `streams` (argument `pos` of `method`), appended to `places` as
+-- (device, stream) pairs.
+local function addStreams(places, device, streams, method, pos)
+   if type(streams) ~= 'table' then
+      error(string.format('%s: bad argument #%d (table of stream numbers expected, got %s)', method, pos,
+         type(streams)), 3)
+   end
+   for _, s in ipairs(streams) do
+      if type(s) ~= 'number' or s < 0 or s % 1 ~= 0 then
+         error(string.format('%s: bad argument #%d (stream numbers expected, got %s)', method, pos,
+            tostring(s)), 3)
+      end
+      places[#places + 1] = device
+      places[#places + 1] = s
+   end
+   return places
+end
+
+-- {[device] = {streams...}, ...} as (device, stream) pairs.
+local function addDeviceStreams(places, byDevice, method, pos)
+   if type(byDevice) ~= 'table' then
+      error(string.format('%s: bad argument #%d (table of {[device] = {streams...}} expected, got %s)', method,
+         pos, type(byDevice)), 3)
+   end
+   for device, streams in pairs(byDevice) do
+      if type(device) ~= 'number' then
+         error(string.format('%s: bad argument #%d (device numbers as keys expected, got %s)', method, pos,
+            tostring(device)), 3)
+      end
+      addStreams(places, device, streams, method, pos)
+   end
+   return places
+end
+
+-- cutorch.streamWaitFor(waiting, {streams...}): on the current device.
+function cutorch.streamWaitFor(waiting, streams)
+   local method = 'cutorch.streamWaitFor'
+   C.requireDevice(method)
+   local device = cutorch.getDevice()
+   C._streamWait(method, device, waiting, addStreams({}, device, streams, method, 2))
+end
+
+-- cutorch.streamWaitForMultiDevice(device, waiting, {[device] = {streams...}, ...}).
+function cutorch.streamWaitForMultiDevice(device, waiting, byDevice)
+   local method = 'cutorch.streamWaitForMultiDevice'
+   C._streamWait(method, device, waiting, addDeviceStreams({}, byDevice, method, 3))
+end
+
+-- cutorch.streamBarrier({streams...}): every listed stream of the current device waits for all.
+function cutorch.streamBarrier(streams)
+   local method = 'cutorch.streamBarrier'
+   C.requireDevice(method)
+   C._streamBarrier(method, addStreams({}, cutorch.getDevice(), streams, method, 1))
+end
+
+-- cutorch.streamBarrierMultiDevice({[device] = {streams...}, ...}).
+function cutorch.streamBarrierMultiDevice(byDevice)
+   local method = 'cutorch.streamBarrierMultiDevice'
+   C._streamBarrier(method, addDeviceStreams({}, byDevice, method, 1))
 end
 
 -- cutorch.withDevice(device, f): runs f with `device` current, then restores the previous one.

@@ -8,9 +8,9 @@ use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use cudarc::driver::CudaContext;
 use cudarc::driver::result as cu;
 use cudarc::driver::sys;
-use cudarc::driver::{CudaContext, CudaStream};
 
 use super::libs;
 
@@ -96,7 +96,7 @@ pub struct Device {
     pub ctx: Arc<CudaContext>,
     /// Reserved streams: stream i (1-based, as cutorch) is `streams[i - 1]`; stream 0 is the
     /// legacy default stream.
-    streams: Mutex<Vec<Arc<CudaStream>>>,
+    streams: Mutex<Vec<Stream>>,
     /// Compute capability.
     pub arch: (i32, i32),
     pub(crate) kernels: OnceLock<Result<super::kernels::Module, String>>,
@@ -134,7 +134,7 @@ impl Device {
         let streams = self.streams.lock().map_err(|_| "stream list poisoned".to_string())?;
         streams
             .get(index - 1)
-            .map(|s| s.cu_stream())
+            .map(|s| s.0)
             .ok_or_else(|| format!("stream {index} is not reserved on device {}", self.ordinal + 1))
     }
 
@@ -143,16 +143,21 @@ impl Device {
     }
 
     /// Makes sure at least `n` streams are reserved (cutorch.reserveStreams never removes any).
-    pub fn reserve_streams(&self, n: usize) -> Result<(), String> {
+    /// New ones are blocking streams, which the default stream waits for and which wait for it
+    /// (cutorch's default), or non-blocking ones when asked.
+    pub fn reserve_streams(&self, n: usize, non_blocking: bool) -> Result<(), String> {
         self.bind()?;
         let mut streams = self.streams.lock().map_err(|_| "stream list poisoned".to_string())?;
+        let kind = || match non_blocking {
+            true => cu::stream::StreamKind::NonBlocking,
+            false => cu::stream::StreamKind::Default,
+        };
         while streams.len() < n {
             let s = libs::guard("cuStreamCreate", || {
-                self.ctx
-                    .new_stream()
+                cu::stream::create(kind())
                     .map_err(|e| format!("cannot create a stream on device {}: {e:?}", self.ordinal + 1))
             })?;
-            streams.push(s);
+            streams.push(Stream(s, self.ctx.clone()));
         }
         Ok(())
     }
@@ -190,6 +195,23 @@ impl Device {
         libs::guard("synchronize", || {
             cu::ctx::synchronize().map_err(|e| format!("device {} failed: {e:?}", self.ordinal + 1))
         })
+    }
+}
+
+/// A reserved stream, destroyed with its device's context still alive.
+struct Stream(sys::CUstream, Arc<CudaContext>);
+
+// SAFETY: a CUstream is a handle that the driver lets any thread use.
+unsafe impl Send for Stream {}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // Errors cannot be reported from a drop; a stream left behind costs little.
+        let _ = libs::guard("cuStreamDestroy", || {
+            self.1.bind_to_thread().map_err(super::memory::drv)?;
+            // SAFETY: created once by reserve_streams, destroyed once, here.
+            unsafe { cu::stream::destroy(self.0) }.map_err(super::memory::drv)
+        });
     }
 }
 

@@ -10,10 +10,11 @@ use mlua::{LightUserData, Lua, Result, Table, Value, Variadic};
 use super::device::{self, Device};
 use super::family::{Cuda, TYPES};
 use super::memory::{self, drv};
-use super::{ffi, ipc, libs, methods, ops};
-use crate::torch::args::{Args, arg, error, int_arg};
+use super::{events, ffi, ipc, libs, methods, ops, peer};
+use crate::torch::args::{Args, arg, error, int_arg, type_name};
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
+use crate::torch::methods::random;
 use crate::torch::random::Generator;
 use crate::torch::t7::{self, DeviceClasses};
 use crate::torch::{construct, userdata};
@@ -183,7 +184,7 @@ fn install_device_functions(lua: &Lua, m: &Table) -> Result<()> {
         ret([])
     })?;
     add(lua, m, "manualSeed", |_, a| {
-        let d = device_arg(&Args::new(), 1, "cutorch.manualSeed")?;
+        let d = device_arg(&a, 2, "cutorch.manualSeed")?;
         let seed = seed_arg(&a, "cutorch.manualSeed")?;
         with_generator(d, |g| g.manual_seed(seed)).map_err(lerr)?;
         ret([])
@@ -196,12 +197,12 @@ fn install_device_functions(lua: &Lua, m: &Table) -> Result<()> {
         }
         ret([])
     })?;
-    add(lua, m, "initialSeed", |_, _| {
-        let d = device_arg(&Args::new(), 1, "cutorch.initialSeed")?;
+    add(lua, m, "initialSeed", |_, a| {
+        let d = device_arg(&a, 1, "cutorch.initialSeed")?;
         ret([num(with_generator(d, |g| g.initial_seed()).map_err(lerr)? as f64)])
     })?;
-    add(lua, m, "seed", |_, _| {
-        let d = device_arg(&Args::new(), 1, "cutorch.seed")?;
+    add(lua, m, "seed", |_, a| {
+        let d = device_arg(&a, 1, "cutorch.seed")?;
         let s = crate::torch::random::urandom_seed().map_err(|e| error("cutorch.seed", e))?;
         with_generator(d, |g| g.manual_seed(s)).map_err(lerr)?;
         ret([num(s as f64)])
@@ -213,6 +214,21 @@ fn install_device_functions(lua: &Lua, m: &Table) -> Result<()> {
             with_generator(d, |g| g.manual_seed(s)).map_err(lerr)?;
         }
         ret([num(s as f64)])
+    })?;
+    // getRNGState([device]) / setRNGState(state [, device]): the device's generator state, in
+    // the host generator's format (the device draws come from such a generator).
+    add(lua, m, "getRNGState", |lua, a| {
+        const M: &str = "cutorch.getRNGState";
+        let d = device_arg(&a, 1, M)?;
+        let t = with_generator(d, |g| random::state_tensor(g)).map_err(lerr)??;
+        ret([crate::torch::userdata::push_tensor(lua, t)?])
+    })?;
+    add(lua, m, "setRNGState", |_, a| {
+        const M: &str = "cutorch.setRNGState";
+        let d = device_arg(&a, 2, M)?;
+        let state = random::state_at(&a, 1, M)?;
+        with_generator(d, |g| *g = state).map_err(lerr)?;
+        ret([])
     })?;
     add(lua, m, "getState", |_, _| {
         ret([Value::LightUserData(LightUserData(ffi::state()))])
@@ -226,7 +242,79 @@ fn install_device_functions(lua: &Lua, m: &Table) -> Result<()> {
         device::available(&name).map_err(lerr)?;
         ret([])
     })?;
+    install_peer_functions(lua, m)?;
     install_stream_functions(lua, m)
+}
+
+fn place_method(a: &Args) -> Result<String> {
+    match arg(a, 1) {
+        Value::String(s) => Ok(s.to_string_lossy()),
+        _ => Err(error("cutorch", "internal error: no method name")),
+    }
+}
+
+/// A (1-based device, stream) pair at `pos`, `pos + 1` as a 0-based `events::Place`.
+fn place(a: &Args, pos: usize, method: &str) -> Result<events::Place> {
+    let d = device_arg(a, pos, method)?;
+    let s = int_arg(a, pos + 1, method)?;
+    let s = usize::try_from(s).map_err(|_| error(method, format!("invalid stream {s}")))?;
+    Ok((d, s))
+}
+
+/// The flat list {device, stream, ...} at `pos`.
+fn places(a: &Args, pos: usize, method: &str) -> Result<Vec<events::Place>> {
+    let Value::Table(t) = arg(a, pos) else {
+        return Err(error(method, "internal error: no list of streams"));
+    };
+    let flat: Vec<Value> = t.sequence_values().collect::<Result<_>>()?;
+    let flat = Args::from_iter(flat);
+    (0..flat.len() / 2).map(|i| place(&flat, 2 * i + 1, method)).collect()
+}
+
+fn install_peer_functions(lua: &Lua, m: &Table) -> Result<()> {
+    fn pair(a: &Args, method: &str) -> Result<(usize, usize)> {
+        for pos in [1, 2] {
+            if arg(a, pos).is_nil() {
+                return Err(error(
+                    method,
+                    format!("bad argument #{pos} (device number expected, got nil)"),
+                ));
+            }
+        }
+        Ok((device_arg(a, 1, method)?, device_arg(a, 2, method)?))
+    }
+    fn flag(a: &Args, pos: usize, method: &str) -> Result<bool> {
+        match arg(a, pos) {
+            Value::Boolean(b) => Ok(*b),
+            v => Err(error(
+                method,
+                format!("bad argument #{pos} (boolean expected, got {})", type_name(v)),
+            )),
+        }
+    }
+    add(lua, m, "getPeerToPeerAccess", |_, a| {
+        const M: &str = "cutorch.getPeerToPeerAccess";
+        let (d, p) = pair(&a, M)?;
+        ret([Value::Boolean(peer::get(d, p, M).map_err(lerr)?)])
+    })?;
+    add(lua, m, "setPeerToPeerAccess", |_, a| {
+        const M: &str = "cutorch.setPeerToPeerAccess";
+        let (d, p) = pair(&a, M)?;
+        let on = flag(&a, 3, M)?;
+        peer::set(d, p, on, M).map_err(lerr)?;
+        device::current_device(M).map_err(lerr)?;
+        ret([])
+    })?;
+    add(lua, m, "getKernelPeerToPeerAccess", |_, _| {
+        device::available("cutorch.getKernelPeerToPeerAccess").map_err(lerr)?;
+        ret([Value::Boolean(peer::kernel_access())])
+    })?;
+    add(lua, m, "setKernelPeerToPeerAccess", |_, a| {
+        const M: &str = "cutorch.setKernelPeerToPeerAccess";
+        device::available(M).map_err(lerr)?;
+        peer::set_kernel_access(flag(&a, 1, M)?);
+        ret([])
+    })
 }
 
 fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
@@ -237,9 +325,19 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
         if n < 0 {
             return Err(error(M, format!("invalid number of streams {n}")));
         }
+        let non_blocking = match arg(&a, 2) {
+            Value::Nil => false,
+            Value::Boolean(b) => *b,
+            v => {
+                return Err(error(
+                    M,
+                    format!("bad argument #2 (boolean expected, got {})", type_name(v)),
+                ));
+            }
+        };
         for d in 0..device::count() {
             let dev = device::get(d, M).map_err(lerr)?;
-            dev.reserve_streams(n as usize).map_err(|e| error(M, e))?;
+            dev.reserve_streams(n as usize, non_blocking).map_err(|e| error(M, e))?;
         }
         device::get(device::current(), M).map_err(lerr)?;
         ret([])
@@ -278,12 +376,32 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
         const M: &str = "cutorch.streamSynchronize";
         let dev = open_device(&Args::new(), 1, M)?;
         let i = int_arg(&a, 1, M)?;
-        let stream = dev.stream(i.max(0) as usize).map_err(|e| error(M, e))?;
+        let stream = usize::try_from(i)
+            .map_err(|_| format!("invalid stream {i}"))
+            .and_then(|i| dev.stream(i))
+            .map_err(|e| error(M, e))?;
         libs::guard(M, || {
             // SAFETY: a stream of this device (or the default stream), context bound.
             unsafe { cudarc::driver::result::stream::synchronize(stream) }.map_err(drv)
         })
         .map_err(|e| error(M, e))?;
+        ret([])
+    })?;
+    // _streamWait(method, device, stream, places) and _streamBarrier(method, places), places a
+    // list {device, stream, device, stream, ...} (devices 1-based), checked by lua/cutorch.
+    add(lua, m, "_streamWait", |_, a| {
+        let method = place_method(&a)?;
+        let waiting = place(&a, 2, &method)?;
+        let on = places(&a, 4, &method)?;
+        events::wait_for(waiting, &on, &method).map_err(lerr)?;
+        device::current_device(&method).map_err(lerr)?;
+        ret([])
+    })?;
+    add(lua, m, "_streamBarrier", |_, a| {
+        let method = place_method(&a)?;
+        let all = places(&a, 2, &method)?;
+        events::barrier(&all, &method).map_err(lerr)?;
+        device::current_device(&method).map_err(lerr)?;
         ret([])
     })?;
     // For tests and FFI users: the address of the current stream (0 for the default stream).

@@ -16,6 +16,7 @@ use cudarc::driver::{CudaContext, DriverError};
 use super::cache;
 use super::device::{self, Device};
 use super::libs;
+use super::{events, peer};
 use crate::dispatch;
 use crate::torch::dtype::{DType, Element};
 use crate::torch::storage::{Storage, track_external_bytes};
@@ -345,15 +346,30 @@ pub fn copy_device(
     }
     check_range(dst, doff, n, method)?;
     check_range(src, soff, n, method)?;
-    let dev = device_for(dst, method)?;
+    let (dev, src_dev) = (device_for(dst, method)?, device_for(src, method)?);
+    let src_stream = src_dev.current_stream()?;
     let stream = dev.current_stream()?;
+    let across = src_dev.ordinal != dev.ordinal;
+    if across {
+        // Peer to peer where it is on (else the driver goes through the host). The copy runs
+        // on the destination's stream: it starts after the work queued on the source's...
+        peer::ensure(dev.ordinal, src_dev.ordinal, method)?;
+        events::order(&dev, stream, &src_dev, src_stream)?;
+        dev.bind()?;
+    }
     let (d, s) = (addr_of(dst, doff)?, addr_of(src, soff)?);
     let bytes = n * dst.dtype().size_of();
     libs::guard(method, || {
         // SAFETY: both ranges are checked to lie in their storages.
         unsafe { cu::memcpy_dtod_async(d, s, bytes, stream).map_err(drv) }
     })
-    .map_err(|e| prefixed(method, e))
+    .map_err(|e| prefixed(method, e))?;
+    if across {
+        // ... and later work on the source (overwriting it, reusing its memory) waits for it.
+        events::order(&src_dev, src_stream, &dev, stream)?;
+        dev.bind()?;
+    }
+    Ok(())
 }
 
 fn check_range(s: &Storage, offset: usize, n: usize, method: &str) -> Result<(), String> {

@@ -90,18 +90,33 @@ pub(super) fn result(
             Ok((v, t))
         }
         None => {
-            let t = ops::empty_like(&*device_of_tensor(on, method)?, dtype, size).map_err(|e| fail(method, e))?;
+            let t = ops::empty_like(&*result_device(on, method)?, dtype, size).map_err(|e| fail(method, e))?;
             Ok((Cuda::push_tensor(lua, t.clone())?, t))
         }
     }
 }
 
-/// A new device tensor shaped like `like` (no storage when it has no dimension), on its device.
-fn new_like(like: &Tensor, method: &str) -> Result<Tensor> {
+/// Where a new result of an operation on `on` goes: `on`'s device, where the work runs (cutorch
+/// refused operands off the current device; running them where they are is kinder), or, once
+/// kernels may reach other devices, the current device, which then does the work (as cutorch).
+fn result_device(on: &Tensor, method: &str) -> Result<std::sync::Arc<device::Device>> {
+    match super::peer::kernel_access() {
+        true => device::current_device(method).map_err(lerr),
+        false => device_of_tensor(on, method),
+    }
+}
+
+/// A new device tensor shaped like `like` (no storage when it has no dimension), on `like`'s
+/// device (`here` false) or the current one.
+fn new_like(like: &Tensor, here: bool, method: &str) -> Result<Tensor> {
     if like.dim() == 0 {
         return Ok(Tensor::empty(like.dtype));
     }
-    ops::empty_like(&*device_of_tensor(like, method)?, like.dtype, &like.size).map_err(|e| fail(method, e))
+    let dev = match here {
+        true => device::current_device(method).map_err(lerr)?,
+        false => result_device(like, method)?,
+    };
+    ops::empty_like(&dev, like.dtype, &like.size).map_err(|e| fail(method, e))
 }
 
 /// `pointwise(name, op, res, src, b, c, v, w)`: `res = op(src, b, c, v, w)` elementwise, res
@@ -125,7 +140,7 @@ fn pointwise(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (rv, r) = match &src {
         Some(s) if res_given => result(lua, &a, 3, dtype, &s.size, s, &name)?,
         Some(s) => {
-            let t = new_like(s, &name)?;
+            let t = new_like(s, false, &name)?;
             (Cuda::push_tensor(lua, t.clone())?, t)
         }
         None => (arg(&a, 3).clone(), tensor_arg(&a, 3, &name)?),
@@ -634,7 +649,8 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
     })?;
     add(lua, tensor, "clone", |lua, a| {
         let t = tensor_arg(&a, 1, "clone")?;
-        let c = new_like(&t, "clone")?;
+        // On the current device, as cutorch's clone: the documented way to move a tensor.
+        let c = new_like(&t, true, "clone")?;
         ops::copy_device(&c, &t, "clone").map_err(|e| fail("clone", e))?;
         one(Cuda::push_tensor(lua, c)?)
     })?;

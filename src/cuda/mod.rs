@@ -4,7 +4,8 @@
 //! device raises a clear error.
 //!
 //! Layers, bottom up: `libs` (finding the libraries; no cudarc panic reaches Lua), `device`
-//! (contexts, current device and stream per thread), `memory` (device storages and host
+//! (contexts, current device and stream per thread), `events` (ordering between streams), `peer`
+//! (peer-to-peer access between devices), `memory` (device storages and host
 //! copies) with `cache` (freed allocations kept for reuse), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops`, `sort` and `blas` (the
 //! operations on device tensors), `family` (device tensors as a torch tensor family), `ipc`
 //! and `share` (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
@@ -13,6 +14,7 @@
 pub mod blas;
 pub mod cache;
 pub mod device;
+pub mod events;
 pub mod family;
 pub mod ffi;
 pub mod gather;
@@ -25,5 +27,6 @@ pub mod methods;
 pub mod nccl;
 pub mod operand;
 pub mod ops;
+pub mod peer;
 pub mod share;
 pub mod sort;

@@ -70,27 +70,49 @@ pub(super) fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
     addr_of(&storage(t, method)?, t.offset)
 }
 
-/// The device the tensors are on (they must all be on one), opened and bound.
+/// The device the tensors are on (they must all be on one), opened and bound. After
+/// cutorch.setKernelPeerToPeerAccess(true), tensors of several devices are worked on by the
+/// current device, where it has peer access to each of the others.
 pub(super) fn common_device(ts: &[&Tensor], method: &str) -> Result<Arc<Device>, String> {
-    let mut device = None;
-    for t in ts {
-        if let Some(s) = &t.storage
-            && let Some(d) = device_of(s)
-        {
-            match device {
-                None => device = Some(d),
-                Some(prev) if prev != d => {
-                    return Err(format!(
-                        "{method}: tensors are on different devices ({} and {})",
-                        prev + 1,
-                        d + 1
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
+    let mut devices: Vec<usize> = ts
+        .iter()
+        .filter_map(|t| t.storage.as_ref().and_then(device_of))
+        .collect();
+    devices.sort_unstable();
+    devices.dedup();
+    let Some(&first) = devices.first() else {
+        return super::device::current_device(method);
+    };
+    match devices.iter().find(|&&d| d != first) {
+        None => super::device::get(first, method),
+        Some(&other) if !super::peer::kernel_access() => Err(format!(
+            "{method}: tensors are on different devices ({} and {}; cutorch.setKernelPeerToPeerAccess(true) lets kernels reach other devices)",
+            first + 1,
+            other + 1
+        )),
+        Some(_) => on_current_device(&devices, method),
     }
-    super::device::get(device.unwrap_or_else(super::device::current), method)
+}
+
+/// The current device, with peer access to each of `devices` (and its stream queued after
+/// theirs, so that it reads what they wrote).
+fn on_current_device(devices: &[usize], method: &str) -> Result<Arc<Device>, String> {
+    let here = super::device::current_device(method)?;
+    let stream = here.current_stream()?;
+    for &d in devices.iter().filter(|&&d| d != here.ordinal) {
+        if !super::peer::ensure(here.ordinal, d, method)? {
+            return Err(format!(
+                "{method}: device {} has no peer access to device {} (cutorch.setPeerToPeerAccess)",
+                here.ordinal + 1,
+                d + 1
+            ));
+        }
+        let other = super::device::get(d, method)?;
+        let theirs = other.current_stream()?;
+        super::events::order(&here, stream, &other, theirs)?;
+    }
+    here.bind()?;
+    Ok(here)
 }
 
 fn not_on_long(method: &str) -> String {

@@ -47,6 +47,8 @@ enum {
    INVALID_IMAGE = 200,
    NOT_FOUND = 500,
    INVALID_HANDLE = 400,
+   PEER_ACCESS_ALREADY_ENABLED = 704,
+   PEER_ACCESS_NOT_ENABLED = 705,
 };
 
 static int device_count() {
@@ -312,7 +314,69 @@ int cuDevicePrimaryCtxRelease_v2(int) { return SUCCESS; }
 int cuCtxSetCurrent(void *ctx) { current_context = ctx; return SUCCESS; }
 int cuCtxGetCurrent(void **ctx) { *ctx = current_context; return SUCCESS; }
 int cuCtxSynchronize(void) { return current_context ? SUCCESS : INVALID_VALUE; }
-int cuStreamCreate(void **s, unsigned) { *s = malloc(1); return SUCCESS; }
+// A stream is one byte holding its creation flags. Work runs when it is queued, so streams and
+// events order nothing here; events are checked to be live.
+int cuStreamCreate(void **s, unsigned flags) {
+   *s = malloc(1);
+   *(unsigned char *)*s = (unsigned char)flags;
+   return SUCCESS;
+}
+int cuStreamGetFlags(void *s, unsigned *flags) {
+   *flags = s ? *(unsigned char *)s : 0;
+   return SUCCESS;
+}
+static std::map<void *, bool> events; // live events, and whether recorded
+int cuEventCreate(void **e, unsigned) {
+   std::lock_guard<std::mutex> g(lock);
+   *e = malloc(1);
+   events[*e] = false;
+   return SUCCESS;
+}
+int cuEventRecord(void *e, void *) {
+   std::lock_guard<std::mutex> g(lock);
+   if (!events.count(e)) return INVALID_HANDLE;
+   events[e] = true;
+   return SUCCESS;
+}
+int cuEventDestroy_v2(void *e) {
+   std::lock_guard<std::mutex> g(lock);
+   if (!events.erase(e)) return INVALID_HANDLE;
+   free(e);
+   return SUCCESS;
+}
+static int waits; // cuStreamWaitEvent calls (mockStreamWaits)
+int cuStreamWaitEvent(void *, void *e, unsigned) {
+   std::lock_guard<std::mutex> g(lock);
+   if (!events.count(e) || !current_context) return INVALID_HANDLE;
+   waits++;
+   return SUCCESS;
+}
+int mockStreamWaits(void) {
+   std::lock_guard<std::mutex> g(lock);
+   return waits;
+}
+// Every pair of devices can access each other, unless MOCK_CUDA_NO_PEER is set.
+int cuDeviceCanAccessPeer(int *can, int d, int peer) {
+   if (d < 0 || peer < 0 || d >= device_count() || peer >= device_count()) return INVALID_DEVICE;
+   *can = d != peer && !getenv("MOCK_CUDA_NO_PEER");
+   return SUCCESS;
+}
+static std::map<std::pair<void *, void *>, bool> peer_access; // (context, peer context)
+int cuCtxEnablePeerAccess(void *peer, unsigned) {
+   std::lock_guard<std::mutex> g(lock);
+   if (!current_context || peer == current_context || getenv("MOCK_CUDA_NO_PEER")) return INVALID_DEVICE;
+   bool &on = peer_access[{current_context, peer}];
+   if (on) return PEER_ACCESS_ALREADY_ENABLED;
+   on = true;
+   return SUCCESS;
+}
+int cuCtxDisablePeerAccess(void *peer) {
+   std::lock_guard<std::mutex> g(lock);
+   bool &on = peer_access[{current_context, peer}];
+   if (!on) return PEER_ACCESS_NOT_ENABLED;
+   on = false;
+   return SUCCESS;
+}
 int cuStreamDestroy_v2(void *s) { free(s); return SUCCESS; }
 int cuStreamSynchronize(void *) { return SUCCESS; }
 

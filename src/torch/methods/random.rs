@@ -644,8 +644,7 @@ fn get_rng_state(lua: &Lua, a: &Args) -> Result<MultiValue> {
     let (g, pos) = generator_at(lua, a, 1);
     let bytes = g.borrow().to_bytes();
     if matches!(arg(a, pos), Value::Nil) {
-        let t = Tensor::of_storage(args::lift(Storage::from_slice(&bytes))?);
-        return one(push_tensor(lua, t)?);
+        return one(push_tensor(lua, state_tensor(&g.borrow())?)?);
     }
     let mut t = byte_tensor_at(a, pos, method)?;
     no_more(a, pos + 1, method)?;
@@ -663,8 +662,20 @@ fn get_rng_state(lua: &Lua, a: &Args) -> Result<MultiValue> {
 fn set_rng_state(lua: &Lua, a: &Args) -> Result<MultiValue> {
     let method = "torch.setRNGState";
     let (g, pos) = generator_at(lua, a, 1);
-    let t = byte_tensor_at(a, pos, method)?;
+    let state = state_at(a, pos, method)?;
     no_more(a, pos + 1, method)?;
+    *g.borrow_mut() = state;
+    one(arg(a, pos).clone())
+}
+
+/// A new ByteTensor holding `g`'s state (what getRNGState returns).
+pub(crate) fn state_tensor(g: &Generator) -> Result<Tensor> {
+    Ok(Tensor::of_storage(args::lift(Storage::from_slice(&g.to_bytes()))?))
+}
+
+/// The generator whose state (from getRNGState) is the ByteTensor at `pos`.
+pub(crate) fn state_at(a: &Args, pos: usize, method: &str) -> Result<Generator> {
+    let t = byte_tensor_at(a, pos, method)?;
     if t.numel() != STATE_BYTES {
         return Err(error(method, "RNG state is wrong size"));
     }
@@ -672,9 +683,7 @@ fn set_rng_state(lua: &Lua, a: &Args) -> Result<MultiValue> {
         return Err(error(method, "RNG state needs to be contiguous"));
     }
     let bytes: Vec<u8> = values_of(&t, method)?.into_iter().map(|v| v as u8).collect();
-    let state = Generator::from_bytes(&bytes).map_err(|m| error(method, m))?;
-    *g.borrow_mut() = state;
-    one(arg(a, pos).clone())
+    Generator::from_bytes(&bytes).map_err(|m| error(method, m))
 }
 
 pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {

@@ -119,14 +119,99 @@ function cases.severalDevices()
    local b = torch.CudaTensor(5, 4)
    H.eq(b:getDevice(), 2, 'made on the current device')
    H.eq(a:getDevice(), 1, 'stays on its device')
-   b:copy(a:t())
+   local waits = 0
+   if os.getenv('LUATORCH_CUDA_MOCK') == '1' then
+      local ffi = require 'ffi'
+      pcall(ffi.cdef, 'int mockStreamWaits(void);')
+      local driver = ffi.load('libcuda.so.1')
+      local before = driver.mockStreamWaits()
+      b:copy(a:t())
+      waits = driver.mockStreamWaits() - before
+      H.eq(waits, 2, 'a copy across devices waits for the source and makes the source wait for it')
+   else
+      b:copy(a:t())
+   end
    H.close(b, x:t():contiguous(), 0, 'copy across devices')
    local c = a:clone()
-   H.eq(c:getDevice(), 1, 'clone stays on the source device')
+   H.eq(c:getDevice(), 2, 'clone goes to the current device (cutorch\'s way to move a tensor)')
+   H.close(c, x, 0, 'clone across devices')
+   c = cutorch.withDevice(1, function() return c:clone() end)
+   H.eq(c:getDevice(), 1, 'and back')
    H.close(torch.add(a, 1), x + 1, 1e-6, 'work on device 1 while device 2 is current')
    H.raises('two devices', function() torch.add(a, b:t()) end, 'add', 'different devices')
    cutorch.setDevice(1)
    H.close(b:float():cuda(), x:t():contiguous(), 0, 'device 2 back to device 1')
+end
+
+-- Peer access between devices: on where the hardware allows it, switchable; kernels reach
+-- tensors of other devices only when allowed (cutorch.setKernelPeerToPeerAccess).
+function cases.peerAccess()
+   H.eq(cutorch.getKernelPeerToPeerAccess(), false, 'kernel peer access is off at first')
+   H.eq(cutorch.getPeerToPeerAccess(1, 1), true, 'a device reaches its own memory')
+   H.raises('set(1, 1, false)', function() cutorch.setPeerToPeerAccess(1, 1, false) end,
+      'cutorch.setPeerToPeerAccess', 'its own memory')
+   H.raises('get(1)', function() cutorch.getPeerToPeerAccess(1) end, 'cutorch.getPeerToPeerAccess',
+      'device number expected')
+   H.raises('set(1, 1, 1)', function() cutorch.setPeerToPeerAccess(1, 1, 1) end, 'cutorch.setPeerToPeerAccess',
+      'boolean expected')
+   if cutorch.getDeviceCount() < 2 then return end
+   local supported = cutorch.getPeerToPeerAccess(1, 2)
+   if not supported then
+      H.raises('set(1, 2, true)', function() cutorch.setPeerToPeerAccess(1, 2, true) end,
+         'cutorch.setPeerToPeerAccess', 'cannot access')
+      return
+   end
+   cutorch.setPeerToPeerAccess(1, 2, false)
+   H.eq(cutorch.getPeerToPeerAccess(1, 2), false, 'switched off')
+   H.eq(cutorch.getPeerToPeerAccess(2, 1), true, 'the other direction is its own')
+   cutorch.setPeerToPeerAccess(1, 2, true)
+   H.eq(cutorch.getPeerToPeerAccess(1, 2), true, 'switched on')
+
+   local x, y = torch.FloatTensor(30):uniform(), torch.FloatTensor(30):uniform()
+   local a = x:cuda()
+   local b = cutorch.withDevice(2, function() return y:cuda() end)
+   H.raises('kernel across devices', function() torch.add(a, b) end, 'add', 'setKernelPeerToPeerAccess')
+   cutorch.setKernelPeerToPeerAccess(true)
+   local ok, err = pcall(function()
+      H.eq(cutorch.getKernelPeerToPeerAccess(), true, 'kernel peer access on')
+      local c = torch.add(a, b)
+      H.eq(c:getDevice(), 1, 'worked on by the current device')
+      H.close(c, x + y, 1e-6, 'a + b across devices')
+      cutorch.setDevice(2)
+      local d = torch.cmul(a, b)
+      H.eq(d:getDevice(), 2, 'worked on by device 2 when current')
+      H.close(d, torch.cmul(x, y), 1e-6, 'a * b on device 2')
+      cutorch.setPeerToPeerAccess(2, 1, false)
+      H.raises('no peer access', function() torch.add(a, b) end, 'add', 'no peer access')
+      cutorch.setPeerToPeerAccess(2, 1, true)
+   end)
+   cutorch.setDevice(1)
+   cutorch.setKernelPeerToPeerAccess(false)
+   assert(ok, err)
+end
+
+-- The device generators' states, saved and restored per device.
+function cases.rngStates()
+   cutorch.manualSeed(5)
+   local state = cutorch.getRNGState()
+   H.eq(torch.typename(state), 'torch.ByteTensor', 'a ByteTensor')
+   local a = torch.CudaTensor(20):uniform()
+   cutorch.setRNGState(state)
+   H.close(torch.CudaTensor(20):uniform(), a:float(), 0, 'the same draws after setRNGState')
+   H.raises('short state', function() cutorch.setRNGState(torch.ByteTensor(3)) end, 'cutorch.setRNGState',
+      'wrong size')
+   H.raises('not a state', function() cutorch.setRNGState(torch.FloatTensor(3)) end, 'cutorch.setRNGState',
+      'torch.ByteTensor expected')
+   if cutorch.getDeviceCount() < 2 then return end
+   cutorch.manualSeed(11, 2)
+   H.eq(cutorch.initialSeed(2), 11, 'manualSeed(seed, device)')
+   H.eq(cutorch.initialSeed(), 5, 'the current device keeps its seed')
+   local other = cutorch.getRNGState(2)
+   cutorch.setRNGState(other, 1)
+   H.eq(cutorch.initialSeed(1), 11, 'a state moves between devices')
+   local s = cutorch.seed(2)
+   H.eq(cutorch.initialSeed(2), s, 'seed(device)')
+   H.eq(cutorch.initialSeed(1), 11, 'seed(device) leaves the other devices')
 end
 
 function cases.synchronize()
