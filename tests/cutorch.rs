@@ -178,16 +178,18 @@ fn gpu_checks_on_the_mock_driver() {
     let out = run_suite(&env, None);
     assert!(out.stdout.contains("ok ("), "{}", out.stdout);
     // Each case ran (none skipped).
-    assert!(
-        out.stdout.lines().filter(|l| l.starts_with("PASS ")).count() >= 25,
-        "{}",
-        out.stdout
-    );
-    // Without the caching allocator (cutorch's switch), every temporary is a driver allocation.
+    assert!(passed(&out) >= 25, "{}", out.stdout);
+    // Again without the caching allocator (cutorch's switch): every temporary is then a fresh
+    // driver allocation, which the mock fills with ones (NaN, -1), so that a result some
+    // operation leaves partly unset shows, where a reused block would hide it.
     let mut uncached = env.clone();
     uncached.push(("THC_CACHING_ALLOCATOR", "0"));
-    let out = run_suite(&uncached, Some("^device%.cache"));
-    assert!(out.stdout.contains("ok (2 checks)"), "{}", out.stdout);
+    let again = run_suite(&uncached, None);
+    assert_eq!(passed(&again), passed(&out), "{}", again.stdout);
+}
+
+fn passed(out: &Output) -> usize {
+    out.stdout.lines().filter(|l| l.starts_with("PASS ")).count()
 }
 
 /// A CUDA tensor to and from a parallel child forked through ssh (another machine for parallel:

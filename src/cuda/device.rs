@@ -106,6 +106,9 @@ pub struct Device {
     /// Set once work has gone to a reserved stream: a freed allocation may then still be in use
     /// on a stream other than the one it was made on, and is only cached after the device is idle.
     several_streams: AtomicBool,
+    /// Set once kernels of another device have read this device's memory (kernel peer access):
+    /// a freed block is then cached only after every device is idle.
+    read_by_peers: AtomicBool,
 }
 
 impl Device {
@@ -168,9 +171,23 @@ impl Device {
         self.stream(current_stream_index(self.ordinal))
     }
 
-    /// Whether work has gone to a stream other than the default one.
-    pub fn uses_several_streams(&self) -> bool {
-        self.several_streams.load(Ordering::Relaxed)
+    /// Notes that a kernel of another device reads this device's memory.
+    pub fn mark_read_by_peers(&self) {
+        self.read_by_peers.store(true, Ordering::Relaxed);
+    }
+
+    /// Waits, before memory of this device is reused, for the work that may still use it: on
+    /// its other streams, and on other devices when their kernels have read it.
+    pub fn settle_before_reuse(&self) -> Result<(), String> {
+        if self.read_by_peers.load(Ordering::Relaxed) {
+            for d in (0..count()).filter_map(opened) {
+                d.synchronize()?;
+            }
+            self.bind()?;
+        } else if self.several_streams.load(Ordering::Relaxed) {
+            self.synchronize()?;
+        }
+        Ok(())
     }
 
     /// Frees every cached allocation of this device (cuMemFree waits for the device first).
@@ -248,6 +265,7 @@ pub fn get(ordinal: usize, method: &str) -> Result<Arc<Device>, String> {
                     blas: Mutex::new(None),
                     cache: Default::default(),
                     several_streams: AtomicBool::new(false),
+                    read_by_peers: AtomicBool::new(false),
                 }))
             })
         })

@@ -87,10 +87,9 @@ impl Drop for DeviceMemory {
                         // Allocated from an open device, which stays open for the process.
                         let dev = device::opened(b.device).ok_or("device closed")?;
                         // On one stream the next owner's work queues behind this one's; with
-                        // several, the block may still be in use elsewhere, so wait as cuMemFree would.
-                        if dev.uses_several_streams() {
-                            cu::ctx::synchronize().map_err(drv)?;
-                        }
+                        // several, or kernels of other devices, the block may still be in use
+                        // elsewhere, so wait as cuMemFree would.
+                        dev.settle_before_reuse()?;
                         dev.cache.give(b.stream, b.bytes, b.addr);
                         Ok(())
                     }
@@ -128,6 +127,16 @@ pub fn addr_of(s: &Storage, offset: usize) -> Result<u64, String> {
 /// A zero-filled device storage of `len` elements on `dev`, in a block from the device's cache
 /// when one of its size class is free on the current stream.
 pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> {
+    alloc_filled(dev, dtype, len, true)
+}
+
+/// `alloc` without the zero fill, for results that a kernel or a copy writes whole before
+/// anything reads them (the fill would cost a write of every byte).
+pub fn alloc_unset(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> {
+    alloc_filled(dev, dtype, len, false)
+}
+
+fn alloc_filled(dev: &Device, dtype: DType, len: usize, zero: bool) -> Result<Storage, String> {
     let bytes = len
         .checked_mul(dtype.size_of())
         .ok_or_else(|| format!("a storage of {len} elements is too large"))?;
@@ -141,12 +150,14 @@ pub fn alloc(dev: &Device, dtype: DType, len: usize) -> Result<Storage, String> 
         Some(addr) => addr,
         None => allocate(dev, block)?,
     };
-    libs::guard("cuMemsetD8Async", || {
-        // SAFETY: the block is ours and unused; the fill is ordered before later work on `stream`
-        // (and, for a cached block, after earlier work on it, which ran on the same stream).
-        unsafe { cu::memset_d8_async(addr, 0, bytes, stream) }.map_err(drv)
-    })
-    .inspect_err(|_| dev.cache.give(stream as usize, block, addr))?;
+    if zero {
+        libs::guard("cuMemsetD8Async", || {
+            // SAFETY: the block is ours and unused; the fill is ordered before later work on
+            // `stream` (and, for a cached block, after earlier work on it, on the same stream).
+            unsafe { cu::memset_d8_async(addr, 0, bytes, stream) }.map_err(drv)
+        })
+        .inspect_err(|_| dev.cache.give(stream as usize, block, addr))?;
+    }
     track_external_bytes(bytes as isize);
     let release = if caching {
         Release::Cached(Block {

@@ -108,6 +108,7 @@ fn on_current_device(devices: &[usize], method: &str) -> Result<Arc<Device>, Str
             ));
         }
         let other = super::device::get(d, method)?;
+        other.mark_read_by_peers();
         let theirs = other.current_stream()?;
         super::events::order(&here, stream, &other, theirs)?;
     }
@@ -218,12 +219,13 @@ fn convert(r: &Tensor, a: &Tensor, method: &str) -> Result<(), String> {
         .map_err(|e| format!("{method}: {e}"))
 }
 
-/// A new contiguous device tensor of `size` on `dev`.
+/// A new contiguous device tensor of `size` on `dev`, its elements not set: for results that
+/// are written whole before they are read (what every caller here makes).
 pub fn empty_like(dev: &Device, dtype: DType, size: &[usize]) -> Result<Tensor, String> {
     let n = crate::torch::layout::checked_numel(size)?;
     Ok(Tensor {
         dtype,
-        storage: Some(memory::alloc(dev, dtype, n)?),
+        storage: Some(memory::alloc_unset(dev, dtype, n)?),
         offset: 0,
         size: size.to_vec(),
         stride: contiguous_strides(size),

@@ -66,7 +66,7 @@ impl Stager {
                     std::process::id(),
                     NEXT.fetch_add(1, Ordering::Relaxed)
                 );
-                (name, memory::alloc(&dev, s.dtype(), s.len())?)
+                (name, memory::alloc_unset(&dev, s.dtype(), s.len())?)
             }
         };
         let exported = memory::copy_device(&staging, 0, s, 0, s.len(), M)

@@ -400,7 +400,9 @@ int cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
    (void)cleanup;
    void *m = map_shared(name, bytes, true);
    if (!m) return OUT_OF_MEMORY;
-   memset(m, 0xA5, bytes); // not zero: cutorch must zero what it promises to zero
+   // Not zero: what must be zeroed is zeroed, and results left partly unset show (as NaN in
+   // floating types, -1 in integer ones).
+   memset(m, 0xFF, bytes);
    std::lock_guard<std::mutex> g(lock);
    regions[(uintptr_t)m] = Region{bytes, name, false};
    allocated += bytes;
