@@ -26,6 +26,7 @@ step nccl-suite check "$TH" tests/lua/nccl/gpu.lua
 step data-parallel check "$TH" examples/cuda_data_parallel.lua 1 300
 step bench-mm bench "$TH" examples/bench_cuda_mm.lua 8192 20
 step bench-ipc bench "$TH" examples/bench_cuda_ipc.lua 256 20
+step bench-small-ops bench "$TH" examples/bench_cuda_small_ops.lua 65536 2000
 # The allreduce pair alternates three times (each side keeps its best median).
 for round in 1 2 3; do
    step "bench-allreduce-th-$round" bench "$TH" benches/nccl_allreduce.lua 256 20
