@@ -8,7 +8,8 @@
 //! memory opened from a handle cannot be exported again. The exporter must keep the storage alive
 //! until every importer has let go of it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use cudarc::driver::sys;
 
@@ -110,6 +111,7 @@ pub struct Mapping {
     /// Bytes from `base` to the end of the allocation.
     size: usize,
     device: Arc<device::Device>,
+    handle: [u8; HANDLE_BYTES],
 }
 
 impl Drop for Mapping {
@@ -117,16 +119,58 @@ impl Drop for Mapping {
         // Errors cannot be reported from a drop; a mapping left open costs address space only.
         let _ = libs::guard("cuIpcCloseMemHandle", || {
             self.device.bind()?;
-            // SAFETY: opened once by `open_mapping`, closed once, here; work reading it ends first.
+            // SAFETY: opened once by `open_new`, closed once, here; work reading it ends first.
             unsafe {
                 cudarc::driver::result::ctx::synchronize().map_err(drv)?;
                 sys::cuIpcCloseMemHandle(self.base).result().map_err(drv)
             }
         });
+        // Closed: the handle may be opened again.
+        lock_open().retain(|(h, w)| !(*h == self.handle && w.strong_count() == 0));
     }
 }
 
+/// The mappings open in this process, by handle. The driver opens a handle only once per process
+/// until it is closed (a second open fails with CUDA_ERROR_ALREADY_MAPPED), and one allocation
+/// comes again and again: the same tensor sent twice, or a block of the sender's cache that holds
+/// one tensor after another. Every storage over an allocation therefore shares one mapping. An
+/// entry whose mapping is gone but still listed is being closed.
+static OPEN: Mutex<Vec<([u8; HANDLE_BYTES], Weak<Mapping>)>> = Mutex::new(Vec::new());
+
+fn lock_open() -> std::sync::MutexGuard<'static, Vec<([u8; HANDLE_BYTES], Weak<Mapping>)>> {
+    OPEN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The mapping of `e`'s allocation: the open one, or a new one.
 fn open_mapping(e: &Exported, method: &str) -> Result<Arc<Mapping>, String> {
+    // A mapping being closed is waited for; closing takes no longer than the device's queued work.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        {
+            let mut open = lock_open();
+            match open.iter().find(|(h, _)| *h == e.handle) {
+                Some((_, w)) => {
+                    if let Some(m) = w.upgrade() {
+                        return Ok(m);
+                    }
+                }
+                None => {
+                    let m = open_new(e, method)?;
+                    open.push((e.handle, Arc::downgrade(&m)));
+                    return Ok(m);
+                }
+            }
+        }
+        if Instant::now() > deadline {
+            return Err(format!(
+                "{method}: an earlier mapping of the same memory did not close in time"
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn open_new(e: &Exported, method: &str) -> Result<Arc<Mapping>, String> {
     let dev = device::get(local_device(e, method)?, method)?;
     libs::guard(method, || {
         dev.bind()?;
@@ -154,6 +198,7 @@ fn open_mapping(e: &Exported, method: &str) -> Result<Arc<Mapping>, String> {
             base,
             size,
             device: dev.clone(),
+            handle: e.handle,
         }))
     })
 }

@@ -47,6 +47,7 @@ enum {
    INVALID_IMAGE = 200,
    NOT_FOUND = 500,
    INVALID_HANDLE = 400,
+   ALREADY_MAPPED = 208,
    PEER_ACCESS_ALREADY_ENABLED = 704,
    PEER_ACCESS_NOT_ENABLED = 705,
 };
@@ -487,8 +488,11 @@ int cuIpcOpenMemHandle_v2(CUdeviceptr *p, IpcHandle handle, unsigned) {
    {
       // As with the real driver, a process cannot open what it exported itself.
       std::lock_guard<std::mutex> g(lock);
-      for (auto &r : regions)
+      for (auto &r : regions) {
          if (!r.second.imported && r.second.name == name) return INVALID_CONTEXT;
+         // Nor open a handle twice before closing it.
+         if (r.second.imported && r.second.name == name) return ALREADY_MAPPED;
+      }
    }
    int fd = shm_open(name, O_RDWR, 0600);
    if (fd < 0) return INVALID_HANDLE;
