@@ -362,9 +362,10 @@ pub fn copy_device(
     let stream = dev.current_stream()?;
     let across = src_dev.ordinal != dev.ordinal;
     if across {
-        // Peer to peer where it is on (else the driver goes through the host). The copy runs
-        // on the destination's stream: it starts after the work queued on the source's...
-        peer::ensure(dev.ordinal, src_dev.ordinal, method)?;
+        // Peer to peer where it is on, else (or if the driver will not enable it: too many
+        // peers, say) through the host, which the driver does by itself. The copy runs on the
+        // destination's stream: it starts after the work queued on the source's...
+        let _ = peer::ensure(dev.ordinal, src_dev.ordinal, method);
         events::order(&dev, stream, &src_dev, src_stream)?;
         dev.bind()?;
     }

@@ -124,7 +124,11 @@ pub fn ensure(d: usize, p: usize, method: &str) -> Result<bool, String> {
             rc => Err(drv(cudarc::driver::DriverError(rc))),
         }
     })
-    .map_err(|e| format!("{method}: enabling peer access from device {} to {}: {e}", d + 1, p + 1))?;
+    .map_err(|e| {
+        // Not tried again: the pair reads as off from now on.
+        with_pair(d, p, |pair| pair.wanted = Some(false));
+        format!("{method}: enabling peer access from device {} to {}: {e}", d + 1, p + 1)
+    })?;
     with_pair(d, p, |pair| pair.enabled = true);
     Ok(true)
 }
