@@ -6,20 +6,13 @@ Usage: cuda_mm_torch.py N REPS
 Prints `seconds=<median>`, or a line saying why it cannot run.
 """
 
-import sys
 import time
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 8192
-REPS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+from torch_cuda_peer import cuda_torch, int_arg, median
 
-try:
-    import torch
-except ImportError:
-    print("PyTorch is not installed")
-    sys.exit(0)
-if not torch.cuda.is_available():
-    print("PyTorch sees no CUDA device")
-    sys.exit(0)
+N = int_arg(1, 8192)
+REPS = int_arg(2, 20)
+torch = cuda_torch()
 
 # The same arithmetic as cuBLAS's default in th: full float32, no TF32.
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -34,5 +27,4 @@ for _ in range(REPS):
     torch.mm(a, b, out=c)
     torch.cuda.synchronize()
     times.append(time.perf_counter() - t0)
-times.sort()
-print(f"seconds={times[(len(times) + 1) // 2 - 1]:.9f}")
+print(f"seconds={median(times):.9f}")

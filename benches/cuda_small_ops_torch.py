@@ -7,20 +7,13 @@ Usage: cuda_small_ops_torch.py ELEMENTS ROUNDS
 Prints `us=<median>`, or a line saying why it cannot run.
 """
 
-import sys
 import time
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 65536
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+from torch_cuda_peer import cuda_torch, int_arg, median
 
-try:
-    import torch
-except ImportError:
-    print("PyTorch is not installed")
-    sys.exit(0)
-if not torch.cuda.is_available():
-    print("PyTorch sees no CUDA device")
-    sys.exit(0)
+N = int_arg(1, 65536)
+ROUNDS = int_arg(2, 2000)
+torch = cuda_torch()
 
 SIDE = 256
 x = torch.empty(N // SIDE, SIDE, device="cuda").uniform_()
@@ -44,5 +37,4 @@ for _ in range(5):
     rounds(ROUNDS)
     torch.cuda.synchronize()
     times.append((time.perf_counter() - t0) / ROUNDS * 1e6)
-times.sort()
-print(f"us={times[2]:.3f}")
+print(f"us={median(times):.3f}")
