@@ -140,8 +140,8 @@ impl<'a> Move<'a> {
             unsafe { kernels::launch(&dev, &name, kernels::grid_for(n, 8192), &mut params) }
                 .map_err(|e| format!("{method}: {e}"))
         })
-        // The positions may be a temporary freed when this returns: cuMemFree waits for the
-        // kernel, so nothing here waits.
+        // The positions may be a temporary freed when this returns, safely while the kernel
+        // runs (see memory::Release), so nothing here waits.
     }
 }
 

@@ -33,7 +33,9 @@ pub fn drv(e: DriverError) -> String {
     }
 }
 
-/// How the memory of a device storage is released.
+/// How the memory of a device storage is released. Either way it may be released while kernels
+/// still use it: a cached block is reused only by work queued after them (on its stream, or once
+/// the device is idle), and cuMemFree waits for them.
 pub enum Release {
     /// Ours, from cuMemAlloc at this address: cuMemFree.
     Free(u64),

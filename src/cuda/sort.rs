@@ -206,7 +206,8 @@ pub fn per_lane(
             )?
         };
     }
-    // The work buffers are freed when this returns: cuMemFree waits for the kernels using them.
+    // The work buffers are freed when this returns, safely while the kernels run: see
+    // memory::Release (a cached block is reused only after them, cuMemFree waits for them).
     Ok(())
 }
 
