@@ -71,6 +71,24 @@ pub fn parse_op(name: &str) -> Result<c_int, String> {
     })
 }
 
+/// ncclRedOp_t's sum and avg.
+const OP_SUM: c_int = 0;
+const OP_AVG: c_int = 4;
+/// The first NCCL whose one-rank reduction kernel covers every element (2.29.7): before it, an
+/// avg on a communicator of one rank, out of place, left the last `count % blocks` elements of
+/// the output unwritten (NVIDIA/nccl issue 1950, seen here on an H200 with NCCL 2.28.3).
+const ONE_RANK_AVG_FIXED: i32 = 22907;
+
+/// The reduction to ask NCCL for. With one rank, avg equals sum exactly (the data pass through
+/// unchanged), and sum takes NCCL's plain copy rather than the faulty kernel of older versions.
+fn effective_op(op: c_int, nranks: i32, version: i32) -> c_int {
+    if op == OP_AVG && nranks == 1 && version < ONE_RANK_AVG_FIXED {
+        OP_SUM
+    } else {
+        op
+    }
+}
+
 /// The element type as NCCL's ncclDataType_t.
 fn nccl_type(dtype: DType) -> Option<c_int> {
     Some(match dtype {
@@ -368,6 +386,7 @@ impl Communicator {
         check_overlap(kind, &s, &r, count, self.rank as usize)
             .map_err(|e| format!("{} and {recv_label}: {e}", send.0))?;
         let stream = current_stream(self.device)?;
+        let op = effective_op(op, self.nranks, self.nccl.version().unwrap_or(0));
         Ok(Call {
             kind,
             send: s.ptr,
@@ -601,5 +620,18 @@ mod tests {
         assert_eq!(nccl_type(DType::Short), None);
         assert_eq!(cuda_typename(DType::Float), "torch.CudaTensor");
         assert_eq!(cuda_typename(DType::Double), "torch.CudaDoubleTensor");
+    }
+
+    #[test]
+    fn one_rank_avg_is_a_sum_before_nccl_2_29_7() {
+        let avg = parse_op("avg").unwrap();
+        let sum = parse_op("sum").unwrap();
+        assert_eq!(effective_op(avg, 1, 22803), sum);
+        assert_eq!(effective_op(avg, 1, 22907), avg);
+        assert_eq!(effective_op(avg, 2, 22803), avg);
+        assert_eq!(
+            effective_op(parse_op("max").unwrap(), 1, 22803),
+            parse_op("max").unwrap()
+        );
     }
 }
