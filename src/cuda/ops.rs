@@ -175,7 +175,14 @@ pub fn pointwise(
     let sfx = suffix(r.dtype)?;
     let mut code = p.code();
     let mut count = n as i64;
-    let grid = kernels::grid_for(n, 8192);
+    // The contiguous kernel takes PW_UNROLL elements per thread per step. Many waves of blocks,
+    // not one as the reductions: on an H200, c = a + b over 2^28 floats reached 95% of PyTorch's
+    // bandwidth with up to 8192 blocks and 91% with one wave.
+    let grid = if contiguous {
+        kernels::grid_for(n.div_ceil(source::PW_UNROLL), 8192)
+    } else {
+        kernels::grid_for(n, 8192)
+    };
     dispatch!(r.dtype, T => {
         let (mut vv, mut ww) = (T::from_f64(v), T::from_f64(w));
         let [mut pr, mut pa, mut pb, mut pc] = ptrs;
@@ -384,7 +391,15 @@ pub fn reduce_all(op: &str, t: &Tensor, p: f64, method: &str) -> Result<f64, Str
     let n = t.numel();
     let dev = common_device(&[t], method)?;
     let acc = acc_type(t.dtype);
-    let grid = kernels::grid_for(n.max(1), 1024);
+    let sfx = suffix(t.dtype)?;
+    let contiguous = n > 0 && t.is_contiguous();
+    // A contiguous input is read in one wave of blocks (see kernels::wave).
+    let cap = if contiguous {
+        kernels::wave(&dev, &format!("red_partc_{sfx}"), 1024)
+    } else {
+        1024
+    };
+    let grid = kernels::grid_for(n.max(1), cap);
     let part = memory::alloc(&dev, acc, grid as usize)?;
     let out = memory::alloc(&dev, acc, 1)?;
     let (mut pa, mut pp, mut po) = (addr(t, method)?, addr_of(&part, 0)?, addr_of(&out, 0)?);
@@ -394,18 +409,31 @@ pub fn reduce_all(op: &str, t: &Tensor, p: f64, method: &str) -> Result<f64, Str
         Geo::of(t).map_err(|e| format!("{method}: {e}"))?
     };
     let (mut count, mut m, mut pv) = (n as i64, grid as i64, p);
-    let mut params = [
-        param(&mut code),
-        param(&mut count),
-        param(&mut pa),
-        param(&mut ga),
-        param(&mut pp),
-        param(&mut pv),
-    ];
-    let sfx = suffix(t.dtype)?;
-    // SAFETY: parameters as red_part_*; the input view is checked; `part` has `grid` slots.
-    unsafe { kernels::launch(&dev, &format!("red_part_{sfx}"), grid, &mut params) }
-        .map_err(|e| format!("{method}: {e}"))?;
+    if contiguous {
+        let mut params = [
+            param(&mut code),
+            param(&mut count),
+            param(&mut pa),
+            param(&mut pp),
+            param(&mut pv),
+        ];
+        // SAFETY: parameters as red_partc_*; the input is a checked contiguous view of n
+        // elements; `part` has `grid` slots.
+        unsafe { kernels::launch(&dev, &format!("red_partc_{sfx}"), grid, &mut params) }
+            .map_err(|e| format!("{method}: {e}"))?;
+    } else {
+        let mut params = [
+            param(&mut code),
+            param(&mut count),
+            param(&mut pa),
+            param(&mut ga),
+            param(&mut pp),
+            param(&mut pv),
+        ];
+        // SAFETY: parameters as red_part_*; the input view is checked; `part` has `grid` slots.
+        unsafe { kernels::launch(&dev, &format!("red_part_{sfx}"), grid, &mut params) }
+            .map_err(|e| format!("{method}: {e}"))?;
+    }
     let mut params = [
         param(&mut code),
         param(&mut m),

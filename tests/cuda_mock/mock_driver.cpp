@@ -128,6 +128,9 @@ template <class T, class A> static void call_part(void *f, void **p) {
    ((void (*)(int, ll, const T *, Geo, A *, double))f)(P(0, int), P(1, ll), P(2, T *), P(3, Geo), P(4, A *),
                                                        P(5, double));
 }
+template <class T, class A> static void call_partc(void *f, void **p) {
+   ((void (*)(int, ll, const T *, A *, double))f)(P(0, int), P(1, ll), P(2, T *), P(3, A *), P(4, double));
+}
 template <class A> static void call_fin(void *f, void **p) {
    ((void (*)(int, ll, const A *, A *, ll, double))f)(P(0, int), P(1, ll), P(2, A *), P(3, A *), P(4, ll),
                                                       P(5, double));
@@ -188,7 +191,7 @@ static bool starts(const std::string &s, const char *prefix) { return s.rfind(pr
 
 // The caller of a kernel, from its name (the kernels of kernels/source.rs).
 static Caller caller_of(const std::string &name, bool *barrier) {
-   *barrier = starts(name, "red_part_") || starts(name, "red_fin_") || starts(name, "red_dimb_") ||
+   *barrier = starts(name, "red_part_") || starts(name, "red_partc_") || starts(name, "red_fin_") || starts(name, "red_dimb_") ||
               starts(name, "arg_dimb_") || starts(name, "scan_dimb_") || name == "sort_block";
    char t = name.empty() ? 0 : name.back();
 #define BY_TYPE(tmpl) (t == 'f' ? (Caller)tmpl<float> : t == 'd' ? (Caller)tmpl<double> : (Caller)tmpl<ll>)
@@ -197,6 +200,9 @@ static Caller caller_of(const std::string &name, bool *barrier) {
    if (starts(name, "red_part_")) return t == 'f' ? (Caller)call_part<float, double>
                                   : t == 'd'     ? (Caller)call_part<double, double>
                                                  : (Caller)call_part<ll, ll>;
+   if (starts(name, "red_partc_")) return t == 'f' ? (Caller)call_partc<float, double>
+                                   : t == 'd'     ? (Caller)call_partc<double, double>
+                                                  : (Caller)call_partc<ll, ll>;
    if (starts(name, "red_fin_")) return t == 'l' ? (Caller)call_fin<ll> : (Caller)call_fin<double>;
    if (starts(name, "red_dim")) return BY_TYPE(call_dim);
    if (starts(name, "arg_dim")) return BY_TYPE(call_arg);
@@ -306,6 +312,12 @@ int cuDeviceGetAttribute(int *v, int attr, int) {
    case 41: *v = 1; break;   // unified addressing
    default: *v = 0;
    }
+   return SUCCESS;
+}
+// Two blocks of any kernel per multiprocessor: grids sized by occupancy (kernels::wave) are
+// then a few blocks, whose threads loop over many elements each.
+int cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, void *, int, size_t) {
+   *blocks = 2;
    return SUCCESS;
 }
 static char contexts[16];

@@ -19,6 +19,13 @@
 pub const MAX_DIMS: usize = 16;
 /// Threads per block of every kernel (the reductions' shared arrays are sized for it).
 pub const BLOCK: u32 = 256;
+/// Elements per thread per step of the contiguous elementwise kernel (`PW_UNROLL` in the C).
+pub const PW_UNROLL: usize = 4;
+/// The elementwise operations and reductions that get a loop of their own in the contiguous
+/// kernels, their operation fixed at compile time (the ones training loops spend their time in);
+/// the others switch on the operation per element.
+const PW_FAST: &[&str] = &["fill", "copy", "add_n", "mul_n", "add", "cmul", "cdiv", "addcmul"];
+const RED_FAST: &[&str] = &["sum", "mean", "max", "min", "norm2"];
 
 /// The element types kernels are made for: (suffix, C type, accumulator of reductions).
 pub const TYPES: [(&str, &str, &str); 3] = [("f", "float", "double"), ("d", "double", "double"), ("l", "ll", "ll")];
@@ -27,6 +34,8 @@ const HEADER: &str = r#"
 typedef long long ll;
 #define MAXD 16
 #define BLOCK 256
+#define PW_UNROLL 4
+#define RED_UNROLL 8
 struct Geo { int nd; ll size[MAXD]; ll stride[MAXD]; };
 
 // Offset of element i (in logical order) of a tensor of geometry g. The loop is not unrolled:
@@ -167,15 +176,44 @@ extern "C" __global__ void scan_dimb_S(int op, ll nout, ll R, const T* a, Geo gi
   }
 }
 
-// Elementwise, every operand contiguous.
+// Elementwise operation `op` at element i of n. Called with a constant `op` (the fast cases
+// below), the switch folds away.
+__device__ __forceinline__ T pw_eval_S(int op, ll i, ll n, T x, T y, T z, T v, T w) {
+  T o;
+  switch (op) { PW_CASES default: o = (T)0; }
+  return o;
+}
+
+// Elementwise, every operand contiguous. Memory bound: each thread first loads PW_UNROLL
+// elements of each operand (BLOCK apart, so every load of a warp is one coalesced line), then
+// computes and stores them, so that many loads are in flight at once. OPC >= 0 is the
+// operation, fixed at compile time; -1 switches on `op` per element.
+template <int OPC>
+__device__ __forceinline__ void pwc_run_S(int op_, ll n, T* r, const T* a, const T* b, const T* c, T v, T w) {
+  const int op = OPC >= 0 ? OPC : op_;
+  const ll step = (ll)gridDim.x * BLOCK * PW_UNROLL;
+  for (ll base = (ll)blockIdx.x * BLOCK * PW_UNROLL + threadIdx.x; base < n; base += step) {
+    T x[PW_UNROLL], y[PW_UNROLL], z[PW_UNROLL];
+#pragma unroll
+    for (int k = 0; k < PW_UNROLL; ++k) {
+      ll i = base + (ll)k * BLOCK;
+      bool in = i < n;
+      x[k] = (a && in) ? a[i] : (T)0;
+      y[k] = (b && in) ? b[i] : (T)0;
+      z[k] = (c && in) ? c[i] : (T)0;
+    }
+#pragma unroll
+    for (int k = 0; k < PW_UNROLL; ++k) {
+      ll i = base + (ll)k * BLOCK;
+      if (i < n) r[i] = pw_eval_S(op, i, n, x[k], y[k], z[k], v, w);
+    }
+  }
+}
+
 extern "C" __global__ void pwc_S(int op, ll n, T* r, const T* a, const T* b, const T* c, T v, T w) {
-  GRID_LOOP(i, n) {
-    T x = a ? a[i] : (T)0;
-    T y = b ? b[i] : (T)0;
-    T z = c ? c[i] : (T)0;
-    T o;
-    switch (op) { PW_CASES default: o = (T)0; }
-    r[i] = o;
+  switch (op) {
+    PWC_FAST_CASES
+    default: pwc_run_S<-1>(op, n, r, a, b, c, v, w);
   }
 }
 
@@ -200,6 +238,37 @@ extern "C" __global__ void red_part_S(int op, ll n, const T* a, Geo ga, A* part,
   __shared__ A sh[BLOCK];
   A acc = red_init_S(op);
   GRID_LOOP(i, n) acc = red_comb_S(op, acc, red_map_S(op, a[off(ga, i)], p));
+  sh[threadIdx.x] = acc;
+  block_reduce_S(op, sh);
+  if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
+}
+
+// The same over a contiguous input, RED_UNROLL loads in flight per thread before they are
+// combined; OPC as in pwc_run.
+template <int OPC>
+__device__ __forceinline__ A red_runc_S(int op_, ll n, const T* a, double p) {
+  const int op = OPC >= 0 ? OPC : op_;
+  A acc = red_init_S(op);
+  const ll step = (ll)gridDim.x * BLOCK;
+  ll i = (ll)blockIdx.x * BLOCK + threadIdx.x;
+  for (; i + (RED_UNROLL - 1) * step < n; i += RED_UNROLL * step) {
+    T x[RED_UNROLL];
+#pragma unroll
+    for (int k = 0; k < RED_UNROLL; ++k) x[k] = a[i + k * step];
+#pragma unroll
+    for (int k = 0; k < RED_UNROLL; ++k) acc = red_comb_S(op, acc, red_map_S(op, x[k], p));
+  }
+  for (; i < n; i += step) acc = red_comb_S(op, acc, red_map_S(op, a[i], p));
+  return acc;
+}
+
+extern "C" __global__ void red_partc_S(int op, ll n, const T* a, A* part, double p) {
+  __shared__ A sh[BLOCK];
+  A acc;
+  switch (op) {
+    RED_FAST_CASES
+    default: acc = red_runc_S<-1>(op, n, a, p);
+  }
   sh[threadIdx.x] = acc;
   block_reduce_S(op, sh);
   if (threadIdx.x == 0) part[blockIdx.x] = sh[0];
@@ -709,13 +778,33 @@ pub fn program() -> String {
             comb.push_str(&format!("case {i}: return (A)({}); ", red.comb));
             fin.push_str(&format!("case {i}: return (A)({}); ", red.fin));
         }
+        let mut pw_fast = String::new();
+        for name in PW_FAST {
+            let code = POINTWISE
+                .iter()
+                .position(|p| p.name == *name)
+                .expect("a fast case is an operation");
+            pw_fast.push_str(&format!(
+                "case {code}: pwc_run_S<{code}>(op, n, r, a, b, c, v, w); break; "
+            ));
+        }
+        let mut red_fast = String::new();
+        for name in RED_FAST {
+            let (code, r) = reduction_op(name).expect("a fast case is a reduction");
+            if (if is_long { r.long } else { r.float }).is_some() {
+                red_fast.push_str(&format!("case {code}: acc = red_runc_S<{code}>(op, n, a, p); break; "));
+            }
+        }
         let body = PER_TYPE
+            .replace("PWC_FAST_CASES", &pw_fast)
+            .replace("RED_FAST_CASES", &red_fast)
             .replace("PW_CASES", &pw_cases)
             .replace("RED_INIT_CASES", &init)
             .replace("RED_MAP_CASES", &map)
             .replace("RED_COMB_CASES", &comb)
             .replace("RED_FIN_CASES", &fin)
-            .replace("_S(", &format!("_{suffix}("));
+            .replace("_S(", &format!("_{suffix}("))
+            .replace("_S<", &format!("_{suffix}<"));
         // The types by name (T and A are whole words in the text above).
         s.push_str(&format!("#define T {ty}\n#define A {acc}\n{body}#undef T\n#undef A\n"));
         for (to_suffix, to_ty, _) in TYPES {
@@ -744,6 +833,7 @@ pub fn kernel_names() -> Vec<String> {
             "scan_dimt",
             "scan_dimb",
             "red_part",
+            "red_partc",
             "red_fin",
             "red_dimt",
             "red_dimb",

@@ -43,6 +43,29 @@ function cases.wholeTensor()
    end
 end
 
+-- Long contiguous vectors: the whole-tensor kernel's unrolled loop over full steps of a wave
+-- of blocks and its tail, on the mock (a few blocks) and on a GPU (hundreds) alike; the largest
+-- element placed in the tail, where a loop that stopped short would miss it.
+function cases.longVectors()
+   for _, n in ipairs { 3000001, 2 ^ 21 + 13 } do
+      for _, T in ipairs { 'FloatTensor', 'DoubleTensor', 'LongTensor' } do
+         local x = T == 'LongTensor' and torch.LongTensor(n):random(-1000, 1000) or torch[T](n):uniform(-1, 1)
+         x[n] = 5000
+         local d = dev(x)
+         local what = string.format('%s of %d', T, n)
+         local tol = T == 'FloatTensor' and 1e-3 or 1e-8
+         H.close(d:sum(), x:sum(), tol, what .. ' sum')
+         H.close(d:max(), 5000, 0, what .. ' max')
+         H.close(d:min(), x:min(), 0, what .. ' min')
+         if T ~= 'LongTensor' then
+            H.close(d:mean(), x:mean(), tol, what .. ' mean')
+            H.close(d:norm(), x:norm(), tol, what .. ' norm')
+            H.close(d:norm(1), x:norm(1), tol, what .. ' norm 1')
+         end
+      end
+   end
+end
+
 function cases.alongDimensions()
    for _, T in ipairs { 'FloatTensor', 'DoubleTensor' } do
       local tol = T == 'FloatTensor' and 1e-4 or 1e-10
