@@ -4,6 +4,7 @@
 //! thin command line over it.
 
 pub mod cuda;
+pub mod error;
 pub mod ipc;
 pub mod parallel;
 pub mod repl;
