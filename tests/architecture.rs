@@ -17,10 +17,6 @@ const MAX_LINES: usize = 800;
 const OVERSIZE: &[&str] = &[
     "src/cuda/kernels/source.rs",
     "src/ipc/net/conn.rs",
-    "src/torch/methods/index.rs",
-    "src/torch/methods/linalg.rs",
-    "src/torch/methods/math.rs",
-    "src/torch/methods/reduce.rs",
     "src/torch/t7/codec.rs",
 ];
 
@@ -50,19 +46,6 @@ const CIRCLES: &[&[&str]] = &[
     ],
     &["src/ipc/map.rs", "src/ipc/mod.rs", "src/runtime/mod.rs"],
     &["src/ipc/net.rs", "src/ipc/net/server.rs"],
-    &[
-        "src/torch/construct.rs",
-        "src/torch/family.rs",
-        "src/torch/methods/access.rs",
-        "src/torch/methods/copy.rs",
-        "src/torch/methods/index.rs",
-        "src/torch/methods/linalg.rs",
-        "src/torch/methods/math.rs",
-        "src/torch/methods/mod.rs",
-        "src/torch/methods/random.rs",
-        "src/torch/methods/reduce.rs",
-        "src/torch/methods/shape.rs",
-    ],
     &[
         "src/torch/file.rs",
         "src/torch/t7/codec.rs",

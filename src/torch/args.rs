@@ -4,8 +4,8 @@
 use mlua::{Value, Variadic};
 
 use super::dtype::DType;
-use super::layout::Tensor;
 use super::storage::Storage;
+use super::tensor::Tensor;
 use super::userdata::{Object, classify, storage_of, tensor_of};
 
 pub type Args = Variadic<Value>;
@@ -15,21 +15,16 @@ pub fn error(method: &str, message: impl std::fmt::Display) -> mlua::Error {
     mlua::Error::RuntimeError(format!("{method}: {message}"))
 }
 
-/// Converts a message-only error (from layout/storage code) into a Lua error.
-pub fn lift<T>(r: Result<T, String>) -> mlua::Result<T> {
-    r.map_err(mlua::Error::RuntimeError)
+/// An error that no Lua function is named in (a storage's, which reports in words) as a Lua
+/// error.
+pub fn lift<T, E: std::fmt::Display>(r: Result<T, E>) -> mlua::Result<T> {
+    r.map_err(|e| mlua::Error::RuntimeError(e.to_string()))
 }
 
-/// Converts an error from layout/storage code, naming the method if the message does not already.
-pub fn lift_in<T>(method: &str, r: Result<T, String>) -> mlua::Result<T> {
-    r.map_err(|m| {
-        let bare = method.rsplit(['.', ':']).next().unwrap_or(method);
-        if m.starts_with(bare) || m.starts_with(method) {
-            mlua::Error::RuntimeError(format!("{}{}", &method[..method.len() - bare.len()], m))
-        } else {
-            error(method, m)
-        }
-    })
+/// An error named after `method`. Code under `crate::torch` names typed errors with
+/// `crate::error::Named::named`; this is for crate::cuda, whose errors are still words.
+pub fn lift_in<T, E: std::fmt::Display>(method: &str, r: Result<T, E>) -> mlua::Result<T> {
+    r.map_err(|e| error(method, e))
 }
 
 pub fn type_name(v: &Value) -> String {

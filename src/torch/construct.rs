@@ -5,11 +5,12 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::args::{self, Args, arg, error, int_arg, is_number, long_storage_values, number};
 use super::dtype::{DType, Element};
-use super::family::Family;
-use super::layout::{Tensor, checked_numel, contiguous_strides};
+use super::family::{Family, family_error};
 use super::storage::Storage;
+use super::tensor::{Tensor, checked_numel, contiguous_strides};
 use super::userdata::{Host, push_storage, push_tensor, storage_of};
 use crate::dispatch;
+use crate::error::Named;
 
 /// Torch's rule for size lists (THTensor_resizeNd): the dimensions end at the first size of 0, so
 /// `torch.Tensor(0)` has no dimension and `torch.Tensor(2, 0)` is 1-D.
@@ -25,10 +26,10 @@ fn new_zeros<K: Family>(dtype: DType, size: &[usize]) -> Result<Tensor> {
         return Ok(Tensor::empty(dtype));
     }
     let method = K::tensor_typename(dtype);
-    let n = args::lift_in(method, checked_numel(size))?;
+    let n = checked_numel(size).named(method)?;
     Ok(Tensor {
         dtype,
-        storage: Some(args::lift_in(method, K::new_storage(dtype, n))?),
+        storage: Some(K::new_storage(dtype, n).map_err(|e| error(method, e))?),
         offset: 0,
         size: size.to_vec(),
         stride: contiguous_strides(size),
@@ -37,12 +38,12 @@ fn new_zeros<K: Family>(dtype: DType, size: &[usize]) -> Result<Tensor> {
 
 /// THTensor_resizeNd: same sizes keep the strides; otherwise the tensor becomes contiguous, and the
 /// storage grows (never shrinks) to hold it. A tensor with no storage gets one.
-pub fn resize(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String> {
+pub fn resize(t: &mut Tensor, size: &[usize]) -> crate::error::Result<()> {
     resize_in::<Host>(t, size)
 }
 
 /// `resize` for a tensor of family `K`.
-pub fn resize_in<K: Family>(t: &mut Tensor, size: &[usize]) -> std::result::Result<(), String> {
+pub fn resize_in<K: Family>(t: &mut Tensor, size: &[usize]) -> crate::error::Result<()> {
     let size = torch_dims(size);
     if t.size == size && t.storage.is_some() {
         return Ok(());
@@ -55,8 +56,8 @@ pub fn resize_in<K: Family>(t: &mut Tensor, size: &[usize]) -> std::result::Resu
         // A tensor with no dimension needs no memory (Torch gives it no storage).
         None if size.is_empty() => {}
         Some(s) if s.len() >= needed => {}
-        Some(s) => K::resize_storage(s, needed)?,
-        None => t.storage = Some(K::new_storage(t.dtype, needed)?),
+        Some(s) => K::resize_storage(s, needed).map_err(family_error)?,
+        None => t.storage = Some(K::new_storage(t.dtype, needed).map_err(family_error)?),
     }
     Ok(())
 }
@@ -146,7 +147,7 @@ fn table_data(t: &Table, method: &str) -> Result<(Vec<usize>, Vec<f64>)> {
             _ => break,
         }
     }
-    let mut values = Vec::with_capacity(checked_numel(&size).map_err(|e| error(method, e))?);
+    let mut values = Vec::with_capacity(checked_numel(&size).named(method)?);
     fn walk(t: &Table, size: &[usize], values: &mut Vec<f64>, method: &str) -> Result<()> {
         if t.raw_len() != size[0] {
             return Err(error(method, "inconsistent table sizes"));
@@ -177,7 +178,7 @@ fn table_data(t: &Table, method: &str) -> Result<(Vec<usize>, Vec<f64>)> {
     Ok((size, values))
 }
 
-fn tensor_from_values<T: Element>(size: &[usize], values: &[f64]) -> std::result::Result<Tensor, String> {
+fn tensor_from_values<T: Element>(size: &[usize], values: &[f64]) -> crate::error::Result<Tensor> {
     let t = Tensor::zeros(T::DTYPE, size)?;
     if let Some(s) = &t.storage {
         // SAFETY: fresh contiguous storage of exactly `values.len()` elements.
@@ -204,7 +205,7 @@ pub fn new_tensor_in<K: Family>(dtype: DType, args: &Args) -> Result<Tensor> {
         Value::Table(t) => {
             let (size, values) = table_data(t, method)?;
             let host = args::lift(dispatch!(dtype, T => tensor_from_values::<T>(&size, &values)))?;
-            args::lift_in(method, K::from_host(host))
+            K::from_host(host).map_err(|e| error(method, e))
         }
         _ if is_number(first) => {
             let size = args::usize_sizes(&args::sizes_arg(args, 1, method)?, method)?;
@@ -313,7 +314,7 @@ pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
             if n < 0 {
                 return Err(error(method, format!("invalid size {n}")));
             }
-            args::lift_in(method, Storage::new(dtype, n as usize))?
+            Storage::new(dtype, n as usize).map_err(|e| error(method, e))?
         }
         Value::String(path) => {
             let bytes = std::fs::read(path.to_str()?.as_ref())

@@ -1,5 +1,5 @@
 //! Tensor families: the host tensors of this module, and tensors whose memory lives elsewhere
-//! (cutorch's device tensors, `crate::cuda`). Both are a `layout::Tensor` over a `Storage` in
+//! (cutorch's device tensors, `crate::cuda`). Both are a `tensor::Tensor` over a `Storage` in
 //! userdata of their own types, so the view methods (`methods::shape`), the constructors and
 //! `resize` are written once over a family; what touches the elements goes through it.
 
@@ -7,9 +7,17 @@ use mlua::{Lua, Value};
 
 use super::args::{Args, arg, error, type_name};
 use super::dtype::DType;
-use super::layout::Tensor;
+use super::kernels::element;
 use super::storage::Storage;
+use super::tensor::Tensor;
 use super::userdata::{self, Host};
+use crate::error::Error;
+
+/// A family's error as a typed one: the methods of `Family` still report in words because
+/// crate::cuda implements them so.
+pub fn family_error(message: String) -> Error {
+    Error::device(message)
+}
 
 pub trait Family: Sized + 'static {
     fn tensor_typename(dtype: DType) -> &'static str;
@@ -77,11 +85,11 @@ impl Family for Host {
     }
 
     fn read(s: &Storage, offset: usize) -> Result<f64, String> {
-        Ok(super::methods::access::read(s, offset))
+        Ok(element::read(s, offset))
     }
 
     fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
-        super::methods::access::write(s, offset, v);
+        element::write(s, offset, v);
         Ok(())
     }
 

@@ -1,151 +1,32 @@
-//! A tensor as Torch has it: a storage, an offset into it, sizes and strides. Every view operation
-//! here is metadata only; none copies data. Dimensions and indices are 0-based in Rust; the Lua
-//! layer converts from Torch's 1-based ones.
+//! View arithmetic: narrow, select, transpose, permute, unfold, expand, squeeze, unsqueeze and
+//! view compute a new offset, sizes and strides over the same storage; none copies data. Their
+//! errors do not name an operation: the Lua method that called one names it.
 
-use super::dtype::DType;
-use super::storage::Storage;
-
-#[derive(Clone, Debug)]
-pub struct Tensor {
-    pub dtype: DType,
-    /// None for a tensor that was never given memory (`torch.Tensor()`).
-    pub storage: Option<Storage>,
-    /// In elements, 0-based.
-    pub offset: usize,
-    pub size: Vec<usize>,
-    pub stride: Vec<usize>,
-}
-
-/// Row-major strides of a contiguous tensor of `size`.
-pub fn contiguous_strides(size: &[usize]) -> Vec<usize> {
-    let mut stride = vec![0; size.len()];
-    let mut acc = 1usize;
-    for d in (0..size.len()).rev() {
-        stride[d] = acc;
-        acc = acc.saturating_mul(size[d].max(1));
-    }
-    stride
-}
-
-/// Product of sizes, or an error when it overflows.
-pub fn checked_numel(size: &[usize]) -> Result<usize, String> {
-    size.iter()
-        .try_fold(1usize, |acc, &s| acc.checked_mul(s))
-        .ok_or_else(|| "tensor size is too large".to_string())
-}
+pub use super::tensor::{Tensor, checked_numel, contiguous_strides};
+use crate::error::{Error, Result};
 
 impl Tensor {
-    /// An empty tensor with no storage and no dimension.
-    pub fn empty(dtype: DType) -> Tensor {
-        Tensor {
-            dtype,
-            storage: None,
-            offset: 0,
-            size: Vec::new(),
-            stride: Vec::new(),
-        }
-    }
-
-    /// A contiguous, zero-filled tensor of `size`.
-    pub fn zeros(dtype: DType, size: &[usize]) -> Result<Tensor, String> {
-        let n = checked_numel(size)?;
-        let storage = Storage::new(dtype, n)?;
-        Ok(Tensor {
-            dtype,
-            storage: Some(storage),
-            offset: 0,
-            size: size.to_vec(),
-            stride: contiguous_strides(size),
-        })
-    }
-
-    /// A 1-D view of a whole storage.
-    pub fn of_storage(storage: Storage) -> Tensor {
-        let n = storage.len();
-        Tensor {
-            dtype: storage.dtype(),
-            size: if n == 0 { vec![] } else { vec![n] },
-            stride: if n == 0 { vec![] } else { vec![1] },
-            storage: Some(storage),
-            offset: 0,
-        }
-    }
-
-    pub fn dim(&self) -> usize {
-        self.size.len()
-    }
-
-    /// Number of elements (0 for a tensor with no dimension).
-    pub fn numel(&self) -> usize {
-        if self.size.is_empty() {
-            0
-        } else {
-            self.size.iter().product()
-        }
-    }
-
-    pub fn is_contiguous(&self) -> bool {
-        let mut expected = 1;
-        for d in (0..self.dim()).rev() {
-            if self.size[d] != 1 {
-                if self.stride[d] != expected {
-                    return false;
-                }
-                expected *= self.size[d];
-            }
-        }
-        true
-    }
-
-    pub fn same_size(&self, other: &Tensor) -> bool {
-        self.size == other.size
-    }
-
-    /// One past the largest element offset a view touches (0 when it has no element).
-    pub fn extent(&self) -> usize {
-        if self.numel() == 0 {
-            return self.offset;
-        }
-        self.offset
-            + self
-                .size
-                .iter()
-                .zip(&self.stride)
-                .map(|(&s, &st)| (s - 1) * st)
-                .sum::<usize>()
-            + 1
-    }
-
-    /// The storage, checked to cover every element of the view.
-    pub fn storage_checked(&self) -> Result<&Storage, String> {
-        match &self.storage {
-            Some(s) if s.len() >= self.extent() => Ok(s),
-            Some(_) => Err("tensor view extends past the end of its storage".into()),
-            None => Err("tensor has no storage".into()),
-        }
-    }
-
-    fn check_dim(&self, dim: usize, what: &str) -> Result<(), String> {
+    fn check_dim(&self, dim: usize) -> Result<()> {
         if dim >= self.dim() {
-            return Err(format!(
-                "{what}: dimension {} out of range of {}D tensor",
+            return Err(Error::shape(format!(
+                "dimension {} out of range of {}D tensor",
                 dim + 1,
                 self.dim()
-            ));
+            )));
         }
         Ok(())
     }
 
     /// `narrow(dim, start, len)`.
-    pub fn narrow(&self, dim: usize, start: usize, len: usize) -> Result<Tensor, String> {
-        self.check_dim(dim, "narrow")?;
+    pub fn narrow(&self, dim: usize, start: usize, len: usize) -> Result<Tensor> {
+        self.check_dim(dim)?;
         if start + len > self.size[dim] || (len == 0 && start > self.size[dim]) {
-            return Err(format!(
-                "narrow: out of range (index {} and size {} for a dimension of size {})",
+            return Err(Error::shape(format!(
+                "out of range (index {} and size {} for a dimension of size {})",
                 start + 1,
                 len,
                 self.size[dim]
-            ));
+            )));
         }
         let mut t = self.clone();
         t.offset += start * self.stride[dim];
@@ -155,14 +36,14 @@ impl Tensor {
 
     /// `select(dim, index)`: removes the dimension. On a 1-D tensor the result has no dimension
     /// (callers that want a number read the element instead).
-    pub fn select(&self, dim: usize, index: usize) -> Result<Tensor, String> {
-        self.check_dim(dim, "select")?;
+    pub fn select(&self, dim: usize, index: usize) -> Result<Tensor> {
+        self.check_dim(dim)?;
         if index >= self.size[dim] {
-            return Err(format!(
-                "select: index {} out of range for dimension of size {}",
+            return Err(Error::shape(format!(
+                "index {} out of range for dimension of size {}",
                 index + 1,
                 self.size[dim]
-            ));
+            )));
         }
         let mut t = self.clone();
         t.offset += index * self.stride[dim];
@@ -171,27 +52,27 @@ impl Tensor {
         Ok(t)
     }
 
-    pub fn transpose(&self, d1: usize, d2: usize) -> Result<Tensor, String> {
-        self.check_dim(d1, "transpose")?;
-        self.check_dim(d2, "transpose")?;
+    pub fn transpose(&self, d1: usize, d2: usize) -> Result<Tensor> {
+        self.check_dim(d1)?;
+        self.check_dim(d2)?;
         let mut t = self.clone();
         t.size.swap(d1, d2);
         t.stride.swap(d1, d2);
         Ok(t)
     }
 
-    pub fn permute(&self, dims: &[usize]) -> Result<Tensor, String> {
+    pub fn permute(&self, dims: &[usize]) -> Result<Tensor> {
         if dims.len() != self.dim() {
-            return Err(format!(
-                "permute: expected {} dimensions, got {}",
+            return Err(Error::shape(format!(
+                "expected {} dimensions, got {}",
                 self.dim(),
                 dims.len()
-            ));
+            )));
         }
         let mut seen = vec![false; self.dim()];
         for &d in dims {
             if d >= self.dim() || seen[d] {
-                return Err("permute: invalid permutation".into());
+                return Err(Error::argument("invalid permutation"));
             }
             seen[d] = true;
         }
@@ -202,19 +83,19 @@ impl Tensor {
     }
 
     /// `unfold(dim, size, step)`: a new last dimension of `size` slices taken every `step`.
-    pub fn unfold(&self, dim: usize, size: usize, step: usize) -> Result<Tensor, String> {
+    pub fn unfold(&self, dim: usize, size: usize, step: usize) -> Result<Tensor> {
         if self.dim() == 0 {
-            return Err("unfold: cannot unfold an empty tensor".into());
+            return Err(Error::shape("cannot unfold an empty tensor"));
         }
-        self.check_dim(dim, "unfold")?;
+        self.check_dim(dim)?;
         if size > self.size[dim] {
-            return Err(format!(
-                "unfold: size {size} larger than dimension of size {}",
+            return Err(Error::shape(format!(
+                "size {size} larger than dimension of size {}",
                 self.size[dim]
-            ));
+            )));
         }
         if step == 0 {
-            return Err("unfold: step must be positive".into());
+            return Err(Error::argument("step must be positive"));
         }
         let mut t = self.clone();
         t.size[dim] = (self.size[dim] - size) / step + 1;
@@ -225,13 +106,13 @@ impl Tensor {
     }
 
     /// `expand(sizes)`: dimensions of size 1 repeat with stride 0.
-    pub fn expand(&self, size: &[usize]) -> Result<Tensor, String> {
+    pub fn expand(&self, size: &[usize]) -> Result<Tensor> {
         if size.len() < self.dim() {
-            return Err(format!(
-                "expand: the number of sizes provided ({}) must be at least the number of dimensions ({})",
+            return Err(Error::shape(format!(
+                "the number of sizes provided ({}) must be at least the number of dimensions ({})",
                 size.len(),
                 self.dim()
-            ));
+            )));
         }
         let lead = size.len() - self.dim();
         let mut t = self.clone();
@@ -244,12 +125,12 @@ impl Tensor {
             } else if os == 1 {
                 t.stride[d] = 0;
             } else {
-                return Err(format!(
-                    "expand: the expanded size of dimension {} ({}) must match the existing size ({}) when it is not 1",
+                return Err(Error::shape(format!(
+                    "the expanded size of dimension {} ({}) must match the existing size ({}) when it is not 1",
                     d + 1,
                     want,
                     os
-                ));
+                )));
             }
         }
         Ok(t)
@@ -257,11 +138,11 @@ impl Tensor {
 
     /// `squeeze()`: all dimensions of size 1 removed; `squeeze(dim)`: that one if it is of size 1.
     /// Torch keeps one dimension when every dimension has size 1.
-    pub fn squeeze(&self, dim: Option<usize>) -> Result<Tensor, String> {
+    pub fn squeeze(&self, dim: Option<usize>) -> Result<Tensor> {
         let mut t = self.clone();
         match dim {
             Some(d) => {
-                self.check_dim(d, "squeeze")?;
+                self.check_dim(d)?;
                 if self.size[d] == 1 && self.dim() > 1 {
                     t.size.remove(d);
                     t.stride.remove(d);
@@ -282,9 +163,9 @@ impl Tensor {
     }
 
     /// `unsqueeze(dim)`: a new dimension of size 1 before `dim` (0..=dim()).
-    pub fn unsqueeze(&self, dim: usize) -> Result<Tensor, String> {
+    pub fn unsqueeze(&self, dim: usize) -> Result<Tensor> {
         if dim > self.dim() {
-            return Err(format!("unsqueeze: dimension {} out of range", dim + 1));
+            return Err(Error::shape(format!("dimension {} out of range", dim + 1)));
         }
         let mut t = self.clone();
         let st = if dim < self.dim() {
@@ -298,11 +179,11 @@ impl Tensor {
     }
 
     /// `view(sizes)` with at most one -1 (given as None): needs a contiguous tensor.
-    pub fn view(&self, sizes: &[Option<usize>]) -> Result<Tensor, String> {
+    pub fn view(&self, sizes: &[Option<usize>]) -> Result<Tensor> {
         let n = self.numel();
-        let size = infer_size(sizes, n, "view")?;
+        let size = infer_size(sizes, n)?;
         if !self.is_contiguous() {
-            return Err("view: input is not contiguous (call :contiguous() first)".into());
+            return Err(Error::shape("input is not contiguous (call :contiguous() first)"));
         }
         let mut t = self.clone();
         t.stride = contiguous_strides(&size);
@@ -312,23 +193,23 @@ impl Tensor {
 }
 
 /// Resolves a size list with at most one unknown (-1) against `n` elements.
-pub fn infer_size(sizes: &[Option<usize>], n: usize, what: &str) -> Result<Vec<usize>, String> {
+pub fn infer_size(sizes: &[Option<usize>], n: usize) -> Result<Vec<usize>> {
     let unknown: Vec<usize> = (0..sizes.len()).filter(|&i| sizes[i].is_none()).collect();
     if unknown.len() > 1 {
-        return Err(format!("{what}: only one dimension can be inferred (-1)"));
+        return Err(Error::argument("only one dimension can be inferred (-1)"));
     }
     let known: usize = sizes.iter().flatten().product();
     let mut size: Vec<usize> = sizes.iter().map(|s| s.unwrap_or(0)).collect();
     if let Some(&i) = unknown.first() {
         if known == 0 || !n.is_multiple_of(known) {
-            return Err(format!("{what}: size mismatch, cannot infer -1 for {n} elements"));
+            return Err(Error::shape(format!("size mismatch, cannot infer -1 for {n} elements")));
         }
         size[i] = n / known;
     } else if known != n || (sizes.is_empty() && n != 0) {
-        return Err(format!(
-            "{what}: size mismatch ({} elements into a view of {} elements)",
+        return Err(Error::shape(format!(
+            "size mismatch ({} elements into a view of {} elements)",
             n, known
-        ));
+        )));
     }
     Ok(size)
 }
@@ -336,6 +217,7 @@ pub fn infer_size(sizes: &[Option<usize>], n: usize, what: &str) -> Result<Vec<u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::torch::dtype::DType;
 
     #[test]
     fn views_share_storage_and_compute_offsets() {

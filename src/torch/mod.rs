@@ -2,21 +2,32 @@
 //! as userdata, their methods, and Torch7's print format. `lua/torch/init.lua` builds the Lua API
 //! (class tables, `torch.class`, the `torch.*` functions) on top.
 
-pub mod apply;
 pub mod args;
-pub mod blas;
 pub mod construct;
 pub mod dtype;
 pub mod family;
 pub mod file;
+pub mod kernels;
 pub mod layout;
 pub mod methods;
 pub mod print;
 pub mod random;
 pub mod storage;
 pub mod t7;
+pub mod tensor;
 pub mod timer;
 pub mod userdata;
+
+/// Strided iteration under its old path, which crate::cuda's kernels use.
+pub use kernels::strided as apply;
+
+/// Until crate::cuda, crate::ipc and crate::parallel report errors as `crate::error::Error` too,
+/// their `Result<_, String>` code takes the typed errors of this module with `?`, as words.
+impl From<crate::error::Error> for String {
+    fn from(e: crate::error::Error) -> String {
+        e.message().to_string()
+    }
+}
 
 use mlua::{Lua, Result, Table, Value};
 

@@ -2,10 +2,10 @@
 //! one number format chosen over all elements, a common scale factor when needed, matrices wrapped
 //! at 80 columns, and one `(i,j,.,.) = ` block per 2-D slice above two dimensions.
 
-use super::apply::Offsets;
-use super::layout::Tensor;
-use super::methods::access::read;
+use super::kernels::element::read;
+use super::kernels::strided::Offsets;
 use super::storage::Storage;
+use super::tensor::Tensor;
 
 /// A printf-style format applied with C's own `snprintf`, so output matches Torch's to the byte.
 fn c_format(format: &str, value: f64) -> String {

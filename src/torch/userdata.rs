@@ -13,8 +13,8 @@ use std::marker::PhantomData;
 use mlua::{AnyUserData, Lua, Result, Table, UserDataFields, Value};
 
 use super::dtype::{DType, Element};
-use super::layout::Tensor;
 use super::storage::Storage;
+use super::tensor::Tensor;
 use crate::dispatch;
 
 /// The family of the host tensors (`torch.FloatTensor`, ...).

@@ -3,29 +3,17 @@
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
-use super::{add, one, receiver};
-use crate::dispatch;
+use super::convention::{add, one, receiver};
+use super::copy::{copy_into, fill};
+use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, index_in, number, tensor_arg};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::dtype::DType;
 use crate::torch::family::Family;
-use crate::torch::layout::Tensor;
-use crate::torch::methods::copy::{copy_into, fill};
+use crate::torch::kernels::element::{read, write};
+use crate::torch::kernels::index::{masked_copy, masked_fill, masked_select};
 use crate::torch::storage::Storage;
-use crate::torch::userdata::{Host, push_tensor, tensor_of};
-use crate::torch::{apply, userdata};
-
-/// Reads element `offset` of a storage as a Lua number.
-pub fn read(s: &Storage, offset: usize) -> f64 {
-    assert!(offset < s.len());
-    // SAFETY: bounds checked above.
-    dispatch!(s.dtype(), T => unsafe { (*s.ptr::<T>().add(offset)).to_f64() })
-}
-
-pub fn write(s: &Storage, offset: usize, v: f64) {
-    assert!(offset < s.len());
-    // SAFETY: bounds checked above.
-    dispatch!(s.dtype(), T => unsafe { *s.ptr::<T>().add(offset) = T::from_f64(v) })
-}
+use crate::torch::tensor::Tensor;
+use crate::torch::userdata::{self, Host, push_tensor, tensor_of};
 
 /// What a key selects in a tensor: one element (its storage offset) or a view.
 pub enum Target {
@@ -34,7 +22,7 @@ pub enum Target {
 }
 
 fn element_of(t: &Tensor, method: &str) -> Result<Target> {
-    let s = args::lift_in(method, t.storage_checked())?.clone();
+    let s = t.storage_checked().named(method)?.clone();
     Ok(Target::Element(s, t.offset))
 }
 
@@ -46,7 +34,7 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
             return Err(error(method, "cannot index an empty tensor"));
         }
         let idx = index_in(i as i64, t.size[0], method)?;
-        let v = args::lift_in(method, t.select(0, idx))?;
+        let v = t.select(0, idx).named(method)?;
         return Ok(Some(if t.dim() == 1 {
             element_of(&v, method)?
         } else {
@@ -64,7 +52,7 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
         for (d, &i) in idx.iter().enumerate() {
             off += index_in(i, t.size[d], method)? * t.stride[d];
         }
-        let s = args::lift_in(method, t.storage_checked())?.clone();
+        let s = t.storage_checked().named(method)?.clone();
         return Ok(Some(Target::Element(s, off)));
     }
     let Value::Table(keys) = key else { return Ok(None) };
@@ -90,7 +78,7 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
                     e.stride.clear();
                     e
                 } else {
-                    args::lift_in(method, v.select(d, i))?
+                    v.select(d, i).named(method)?
                 };
             }
             Value::Table(range) => {
@@ -117,7 +105,9 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
                         ),
                     ));
                 }
-                v = args::lift_in(method, v.narrow(d, start as usize - 1, (end - start + 1) as usize))?;
+                v = v
+                    .narrow(d, start as usize - 1, (end - start + 1) as usize)
+                    .named(method)?;
                 d += 1;
             }
             other => {
@@ -132,93 +122,10 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
         }
     }
     if selected_all && n == t.dim() {
-        let s = args::lift_in(method, t.storage_checked())?.clone();
+        let s = t.storage_checked().named(method)?.clone();
         return Ok(Some(Target::Element(s, v.offset)));
     }
     Ok(Some(Target::View(v)))
-}
-
-/// `mask` must be a ByteTensor with as many elements as `t`.
-fn check_mask(t: &Tensor, mask: &Tensor, method: &str) -> Result<()> {
-    if mask.dtype != DType::Byte {
-        return Err(error(method, "mask must be a ByteTensor"));
-    }
-    if mask.numel() != t.numel() {
-        return Err(error(
-            method,
-            format!("mask has {} elements, tensor has {}", mask.numel(), t.numel()),
-        ));
-    }
-    Ok(())
-}
-
-/// The offsets of `t`'s elements where `mask` is non-zero, in logical order.
-pub fn masked_offsets(t: &Tensor, mask: &Tensor, method: &str) -> Result<Vec<usize>> {
-    check_mask(t, mask, method)?;
-    if t.numel() == 0 {
-        return Ok(Vec::new());
-    }
-    let ms = args::lift_in(method, mask.storage_checked())?;
-    // SAFETY: mask view checked; read only.
-    let mdata = unsafe { ms.as_slice::<u8>() };
-    Ok(apply::Offsets::new(t)
-        .zip(apply::Offsets::new(mask))
-        .filter(|&(_, mo)| mdata[mo] != 0)
-        .map(|(o, _)| o)
-        .collect())
-}
-
-/// maskedSelect: a new 1-D tensor of the selected elements.
-pub fn masked_select(t: &Tensor, mask: &Tensor, method: &str) -> Result<Tensor> {
-    let offs = masked_offsets(t, mask, method)?;
-    let out = args::lift(Tensor::zeros(t.dtype, &[offs.len()]))?;
-    if offs.is_empty() {
-        return Ok(Tensor::empty(t.dtype));
-    }
-    let src = args::lift_in(method, t.storage_checked())?;
-    let dst = out.storage.as_ref().expect("zeros has storage");
-    dispatch!(t.dtype, T => unsafe {
-        let (p, q) = (src.ptr::<T>(), dst.ptr::<T>());
-        for (i, &o) in offs.iter().enumerate() {
-            *q.add(i) = *p.add(o);
-        }
-    });
-    Ok(out)
-}
-
-pub fn masked_fill(t: &Tensor, mask: &Tensor, v: f64, method: &str) -> Result<()> {
-    let s = args::lift_in(method, t.storage_checked())?.clone();
-    for o in masked_offsets(t, mask, method)? {
-        write(&s, o, v);
-    }
-    Ok(())
-}
-
-pub fn masked_copy(t: &Tensor, mask: &Tensor, src: &Tensor, method: &str) -> Result<()> {
-    let offs = masked_offsets(t, mask, method)?;
-    if src.numel() < offs.len() {
-        return Err(error(
-            method,
-            format!("source has {} elements, mask selects {}", src.numel(), offs.len()),
-        ));
-    }
-    let flat = super::copy::clone_tensor(src)?;
-    let converted = args::lift(Tensor::zeros(t.dtype, &[src.numel().max(1)]))?;
-    if src.numel() > 0 {
-        copy_into(
-            &converted.narrow(0, 0, src.numel()).map_err(mlua::Error::RuntimeError)?,
-            &flat,
-            method,
-        )?;
-    }
-    let s = args::lift_in(method, t.storage_checked())?;
-    let c = converted.storage.as_ref().expect("zeros has storage");
-    let es = t.dtype.size_of();
-    for (i, o) in offs.into_iter().enumerate() {
-        // SAFETY: o is a checked element offset of t; i < src.numel() <= converted length.
-        unsafe { std::ptr::copy_nonoverlapping(c.data_ptr().add(i * es), s.data_ptr().add(o * es), es) };
-    }
-    Ok(())
 }
 
 /// `t[k]` for a key that is not a method name.
@@ -226,7 +133,7 @@ fn tensor_index(lua: &Lua, a: Args) -> Result<MultiValue> {
     let t = tensor_arg(&a, 1, "__index")?;
     let key = arg(&a, 2);
     if let Some(mask) = tensor_of(key) {
-        return one(push_tensor(lua, masked_select(&t, &mask, "__index")?)?);
+        return one(push_tensor(lua, masked_select(&t, &mask).named("__index")?)?);
     }
     match resolve(&t, key, "__index")? {
         Some(Target::Element(s, off)) => one(Value::Number(read(&s, off))),
@@ -241,9 +148,9 @@ fn tensor_newindex(_: &Lua, a: Args) -> Result<MultiValue> {
     let value = arg(&a, 3);
     if let Some(mask) = tensor_of(key) {
         if let Some(x) = number(value) {
-            masked_fill(&t, &mask, x, "__newindex")?;
+            masked_fill(&t, &mask, x).named("__newindex")?;
         } else if let Some(src) = tensor_of(value) {
-            masked_copy(&t, &mask, &src, "__newindex")?;
+            masked_copy(&t, &mask, &src).named("__newindex")?;
         } else {
             return Err(error("__newindex", "a mask assignment takes a number or a tensor"));
         }
@@ -308,7 +215,7 @@ pub fn storage_index<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
     match number(arg(&a, 2)) {
         Some(i) => {
             let idx = index_in(i as i64, s.len(), "__index")?;
-            one(Value::Number(args::lift_in("__index", K::read(&s, idx))?))
+            one(Value::Number(K::read(&s, idx).map_err(|e| error("__index", e))?))
         }
         None => one(Value::Nil),
     }
@@ -319,10 +226,7 @@ pub fn storage_newindex<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
     let s = storage_arg_in::<K>(&a, 1, "__newindex")?;
     let i = number(arg(&a, 2)).ok_or_else(|| error("__newindex", "storage index must be a number"))?;
     let v = number(arg(&a, 3)).ok_or_else(|| error("__newindex", "storage value must be a number"))?;
-    args::lift_in(
-        "__newindex",
-        K::write(&s, index_in(i as i64, s.len(), "__newindex")?, v),
-    )?;
+    K::write(&s, index_in(i as i64, s.len(), "__newindex")?, v).map_err(|e| error("__newindex", e))?;
     Ok(MultiValue::new())
 }
 
@@ -338,7 +242,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) ->
             (Some(mask), None) => (tensor_arg(&a, 1, "maskedSelect")?, mask, false),
             _ => return Err(error("maskedSelect", "expected (mask) or (src, mask)")),
         };
-        let out = masked_select(&src, &mask, "maskedSelect")?;
+        let out = masked_select(&src, &mask).named("maskedSelect")?;
         if into {
             userdata::set_view(arg(&a, 1), out)?;
             return receiver(&a);
@@ -348,14 +252,14 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) ->
     add(lua, tensor, "maskedFill", |_, a| {
         let t = tensor_arg(&a, 1, "maskedFill")?;
         let mask = tensor_arg(&a, 2, "maskedFill")?;
-        masked_fill(&t, &mask, args::number_arg(&a, 3, "maskedFill")?, "maskedFill")?;
+        masked_fill(&t, &mask, args::number_arg(&a, 3, "maskedFill")?).named("maskedFill")?;
         receiver(&a)
     })?;
     add(lua, tensor, "maskedCopy", |_, a| {
         let t = tensor_arg(&a, 1, "maskedCopy")?;
         let mask = tensor_arg(&a, 2, "maskedCopy")?;
         let src = tensor_arg(&a, 3, "maskedCopy")?;
-        masked_copy(&t, &mask, &src, "maskedCopy")?;
+        masked_copy(&t, &mask, &src).named("maskedCopy")?;
         receiver(&a)
     })?;
 
@@ -366,7 +270,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) ->
         if n < 0 {
             return Err(error("resize", format!("invalid size {n}")));
         }
-        args::lift_in("resize", s.resize(n as usize))?;
+        s.resize(n as usize).map_err(|e| error("resize", e))?;
         receiver(&a)
     })?;
     add(lua, storage, "totable", |lua, a| {
@@ -385,7 +289,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) ->
         match arg(&a, 2) {
             Value::String(text) => {
                 let bytes = text.as_bytes();
-                args::lift_in("string", s.resize(bytes.len()))?;
+                s.resize(bytes.len()).map_err(|e| error("string", e))?;
                 // SAFETY: resized to exactly the string's length.
                 unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), bytes.len()) };
                 receiver(&a)

@@ -2,21 +2,19 @@
 //! x, `res:f(x, ...)` writes into res, and `torch.f(...)` returns a new tensor (or writes into a
 //! leading result tensor). Overloads are resolved as Torch's cwrap does: by the number and types
 //! of the arguments, trying each form in order. The operators (`+`, `*`, ...) are in
-//! `lua/torch/math.lua`, on top of these.
-
-mod kernel;
-mod scalar;
+//! `lua/torch/math.lua`, on top of these; the loops are `kernels::math`.
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
-use super::one;
-use crate::dispatch;
+use super::convention::one;
+use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, number};
 use crate::torch::construct;
-use crate::torch::dtype::{DType, Element};
-use crate::torch::layout::Tensor;
+use crate::torch::dtype::DType;
+use crate::torch::kernels::arith::Float;
+use crate::torch::kernels::math::{self as kernel, Binary, Compare, Operand, Unary};
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, push_tensor, set_view, tensor_of};
-use scalar::{Arith, Float};
 
 /// Method (`x:f(...)`, the receiver is the result) or function (`torch.f(...)`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -51,61 +49,18 @@ struct Call {
     nums: Vec<f64>,
 }
 
-/// Unary functions.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum U {
-    Sqrt,
-    Rsqrt,
-    Exp,
-    Log,
-    Log1p,
-    Cinv,
-    Floor,
-    Ceil,
-    Round,
-    Trunc,
-    Frac,
-    Tanh,
-    Sinh,
-    Cosh,
-    Sin,
-    Cos,
-    Tan,
-    Asin,
-    Acos,
-    Atan,
-    Sigmoid,
-    Abs,
-    Sign,
-    Neg,
-}
-
-/// Binary functions, applied with a number or elementwise with a tensor.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum B {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Fmod,
-    Remainder,
-    Pow,
-    Max,
-    Min,
-}
-
 /// What a Lua-visible name does.
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Op {
-    Unary(U),
+    Unary(Unary),
     /// add and csub: `[res,] src, number` or `[res,] src, [number,] tensor`.
-    AddLike(B),
+    AddLike(Binary),
     /// `[res,] src, number`.
-    Scalar(B),
+    Scalar(Binary),
     /// `[res,] src, tensor`.
-    Tensor(B),
+    Tensor(Binary),
     /// `[res,] src, tensor` or `[res,] src, number`.
-    Either(B),
+    Either(Binary),
     Atan2,
     Clamp,
     Addcmul,
@@ -115,59 +70,49 @@ enum Op {
     Lerp,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Cmp {
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Eq,
-    Ne,
-}
-
-const UNARY: &[(&str, U)] = &[
-    ("sqrt", U::Sqrt),
-    ("rsqrt", U::Rsqrt),
-    ("exp", U::Exp),
-    ("log", U::Log),
-    ("log1p", U::Log1p),
-    ("cinv", U::Cinv),
-    ("floor", U::Floor),
-    ("ceil", U::Ceil),
-    ("round", U::Round),
-    ("trunc", U::Trunc),
-    ("frac", U::Frac),
-    ("tanh", U::Tanh),
-    ("sinh", U::Sinh),
-    ("cosh", U::Cosh),
-    ("sin", U::Sin),
-    ("cos", U::Cos),
-    ("tan", U::Tan),
-    ("asin", U::Asin),
-    ("acos", U::Acos),
-    ("atan", U::Atan),
-    ("sigmoid", U::Sigmoid),
-    ("abs", U::Abs),
-    ("sign", U::Sign),
-    ("neg", U::Neg),
+const UNARY: &[(&str, Unary)] = &[
+    ("sqrt", Unary::Sqrt),
+    ("rsqrt", Unary::Rsqrt),
+    ("exp", Unary::Exp),
+    ("log", Unary::Log),
+    ("log1p", Unary::Log1p),
+    ("cinv", Unary::Cinv),
+    ("floor", Unary::Floor),
+    ("ceil", Unary::Ceil),
+    ("round", Unary::Round),
+    ("trunc", Unary::Trunc),
+    ("frac", Unary::Frac),
+    ("tanh", Unary::Tanh),
+    ("sinh", Unary::Sinh),
+    ("cosh", Unary::Cosh),
+    ("sin", Unary::Sin),
+    ("cos", Unary::Cos),
+    ("tan", Unary::Tan),
+    ("asin", Unary::Asin),
+    ("acos", Unary::Acos),
+    ("atan", Unary::Atan),
+    ("sigmoid", Unary::Sigmoid),
+    ("abs", Unary::Abs),
+    ("sign", Unary::Sign),
+    ("neg", Unary::Neg),
 ];
 
 const OPS: &[(&str, Op)] = &[
-    ("add", Op::AddLike(B::Add)),
-    ("csub", Op::AddLike(B::Sub)),
-    ("mul", Op::Scalar(B::Mul)),
-    ("div", Op::Scalar(B::Div)),
-    ("cmul", Op::Tensor(B::Mul)),
-    ("cdiv", Op::Tensor(B::Div)),
-    ("cpow", Op::Tensor(B::Pow)),
-    ("cfmod", Op::Tensor(B::Fmod)),
-    ("cmod", Op::Tensor(B::Fmod)),
-    ("cremainder", Op::Tensor(B::Remainder)),
-    ("fmod", Op::Either(B::Fmod)),
-    ("mod", Op::Either(B::Fmod)),
-    ("remainder", Op::Either(B::Remainder)),
-    ("cmax", Op::Either(B::Max)),
-    ("cmin", Op::Either(B::Min)),
+    ("add", Op::AddLike(Binary::Add)),
+    ("csub", Op::AddLike(Binary::Sub)),
+    ("mul", Op::Scalar(Binary::Mul)),
+    ("div", Op::Scalar(Binary::Div)),
+    ("cmul", Op::Tensor(Binary::Mul)),
+    ("cdiv", Op::Tensor(Binary::Div)),
+    ("cpow", Op::Tensor(Binary::Pow)),
+    ("cfmod", Op::Tensor(Binary::Fmod)),
+    ("cmod", Op::Tensor(Binary::Fmod)),
+    ("cremainder", Op::Tensor(Binary::Remainder)),
+    ("fmod", Op::Either(Binary::Fmod)),
+    ("mod", Op::Either(Binary::Fmod)),
+    ("remainder", Op::Either(Binary::Remainder)),
+    ("cmax", Op::Either(Binary::Max)),
+    ("cmin", Op::Either(Binary::Min)),
     ("atan2", Op::Atan2),
     ("clamp", Op::Clamp),
     ("addcmul", Op::Addcmul),
@@ -176,20 +121,14 @@ const OPS: &[(&str, Op)] = &[
     ("lerp", Op::Lerp),
 ];
 
-const CMP: &[(&str, Cmp)] = &[
-    ("lt", Cmp::Lt),
-    ("le", Cmp::Le),
-    ("gt", Cmp::Gt),
-    ("ge", Cmp::Ge),
-    ("eq", Cmp::Eq),
-    ("ne", Cmp::Ne),
+const CMP: &[(&str, Compare)] = &[
+    ("lt", Compare::Lt),
+    ("le", Compare::Le),
+    ("gt", Compare::Gt),
+    ("ge", Compare::Ge),
+    ("eq", Compare::Eq),
+    ("ne", Compare::Ne),
 ];
-
-impl U {
-    fn integer_ok(self) -> bool {
-        matches!(self, U::Abs | U::Sign | U::Neg)
-    }
-}
 
 impl Op {
     fn forms(self) -> &'static [&'static [P]] {
@@ -218,7 +157,7 @@ impl Op {
     /// The value of `torch.f(numbers...)` for the functions Torch also defines on numbers.
     fn on_numbers(self, x: &[f64]) -> Option<f64> {
         match (self, x) {
-            (Op::Unary(u), &[v]) if u != U::Sign && u != U::Neg => Some(unary_value(u, v)),
+            (Op::Unary(u), &[v]) if u != Unary::Sign && u != Unary::Neg => Some(u.of_number(v)),
             (Op::Atan2, &[y, x]) => Some(y.atan2(x)),
             (Op::Pow, &[b, e]) => Some(b.powf(e)),
             (Op::Lerp, &[a, b, w]) => Some(Float::lerp(a, b, w)),
@@ -412,55 +351,24 @@ fn bind(a: &Args, mode: Mode, forms: &[&[P]], name: &str) -> Result<Call> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Results and checks.
+// Results.
 
-fn size_text(t: &Tensor) -> String {
-    if t.dim() == 0 {
-        return "empty".into();
-    }
-    t.size.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("x")
-}
-
-fn check_numel(name: &str, a: &Tensor, b: &Tensor) -> Result<()> {
-    if a.numel() != b.numel() {
-        return Err(error(
-            name,
-            format!(
-                "inconsistent tensor size: sizes {} and {} have {} and {} elements",
-                size_text(a),
-                size_text(b),
-                a.numel(),
-                b.numel()
-            ),
-        ));
-    }
-    Ok(())
-}
-
-fn not_floating(name: &str, d: DType) -> mlua::Error {
-    error(
-        name,
-        format!(
-            "not supported for {} (only torch.FloatTensor and torch.DoubleTensor)",
-            d.tensor_typename()
-        ),
-    )
-}
-
-fn new_like(d: DType, like: &Tensor) -> Result<Tensor> {
+fn new_like(d: DType, like: &Tensor, name: &str) -> Result<Tensor> {
     if like.dim() == 0 {
         return Ok(Tensor::empty(d));
     }
-    args::lift(Tensor::zeros(d, &like.size))
+    Tensor::zeros(d, &like.size).named(name)
 }
 
 /// The result tensor, shaped like `like`: the caller's, resized in place (Torch's resizeAs), or
 /// a new one of type `d`.
 fn result_tensor(res: &Option<(Value, Tensor)>, d: DType, like: &Tensor, name: &str) -> Result<Tensor> {
-    let Some((v, t)) = res else { return new_like(d, like) };
+    let Some((v, t)) = res else {
+        return new_like(d, like, name);
+    };
     let mut t = t.clone();
     if t.size != like.size || t.storage.is_none() {
-        args::lift_in(name, construct::resize(&mut t, &like.size))?;
+        construct::resize(&mut t, &like.size).named(name)?;
         set_view(v, t.clone())?;
     }
     Ok(t)
@@ -474,349 +382,26 @@ fn give(lua: &Lua, res: &Option<(Value, Tensor)>, t: Tensor) -> Result<MultiValu
     }
 }
 
-/// Integer division by zero would trap in C; here it is an error, raised before any element
-/// changes.
-fn check_divisor_value<T: Arith>(name: &str, v: f64) -> Result<()> {
-    if T::DTYPE.is_floating() || !T::from_lua(v).is_zero() {
-        return Ok(());
-    }
-    Err(error(name, "division by zero"))
-}
-
-fn check_divisor_tensor<T: Arith>(name: &str, t: &Tensor) -> Result<()> {
-    if T::DTYPE.is_floating() || t.numel() == 0 {
-        return Ok(());
-    }
-    let p = data::<T>(t, name)?;
-    let mut zero = false;
-    kernel::runs([t], |n, o, s| {
-        for i in 0..n {
-            // SAFETY: offsets of a checked view.
-            zero |= unsafe { *p.add(o[0] + i * s[0]) }.is_zero();
-        }
-    });
-    if zero {
-        return Err(error(name, "division by zero"));
-    }
-    Ok(())
-}
-
-// ---------------------------------------------------------------------------------------------
-// Kernels: typed loops over the runs of `kernel::runs`.
-
-/// The element pointer of a view, checked to lie inside its storage.
-fn data<T: Element>(t: &Tensor, name: &str) -> Result<*mut T> {
-    if t.numel() == 0 {
-        return Ok(std::ptr::NonNull::dangling().as_ptr());
-    }
-    Ok(args::lift_in(name, t.storage_checked())?.ptr::<T>())
-}
-
-/// `r = f(a)` elementwise.
-fn map1<A: Element, R: Element>(r: &Tensor, a: &Tensor, name: &str, f: impl Fn(A) -> R) -> Result<()> {
-    let (rp, ap) = (data::<R>(r, name)?, data::<A>(a, name)?);
-    // SAFETY: both views are checked against their storages; runs stay inside the views.
-    kernel::runs([r, a], |n, o, s| unsafe {
-        kernel::run1(n, rp.add(o[0]), s[0], ap.add(o[1]), s[1], &f)
-    });
-    Ok(())
-}
-
-/// `r = f(a, b)` elementwise.
-fn map2<A: Element, R: Element>(r: &Tensor, a: &Tensor, b: &Tensor, name: &str, f: impl Fn(A, A) -> R) -> Result<()> {
-    let (rp, ap, bp) = (data::<R>(r, name)?, data::<A>(a, name)?, data::<A>(b, name)?);
-    // SAFETY: as in map1.
-    kernel::runs([r, a, b], |n, o, s| unsafe {
-        kernel::run2(n, rp.add(o[0]), s[0], ap.add(o[1]), s[1], bp.add(o[2]), s[2], &f)
-    });
-    Ok(())
-}
-
-/// `r = f(a, b, c)` elementwise.
-fn map3<T: Element>(
-    r: &Tensor,
-    a: &Tensor,
-    b: &Tensor,
-    c: &Tensor,
-    name: &str,
-    f: impl Fn(T, T, T) -> T,
-) -> Result<()> {
-    let (rp, ap, bp, cp) = (
-        data::<T>(r, name)?,
-        data::<T>(a, name)?,
-        data::<T>(b, name)?,
-        data::<T>(c, name)?,
-    );
-    // SAFETY: as in map1.
-    kernel::runs([r, a, b, c], |n, o, s| unsafe {
-        kernel::run3(
-            n,
-            rp.add(o[0]),
-            s[0],
-            ap.add(o[1]),
-            s[1],
-            bp.add(o[2]),
-            s[2],
-            cp.add(o[3]),
-            s[3],
-            &f,
-        )
-    });
-    Ok(())
-}
-
-#[inline(always)]
-fn float_unary<T: Float>(u: U, x: T) -> T {
-    match u {
-        U::Sqrt => x.sqrt(),
-        U::Rsqrt => x.rsqrt(),
-        U::Exp => x.exp(),
-        U::Log => x.log(),
-        U::Log1p => x.log1p(),
-        U::Cinv => x.cinv(),
-        U::Floor => x.floor(),
-        U::Ceil => x.ceil(),
-        U::Round => x.round(),
-        U::Trunc => x.trunc(),
-        U::Frac => x.frac(),
-        U::Tanh => x.tanh(),
-        U::Sinh => x.sinh(),
-        U::Cosh => x.cosh(),
-        U::Sin => x.sin(),
-        U::Cos => x.cos(),
-        U::Tan => x.tan(),
-        U::Asin => x.asin(),
-        U::Acos => x.acos(),
-        U::Atan => x.atan(),
-        U::Sigmoid => x.sigmoid(),
-        U::Abs => x.abs(),
-        U::Sign => x.sign(),
-        U::Neg => x.neg(),
-    }
-}
-
-fn unary_value(u: U, x: f64) -> f64 {
-    float_unary(u, x)
-}
-
-/// The unary functions on Float/Double: one monomorphic loop per function.
-fn unary_float<T: Float>(u: U, r: &Tensor, a: &Tensor, name: &str) -> Result<()> {
-    macro_rules! each {
-        ($($v:ident),*) => {
-            match u {
-                $(U::$v => map1(r, a, name, |x: T| float_unary(U::$v, x)),)*
-            }
-        };
-    }
-    each!(
-        Sqrt, Rsqrt, Exp, Log, Log1p, Cinv, Floor, Ceil, Round, Trunc, Frac, Tanh, Sinh, Cosh, Sin, Cos, Tan, Asin,
-        Acos, Atan, Sigmoid, Abs, Sign, Neg
-    )
-}
-
-fn unary_int<T: Arith>(u: U, r: &Tensor, a: &Tensor, name: &str) -> Result<()> {
-    match u {
-        U::Abs => map1(r, a, name, |x: T| x.abs()),
-        U::Sign => map1(r, a, name, |x: T| x.sign()),
-        U::Neg => map1(r, a, name, |x: T| x.neg()),
-        _ => Err(not_floating(name, T::DTYPE)),
-    }
-}
-
-#[inline(always)]
-fn binary<T: Arith>(b: B, x: T, y: T) -> T {
-    match b {
-        B::Add => x.add(y),
-        B::Sub => x.sub(y),
-        B::Mul => x.mul(y),
-        B::Div => x.div(y),
-        B::Fmod => x.fmod(y),
-        B::Remainder => x.remainder(y),
-        B::Pow => x.pow(y),
-        B::Max => x.max_of(y),
-        B::Min => x.min_of(y),
-    }
-}
-
-macro_rules! each_binary {
-    ($b:expr, |$op:ident| $body:expr) => {
-        match $b {
-            B::Add => {
-                const $op: B = B::Add;
-                $body
-            }
-            B::Sub => {
-                const $op: B = B::Sub;
-                $body
-            }
-            B::Mul => {
-                const $op: B = B::Mul;
-                $body
-            }
-            B::Div => {
-                const $op: B = B::Div;
-                $body
-            }
-            B::Fmod => {
-                const $op: B = B::Fmod;
-                $body
-            }
-            B::Remainder => {
-                const $op: B = B::Remainder;
-                $body
-            }
-            B::Pow => {
-                const $op: B = B::Pow;
-                $body
-            }
-            B::Max => {
-                const $op: B = B::Max;
-                $body
-            }
-            B::Min => {
-                const $op: B = B::Min;
-                $body
-            }
-        }
-    };
-}
-
-fn is_division(b: B) -> bool {
-    matches!(b, B::Div | B::Fmod | B::Remainder)
-}
-
-/// `r = a (op) v`.
-fn with_value<T: Arith>(b: B, r: &Tensor, a: &Tensor, v: f64, name: &str) -> Result<()> {
-    if is_division(b) {
-        check_divisor_value::<T>(name, v)?;
-    }
-    let v = T::from_lua(v);
-    each_binary!(b, |OP| map1(r, a, name, |x: T| binary(OP, x, v)))
-}
-
-/// `r = a (op) t` elementwise.
-fn with_tensor<T: Arith>(b: B, r: &Tensor, a: &Tensor, t: &Tensor, name: &str) -> Result<()> {
-    if is_division(b) {
-        check_divisor_tensor::<T>(name, t)?;
-    }
-    each_binary!(b, |OP| map2(r, a, t, name, |x: T, y: T| binary(OP, x, y)))
-}
-
-/// `r = a + v * t` (or minus): Torch's cadd and csub.
-fn add_scaled<T: Arith>(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t: &Tensor, name: &str) -> Result<()> {
-    let v = T::from_lua(v);
-    match (subtract, v == T::one()) {
-        (false, true) => map2(r, a, t, name, |x: T, y: T| x.add(y)),
-        (true, true) => map2(r, a, t, name, |x: T, y: T| x.sub(y)),
-        (false, false) => map2(r, a, t, name, |x: T, y: T| x.add(v.mul(y))),
-        (true, false) => map2(r, a, t, name, |x: T, y: T| x.sub(v.mul(y))),
-    }
-}
-
-/// `src^v` for floats, with Torch's shortcuts for the common powers (exactly its results).
-fn pow_float<T: Float>(r: &Tensor, a: &Tensor, v: f64, name: &str) -> Result<()> {
-    let e = T::from_lua(v);
-    let e64 = e.to_f64();
-    if e64 == 1.0 {
-        map1(r, a, name, |x: T| x)
-    } else if e64 == 2.0 {
-        map1(r, a, name, |x: T| x.mul(x))
-    } else if e64 == 3.0 {
-        map1(r, a, name, |x: T| x.mul(x).mul(x))
-    } else if e64 == 0.5 {
-        map1(r, a, name, |x: T| x.sqrt())
-    } else if e64 == -0.5 {
-        map1(r, a, name, |x: T| x.rsqrt())
-    } else if e64 == -1.0 {
-        map1(r, a, name, |x: T| x.cinv())
-    } else if e64 == -2.0 {
-        map1(r, a, name, |x: T| x.mul(x).cinv())
-    } else {
-        map1(r, a, name, |x: T| x.pow(e))
-    }
-}
-
-/// atan2 (`r = atan2(a, b)`, a being y) and lerp (`r = a + w * (b - a)`).
-fn float_binary<T: Float>(op: Op, r: &Tensor, a: &Tensor, b: &Tensor, w: Option<f64>, name: &str) -> Result<()> {
-    match (op, w) {
-        (Op::Lerp, Some(w)) => {
-            let w = T::from_lua(w);
-            map2(r, a, b, name, |x: T, y: T| x.lerp(y, w))
-        }
-        _ => map2(r, a, b, name, |y: T, x: T| y.atan2(x)),
-    }
-}
-
-fn clamp<T: Arith>(r: &Tensor, a: &Tensor, lo: f64, hi: f64, name: &str) -> Result<()> {
-    let (lo, hi) = (T::from_lua(lo), T::from_lua(hi));
-    map1(r, a, name, |x: T| {
-        if x < lo {
-            lo
-        } else if x > hi {
-            hi
-        } else {
-            x
-        }
-    })
-}
-
-/// addcmul (`r = a + v * b * c`) and addcdiv (`r = a + v * b / c`), evaluated left to right as C.
-#[allow(clippy::too_many_arguments)]
-fn add_product<T: Arith>(
-    divide: bool,
-    r: &Tensor,
-    a: &Tensor,
-    v: f64,
-    b: &Tensor,
-    c: &Tensor,
-    name: &str,
-) -> Result<()> {
-    let v = T::from_lua(v);
-    if divide {
-        check_divisor_tensor::<T>(name, c)?;
-        map3(r, a, b, c, name, |x: T, y: T, z: T| x.add(v.mul(y).div(z)))
-    } else {
-        map3(r, a, b, c, name, |x: T, y: T, z: T| x.add(v.mul(y).mul(z)))
-    }
-}
-
-/// `r = v ^ a` (Torch's tpow).
-fn value_pow<T: Arith>(r: &Tensor, a: &Tensor, v: f64, name: &str) -> Result<()> {
-    let base = T::from_lua(v);
-    map1(r, a, name, |x: T| base.pow(x))
-}
-
 /// Runs a bound call of `op` into its result tensor.
-fn exec(op: Op, call: &Call, r: &Tensor, name: &str) -> Result<()> {
-    let (a, d) = (&call.src, call.dtype);
+fn exec(op: Op, call: &Call, r: &Tensor) -> crate::error::Result<()> {
+    let a = &call.src;
     let t = |i: usize| &call.tensors[i];
     let v = |i: usize| call.nums[i];
     match op {
-        Op::Unary(u) => match d {
-            DType::Float => unary_float::<f32>(u, r, a, name),
-            DType::Double => unary_float::<f64>(u, r, a, name),
-            _ => dispatch!(d, T => unary_int::<T>(u, r, a, name)),
-        },
-        Op::AddLike(b) if call.form == 0 => dispatch!(d, T => with_value::<T>(b, r, a, v(0), name)),
-        Op::AddLike(b) => dispatch!(d, T => add_scaled::<T>(b == B::Sub, r, a, v(0), t(0), name)),
-        Op::Scalar(b) => dispatch!(d, T => with_value::<T>(b, r, a, v(0), name)),
-        Op::Tensor(b) => dispatch!(d, T => with_tensor::<T>(b, r, a, t(0), name)),
-        Op::Either(b) if call.form == 0 => dispatch!(d, T => with_tensor::<T>(b, r, a, t(0), name)),
-        Op::Either(b) => dispatch!(d, T => with_value::<T>(b, r, a, v(0), name)),
-        Op::Atan2 | Op::Lerp => match d {
-            DType::Float => float_binary::<f32>(op, r, a, t(0), call.nums.first().copied(), name),
-            DType::Double => float_binary::<f64>(op, r, a, t(0), call.nums.first().copied(), name),
-            _ => Err(not_floating(name, d)),
-        },
-        Op::Clamp => dispatch!(d, T => clamp::<T>(r, a, v(0), v(1), name)),
-        Op::Addcmul => dispatch!(d, T => add_product::<T>(false, r, a, v(0), t(0), t(1), name)),
-        Op::Addcdiv => dispatch!(d, T => add_product::<T>(true, r, a, v(0), t(0), t(1), name)),
-        Op::Pow if call.form == 0 => match d {
-            DType::Float => pow_float::<f32>(r, a, v(0), name),
-            DType::Double => pow_float::<f64>(r, a, v(0), name),
-            _ => dispatch!(d, T => with_value::<T>(B::Pow, r, a, v(0), name)),
-        },
-        Op::Pow => dispatch!(d, T => value_pow::<T>(r, a, v(0), name)),
+        Op::Unary(u) => kernel::unary(u, r, a),
+        Op::AddLike(b) if call.form == 0 => kernel::with_value(b, r, a, v(0)),
+        Op::AddLike(b) => kernel::add_scaled(b == Binary::Sub, r, a, v(0), t(0)),
+        Op::Scalar(b) => kernel::with_value(b, r, a, v(0)),
+        Op::Tensor(b) => kernel::with_tensor(b, r, a, t(0)),
+        Op::Either(b) if call.form == 0 => kernel::with_tensor(b, r, a, t(0)),
+        Op::Either(b) => kernel::with_value(b, r, a, v(0)),
+        Op::Atan2 => kernel::atan2(r, a, t(0)),
+        Op::Lerp => kernel::lerp(r, a, t(0), v(0)),
+        Op::Clamp => kernel::clamp(r, a, v(0), v(1)),
+        Op::Addcmul => kernel::add_product(false, r, a, v(0), t(0), t(1)),
+        Op::Addcdiv => kernel::add_product(true, r, a, v(0), t(0), t(1)),
+        Op::Pow if call.form == 0 => kernel::pow(r, a, v(0)),
+        Op::Pow => kernel::value_pow(r, a, v(0)),
     }
 }
 
@@ -830,83 +415,22 @@ fn elementwise(lua: &Lua, a: Args, mode: Mode, op: Op, name: &str) -> Result<Mul
     }
     let call = bind(&a, mode, op.forms(), name)?;
     if op.float_only() && !call.dtype.is_floating() {
-        return Err(not_floating(name, call.dtype));
+        return Err(kernel::not_floating(call.dtype)).named(name);
     }
     for t in &call.tensors {
-        check_numel(name, &call.src, t)?;
+        kernel::check_numel(&call.src, t).named(name)?;
     }
     let r = result_tensor(&call.res, call.dtype, &call.src, name)?;
-    exec(op, &call, &r, name)?;
+    exec(op, &call, &r).named(name)?;
     give(lua, &call.res, r)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Comparisons and equality.
 
-#[inline(always)]
-fn compare<T: PartialOrd>(c: Cmp, x: T, y: T) -> bool {
-    match c {
-        Cmp::Lt => x < y,
-        Cmp::Le => x <= y,
-        Cmp::Gt => x > y,
-        Cmp::Ge => x >= y,
-        Cmp::Eq => x == y,
-        Cmp::Ne => x != y,
-    }
-}
-
-macro_rules! each_cmp {
-    ($c:expr, |$op:ident| $body:expr) => {
-        match $c {
-            Cmp::Lt => {
-                const $op: Cmp = Cmp::Lt;
-                $body
-            }
-            Cmp::Le => {
-                const $op: Cmp = Cmp::Le;
-                $body
-            }
-            Cmp::Gt => {
-                const $op: Cmp = Cmp::Gt;
-                $body
-            }
-            Cmp::Ge => {
-                const $op: Cmp = Cmp::Ge;
-                $body
-            }
-            Cmp::Eq => {
-                const $op: Cmp = Cmp::Eq;
-                $body
-            }
-            Cmp::Ne => {
-                const $op: Cmp = Cmp::Ne;
-                $body
-            }
-        }
-    };
-}
-
-/// The operand after the source: a number or a tensor.
-enum Other {
-    Value(f64),
-    Tensor(Tensor),
-}
-
-fn compare_into<T: Arith, R: Arith>(c: Cmp, r: &Tensor, a: &Tensor, other: &Other, name: &str) -> Result<()> {
-    match other {
-        Other::Value(v) => {
-            let v = T::from_lua(*v);
-            each_cmp!(c, |OP| map1(r, a, name, |x: T| R::from_bool(compare(OP, x, v))))
-        }
-        Other::Tensor(t) => each_cmp!(c, |OP| map2(r, a, t, name, |x: T, y: T| R::from_bool(compare(
-            OP, x, y
-        )))),
-    }
-}
-
 /// lt/le/gt/ge/eq/ne, the same in both modes: `(src, other)` gives a new ByteTensor and
 /// `(res, src, other)` fills res, a ByteTensor or a tensor of src's type.
-fn comparison(lua: &Lua, a: Args, c: Cmp, name: &str) -> Result<MultiValue> {
+fn comparison(lua: &Lua, a: Args, c: Compare, name: &str) -> Result<MultiValue> {
     let expected = |d: DType| {
         let t = short_name(d);
         format!("[*ByteTensor*] {t} number | *{t}* {t} number | [*ByteTensor*] {t} {t} | *{t}* {t} {t}")
@@ -921,9 +445,13 @@ fn comparison(lua: &Lua, a: Args, c: Cmp, name: &str) -> Result<MultiValue> {
         return Err(invalid(name, &a, expected(default())));
     };
     let d = src.dtype;
+    let other_tensor;
     let other = match (number(arg(&a, pos + 1)), tensor_of(arg(&a, pos + 1))) {
-        (Some(v), _) => Other::Value(v),
-        (None, Some(t)) if t.dtype == d => Other::Tensor(t),
+        (Some(v), _) => Operand::Value(v),
+        (None, Some(t)) if t.dtype == d => {
+            other_tensor = t;
+            Operand::Tensor(&other_tensor)
+        }
         _ => return Err(invalid(name, &a, expected(d))),
     };
     let rd = match &res {
@@ -931,34 +459,12 @@ fn comparison(lua: &Lua, a: Args, c: Cmp, name: &str) -> Result<MultiValue> {
         Some((_, t)) if t.dtype == DType::Byte || t.dtype == d => t.dtype,
         Some(_) => return Err(invalid(name, &a, expected(d))),
     };
-    if let Other::Tensor(t) = &other {
-        check_numel(name, &src, t)?;
+    if let Operand::Tensor(t) = &other {
+        kernel::check_numel(&src, t).named(name)?;
     }
     let r = result_tensor(&res, rd, &src, name)?;
-    if rd == DType::Byte {
-        dispatch!(d, T => compare_into::<T, u8>(c, &r, &src, &other, name))?;
-    } else {
-        dispatch!(d, T => compare_into::<T, T>(c, &r, &src, &other, name))?;
-    }
+    kernel::compare_into(c, &r, &src, &other).named(name)?;
     give(lua, &res, r)
-}
-
-fn equal_values<T: Element>(a: &Tensor, b: &Tensor) -> Result<bool> {
-    let (ap, bp) = (data::<T>(a, "equal")?, data::<T>(b, "equal")?);
-    let mut same = true;
-    kernel::runs([a, b], |n, o, s| {
-        if !same {
-            return;
-        }
-        for i in 0..n {
-            // SAFETY: offsets of checked views.
-            if unsafe { *ap.add(o[0] + i * s[0]) != *bp.add(o[1] + i * s[1]) } {
-                same = false;
-                return;
-            }
-        }
-    });
-    Ok(same)
 }
 
 /// `torch.equal(a, b)` / `a:equal(b)`: same size and the same values.
@@ -967,10 +473,7 @@ fn equal(_: &Lua, a: Args) -> Result<MultiValue> {
         return one(Value::Boolean(x == y));
     }
     match (a.len(), tensor_of(arg(&a, 1)), tensor_of(arg(&a, 2))) {
-        (2, Some(x), Some(y)) if x.dtype == y.dtype => {
-            let eq = x.size == y.size && dispatch!(x.dtype, T => equal_values::<T>(&x, &y))?;
-            one(Value::Boolean(eq))
-        }
+        (2, Some(x), Some(y)) if x.dtype == y.dtype => one(Value::Boolean(kernel::equal(&x, &y).named("equal")?)),
         _ => {
             let t = short_name(call_dtype(&a, Mode::Function).unwrap_or(DType::Double));
             Err(invalid("equal", &a, format!("{t} {t} | number number")))
@@ -1032,11 +535,11 @@ mod tests {
 
     #[test]
     fn number_forms() {
-        assert_eq!(Op::Unary(U::Sqrt).on_numbers(&[4.0]), Some(2.0));
-        assert_eq!(Op::Unary(U::Abs).on_numbers(&[-3.0]), Some(3.0));
-        assert_eq!(Op::Unary(U::Sign).on_numbers(&[-3.0]), None);
+        assert_eq!(Op::Unary(Unary::Sqrt).on_numbers(&[4.0]), Some(2.0));
+        assert_eq!(Op::Unary(Unary::Abs).on_numbers(&[-3.0]), Some(3.0));
+        assert_eq!(Op::Unary(Unary::Sign).on_numbers(&[-3.0]), None);
         assert_eq!(Op::Pow.on_numbers(&[2.0, 10.0]), Some(1024.0));
         assert_eq!(Op::Lerp.on_numbers(&[1.0, 3.0, 0.5]), Some(2.0));
-        assert_eq!(Op::Scalar(B::Mul).on_numbers(&[1.0, 3.0]), None);
+        assert_eq!(Op::Scalar(Binary::Mul).on_numbers(&[1.0, 3.0]), None);
     }
 }

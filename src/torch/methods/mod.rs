@@ -1,40 +1,25 @@
-//! The Lua-facing tensor and storage methods, one module per family. Each module's `install`
-//! adds its functions to the method tables that `lua/torch/init.lua` copies into every class.
-//!
-//! Calling convention: a method receives the Lua arguments as they were passed, the receiver
-//! first (`x:narrow(1, 2, 3)` gives `[x, 1, 2, 3]`), and returns its Lua results.
+//! The Lua-facing tensor and storage methods, one module per family of methods. They resolve the
+//! Lua arguments, call the kernels (`crate::torch::kernels`), name the errors after the Lua
+//! function, and hand back Lua values. Each module's `install` adds its functions to the method
+//! tables that `lua/torch/init.lua` copies into every class.
 
-use mlua::{Lua, MultiValue, Result, Table, Value};
-
-use super::args::Args;
+use mlua::{Lua, Result, Table};
 
 pub mod access;
+pub mod callback;
+pub mod convention;
 pub mod copy;
+pub mod factory;
 pub mod index;
 pub mod linalg;
 pub mod math;
+pub mod output;
 pub mod random;
 pub mod reduce;
 pub mod shape;
 
-pub type Method = fn(&Lua, Args) -> Result<MultiValue>;
-
-pub fn add(lua: &Lua, table: &Table, name: &str, f: Method) -> Result<()> {
-    table.raw_set(name, lua.create_function(move |lua, args: Args| f(lua, args))?)
-}
-
-pub fn one(v: Value) -> Result<MultiValue> {
-    Ok(MultiValue::from_vec(vec![v]))
-}
-
-pub fn none() -> Result<MultiValue> {
-    Ok(MultiValue::new())
-}
-
-/// The receiver itself, as the result of an in-place method (`x:fill(1)` returns x).
-pub fn receiver(args: &Args) -> Result<MultiValue> {
-    one(args.first().cloned().unwrap_or(Value::Nil))
-}
+// The calling convention under its old path, which crate::cuda and crate::torch::file use.
+pub use convention::{Method, add, none, one, receiver};
 
 /// Fills the method tables: `tensor` for all tensor classes, `storage` for all storage classes,
 /// `internal` for helpers that `lua/torch` uses (fields of `libtorch`), and `functions` for
@@ -47,6 +32,8 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, fun
     linalg::install(lua, tensor, functions)?;
     reduce::install(lua, tensor, functions)?;
     index::install(lua, tensor, functions)?;
+    callback::install(lua, tensor)?;
+    factory::install(lua, tensor, functions)?;
     random::install(lua, tensor, functions)?;
     Ok(())
 }

@@ -9,15 +9,15 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, MultiValue, Result, Table, UserDataFields, Value, Variadic};
 
-use super::{add, none, one, receiver};
-use crate::dispatch;
-use crate::torch::apply;
+use super::convention::{add, none, one, receiver};
+use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, is_number, number_arg, tensor_arg};
 use crate::torch::construct;
-use crate::torch::dtype::{DType, Element};
-use crate::torch::layout::Tensor;
+use crate::torch::dtype::DType;
+use crate::torch::kernels::fill as fills;
 use crate::torch::random::{Generator, STATE_BYTES, urandom_seed};
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 type Shared = Rc<RefCell<Generator>>;
@@ -108,40 +108,6 @@ fn floating_only(d: DType, method: &str) -> Result<()> {
             ),
         ))
     }
-}
-
-/// Sets every element of `t`, in logical order, to `f()` converted as a C cast from double.
-fn fill_real(t: &Tensor, method: &str, mut f: impl FnMut() -> f64) -> Result<()> {
-    if t.numel() == 0 {
-        return Ok(());
-    }
-    let s = args::lift_in(method, t.storage_checked())?;
-    // SAFETY: the view is checked against its storage; nothing else runs during the fill.
-    dispatch!(t.dtype, T => unsafe { apply::for_each_mut(s.ptr::<T>(), t, |x| *x = T::from_f64(f())) });
-    Ok(())
-}
-
-/// As `fill_real` for integer results: integer element types wrap as a C conversion does.
-fn fill_int(t: &Tensor, method: &str, mut f: impl FnMut() -> i64) -> Result<()> {
-    if t.numel() == 0 {
-        return Ok(());
-    }
-    let s = args::lift_in(method, t.storage_checked())?;
-    // SAFETY: as in fill_real.
-    dispatch!(t.dtype, T => unsafe { apply::for_each_mut(s.ptr::<T>(), t, |x| *x = T::from_i64(f())) });
-    Ok(())
-}
-
-/// The elements of `t` in logical order, as doubles.
-fn values_of(t: &Tensor, method: &str) -> Result<Vec<f64>> {
-    if t.numel() == 0 {
-        return Ok(Vec::new());
-    }
-    let s = args::lift_in(method, t.storage_checked())?;
-    let mut out = Vec::with_capacity(t.numel());
-    // SAFETY: checked view; the closure only reads.
-    dispatch!(t.dtype, T => unsafe { apply::for_each_mut(s.ptr::<T>(), t, |x| out.push(x.to_f64())) });
-    Ok(out)
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -266,9 +232,9 @@ fn draw_dist(t: &Tensor, g: &mut Generator, dist: Dist, a: &Args, pos: usize) ->
     }
     dist.check(&p).map_err(|m| error(method, m))?;
     if dist == Dist::Geometric {
-        fill_int(t, method, || i64::from(g.geometric(p[0])))
+        fills::fill_int(t, || i64::from(g.geometric(p[0]))).named(method)
     } else {
-        fill_real(t, method, || dist.draw(g, &p))
+        fills::fill_real(t, || dist.draw(g, &p)).named(method)
     }
 }
 
@@ -309,13 +275,13 @@ fn bernoulli_tensor(t: &Tensor, g: &Shared, probs: &Tensor, a: &Args) -> Result<
             ),
         ));
     }
-    let p = values_of(probs, method)?;
+    let p = fills::values(probs).named(method)?;
     if let Some(bad) = p.iter().find(|&&v| !(0.0..=1.0).contains(&v)) {
         return Err(error(method, format!("p must be >= 0 and <= 1 (got {bad})")));
     }
     let mut g = g.borrow_mut();
     let mut it = p.into_iter();
-    fill_real(t, method, || f64::from(u8::from(g.bernoulli(it.next().unwrap_or(0.0)))))?;
+    fills::fill_real(t, || f64::from(u8::from(g.bernoulli(it.next().unwrap_or(0.0))))).named(method)?;
     receiver(a)
 }
 
@@ -395,10 +361,10 @@ fn fill_bounded(t: &Tensor, g: &mut Generator, b: Bounds, method: &str) -> Resul
     match b {
         Bounds::Full => {
             let m = full_modulus(t.dtype);
-            fill_int(t, method, || (g.random() % m) as i64)
+            fills::fill_int(t, || (g.random() % m) as i64).named(method)
         }
-        Bounds::UpTo(n) => fill_int(t, method, || (g.random() % n as u64 + 1) as i64),
-        Bounds::Between(lo, hi) => fill_int(t, method, || in_range(g.random(), lo, hi)),
+        Bounds::UpTo(n) => fills::fill_int(t, || (g.random() % n as u64 + 1) as i64).named(method),
+        Bounds::Between(lo, hi) => fills::fill_int(t, || in_range(g.random(), lo, hi)).named(method),
     }
 }
 
@@ -481,13 +447,13 @@ fn rand_like(lua: &Lua, a: &Args, method: &str, normal: bool) -> Result<MultiVal
     let mut tg = target(lua, a, method)?;
     floating_only(tg.tensor.dtype, method)?;
     let size = args::usize_sizes(&args::sizes_arg(&tg.rest, 1, method)?, method)?;
-    args::lift_in(method, construct::resize(&mut tg.tensor, &size))?;
+    construct::resize(&mut tg.tensor, &size).named(method)?;
     {
         let mut g = tg.generator.borrow_mut();
         if normal {
-            fill_real(&tg.tensor, method, || g.normal(0.0, 1.0))?;
+            fills::fill_real(&tg.tensor, || g.normal(0.0, 1.0)).named(method)?;
         } else {
-            fill_real(&tg.tensor, method, || g.uniform(0.0, 1.0))?;
+            fills::fill_real(&tg.tensor, || g.uniform(0.0, 1.0)).named(method)?;
         }
     }
     finish(lua, tg)
@@ -501,10 +467,10 @@ fn randperm(lua: &Lua, a: &Args, method: &str) -> Result<MultiValue> {
     if n <= 0 {
         return Err(error(method, "n must be strictly positive"));
     }
-    args::lift_in(method, construct::resize(&mut tg.tensor, &[n as usize]))?;
+    construct::resize(&mut tg.tensor, &[n as usize]).named(method)?;
     let perm = tg.generator.borrow_mut().randperm(n as usize);
     let mut it = perm.into_iter();
-    fill_int(&tg.tensor, method, || it.next().unwrap_or(0) + 1)?;
+    fills::fill_int(&tg.tensor, || it.next().unwrap_or(0) + 1).named(method)?;
     finish(lua, tg)
 }
 
@@ -534,9 +500,9 @@ fn multinomial(lua: &Lua, a: &Args, method: &str) -> Result<MultiValue> {
     let probs = tensor_arg(a, pos, method)?;
     let (size, out) = multinomial_draws(&mut g.borrow_mut(), &probs, a, pos + 1, method)?;
     let mut res = result.unwrap_or_else(|| Tensor::empty(DType::Long));
-    args::lift_in(method, construct::resize(&mut res, &size))?;
+    construct::resize(&mut res, &size).named(method)?;
     let mut it = out.into_iter();
-    fill_int(&res, method, || it.next().unwrap_or(0))?;
+    fills::fill_int(&res, || it.next().unwrap_or(0)).named(method)?;
     if has_result {
         set_view(arg(a, 1), res)?;
         return receiver(a);
@@ -581,7 +547,7 @@ pub(crate) fn multinomial_draws(
     } else {
         (probs.size[0], probs.size[1])
     };
-    let values = values_of(probs, method)?;
+    let values = fills::values(probs).named(method)?;
     let mut out = vec![0i64; rows * n];
     for (row, dst) in out.chunks_mut(n).enumerate() {
         g.multinomial_row(&values[row * cols..(row + 1) * cols], replacement, dst)
@@ -648,12 +614,12 @@ fn get_rng_state(lua: &Lua, a: &Args) -> Result<MultiValue> {
     }
     let mut t = byte_tensor_at(a, pos, method)?;
     no_more(a, pos + 1, method)?;
-    args::lift_in(method, construct::resize(&mut t, &[STATE_BYTES]))?;
+    construct::resize(&mut t, &[STATE_BYTES]).named(method)?;
     if !t.is_contiguous() {
         return Err(error(method, "RNG state needs to be contiguous"));
     }
     let mut it = bytes.into_iter();
-    fill_int(&t, method, || i64::from(it.next().unwrap_or(0)))?;
+    fills::fill_int(&t, || i64::from(it.next().unwrap_or(0))).named(method)?;
     set_view(arg(a, pos), t)?;
     one(arg(a, pos).clone())
 }
@@ -682,7 +648,7 @@ pub(crate) fn state_at(a: &Args, pos: usize, method: &str) -> Result<Generator> 
     if !t.is_contiguous() {
         return Err(error(method, "RNG state needs to be contiguous"));
     }
-    let bytes: Vec<u8> = values_of(&t, method)?.into_iter().map(|v| v as u8).collect();
+    let bytes: Vec<u8> = fills::values(&t).named(method)?.into_iter().map(|v| v as u8).collect();
     Generator::from_bytes(&bytes).map_err(|m| error(method, m))
 }
 
@@ -753,6 +719,7 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::torch::dtype::Element;
 
     #[test]
     fn ranges_wrap_like_c_unsigned_arithmetic() {

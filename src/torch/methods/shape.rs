@@ -4,12 +4,13 @@
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
-use super::{add, none, one, receiver};
+use super::convention::{add, none, one, receiver};
+use crate::error::Named;
 use crate::torch::args::{self, Args, arg, dim_arg, error, int_arg, is_number, long_storage_values};
 use crate::torch::construct;
 use crate::torch::family::Family;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::push_storage;
 
 /// A new LongStorage holding `values`.
@@ -36,7 +37,7 @@ fn view_of(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
             s => Err(error(method, format!("invalid size {s}"))),
         })
         .collect::<Result<_>>()?;
-    args::lift_in(method, src.view(&sizes))
+    src.view(&sizes).named(method)
 }
 
 /// `x:view(sizes)` or `res:view(src, sizes)` (the result form sets res).
@@ -52,7 +53,7 @@ fn view<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
 
 fn expand_to(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
     let size = args::usize_sizes(raw, method)?;
-    args::lift_in(method, src.expand(&size))
+    src.expand(&size).named(method)
 }
 
 fn expand<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
@@ -87,7 +88,9 @@ fn sub<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
                 ),
             ));
         }
-        t = args::lift_in("sub", t.narrow(d, start as usize - 1, (end - start + 1) as usize))?;
+        t = t
+            .narrow(d, start as usize - 1, (end - start + 1) as usize)
+            .named("sub")?;
         pos += 2;
         d += 1;
     }
@@ -104,7 +107,7 @@ fn squeeze<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
         Value::Nil => None,
         _ => Some(dim_arg(&a, dim_pos, &src, "squeeze")?),
     };
-    let v = args::lift_in("squeeze", src.squeeze(dim))?;
+    let v = src.squeeze(dim).named("squeeze")?;
     K::set_view(arg(&a, 1), v)?;
     receiver(&a)
 }
@@ -112,7 +115,7 @@ fn squeeze<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
 fn resize<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
     let mut t = K::tensor_arg(&a, 1, "resize")?;
     let size = args::usize_sizes(&sizes_at(&a, 2, "resize")?, "resize")?;
-    args::lift_in("resize", construct::resize_in::<K>(&mut t, &size))?;
+    construct::resize_in::<K>(&mut t, &size).named("resize")?;
     K::set_view(arg(&a, 1), t)?;
     receiver(&a)
 }
@@ -177,10 +180,7 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
         if start < 1 || len < 0 {
             return Err(error("narrow", format!("out of range (index {start}, size {len})")));
         }
-        new_view::<K>(
-            lua,
-            args::lift_in("narrow", t.narrow(d, start as usize - 1, len as usize)),
-        )
+        new_view::<K>(lua, t.narrow(d, start as usize - 1, len as usize).named("narrow"))
     })?;
     add(lua, m, "select", |lua, a| {
         let t = K::tensor_arg(&a, 1, "select")?;
@@ -188,27 +188,26 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
         let i = args::index_in(int_arg(&a, 3, "select")?, t.size[d], "select")?;
         // As in Torch, selecting in a 1-D tensor gives the element itself.
         if t.dim() == 1 {
-            let s = args::lift_in("select", t.storage_checked())?;
-            return one(Value::Number(args::lift_in(
-                "select",
-                K::read(s, t.offset + i * t.stride[0]),
-            )?));
+            let s = t.storage_checked().named("select")?;
+            return one(Value::Number(
+                K::read(s, t.offset + i * t.stride[0]).map_err(|e| error("select", e))?,
+            ));
         }
-        new_view::<K>(lua, args::lift_in("select", t.select(d, i)))
+        new_view::<K>(lua, t.select(d, i).named("select"))
     })?;
     add(lua, m, "sub", sub::<K>)?;
     add(lua, m, "transpose", |lua, a| {
         let t = K::tensor_arg(&a, 1, "transpose")?;
         let d1 = dim_arg(&a, 2, &t, "transpose")?;
         let d2 = dim_arg(&a, 3, &t, "transpose")?;
-        new_view::<K>(lua, args::lift_in("transpose", t.transpose(d1, d2)))
+        new_view::<K>(lua, t.transpose(d1, d2).named("transpose"))
     })?;
     add(lua, m, "t", |lua, a| {
         let t = K::tensor_arg(&a, 1, "t")?;
         if t.dim() != 2 {
             return Err(error("t", format!("t() expects a 2D tensor, got {}D", t.dim())));
         }
-        new_view::<K>(lua, args::lift_in("t", t.transpose(0, 1)))
+        new_view::<K>(lua, t.transpose(0, 1).named("t"))
     })?;
     add(lua, m, "unfold", |lua, a| {
         let t = K::tensor_arg(&a, 1, "unfold")?;
@@ -218,14 +217,14 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
         if size < 0 || step < 1 {
             return Err(error("unfold", "size must be >= 0 and step >= 1"));
         }
-        new_view::<K>(lua, args::lift_in("unfold", t.unfold(d, size as usize, step as usize)))
+        new_view::<K>(lua, t.unfold(d, size as usize, step as usize).named("unfold"))
     })?;
     add(lua, m, "permute", |lua, a| {
         let t = K::tensor_arg(&a, 1, "permute")?;
         let dims: Vec<usize> = (2..=a.len())
             .map(|p| dim_arg(&a, p, &t, "permute"))
             .collect::<Result<_>>()?;
-        new_view::<K>(lua, args::lift_in("permute", t.permute(&dims)))
+        new_view::<K>(lua, t.permute(&dims).named("permute"))
     })?;
     add(lua, m, "unsqueeze", |lua, a| {
         let t = K::tensor_arg(&a, 1, "unsqueeze")?;
@@ -233,7 +232,7 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
         if d < 1 || d as usize > t.dim() + 1 {
             return Err(error("unsqueeze", format!("dimension {d} out of range")));
         }
-        new_view::<K>(lua, args::lift_in("unsqueeze", t.unsqueeze(d as usize - 1)))
+        new_view::<K>(lua, t.unsqueeze(d as usize - 1).named("unsqueeze"))
     })?;
     add(lua, m, "view", view::<K>)?;
     add(lua, m, "expand", expand::<K>)?;
@@ -242,7 +241,7 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
     add(lua, m, "resizeAs", |_, a| {
         let mut t = K::tensor_arg(&a, 1, "resizeAs")?;
         let other = K::tensor_arg(&a, 2, "resizeAs")?;
-        args::lift_in("resizeAs", construct::resize_in::<K>(&mut t, &other.size))?;
+        construct::resize_in::<K>(&mut t, &other.size).named("resizeAs")?;
         K::set_view(arg(&a, 1), t)?;
         receiver(&a)
     })?;

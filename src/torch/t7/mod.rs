@@ -19,8 +19,8 @@ use std::rc::Rc;
 use mlua::{Function, Lua, Result, Value};
 
 use crate::torch::dtype::DType;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 use codec::{FileCore, Kind};
 use stream::MemoryStream;
 

@@ -12,8 +12,8 @@ use super::{
 };
 use crate::torch::args::error;
 use crate::torch::dtype::DType;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, push_storage, push_tensor, set_view, storage_of};
 
 const METHOD: &str = "readObject";

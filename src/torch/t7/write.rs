@@ -9,8 +9,8 @@ use super::{
 };
 use crate::dispatch;
 use crate::torch::args::error;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, tensor_of};
 
 const METHOD: &str = "writeObject";

@@ -1,97 +1,10 @@
-//! Elementwise loops over one to four tensors with the same number of elements.
-//!
-//! `runs` walks the tensors jointly in Torch's logical order and hands out runs: a start offset
-//! and a stride per tensor. When every tensor is contiguous that is a single run over all
-//! elements. The `run*` functions then execute one run; for unit strides they pick a loop the
-//! compiler can vectorise, according to how the output aliases the inputs (in place, disjoint, or
-//! partially overlapping, where they keep C's element-by-element order). Outputs too large for
-//! the cache are written with streaming stores.
+//! The innermost elementwise loops: one run of one to four tensors (a start and a stride each, as
+//! `strided::runs` hands them out). For unit strides they pick a loop the compiler can vectorise,
+//! according to how the output aliases the inputs (in place, disjoint, or partially overlapping,
+//! where they keep C's element-by-element order). Outputs too large for the cache are written with
+//! streaming stores.
 
 use std::any::TypeId;
-
-use crate::torch::apply::Offsets;
-use crate::torch::layout::Tensor;
-
-/// Calls `f(n, starts, strides)` for each run of `n` elements. Every tensor must have the same
-/// number of elements; their shapes may differ (then elements pair up in logical order).
-pub fn runs<const K: usize>(ts: [&Tensor; K], mut f: impl FnMut(usize, [usize; K], [usize; K])) {
-    let n = ts[0].numel();
-    debug_assert!(ts.iter().all(|t| t.numel() == n));
-    if n == 0 {
-        return;
-    }
-    if ts.iter().all(|t| t.is_contiguous()) {
-        f(n, ts.map(|t| t.offset), [1; K]);
-        return;
-    }
-    if ts.iter().all(|t| t.size == ts[0].size) {
-        // Merge dimensions that are contiguous with the next one in every tensor, so that views
-        // like a narrowed matrix run as long inner loops.
-        let mut size: Vec<usize> = Vec::with_capacity(ts[0].dim());
-        let mut stride: Vec<[usize; K]> = Vec::with_capacity(ts[0].dim());
-        for d in 0..ts[0].dim() {
-            let s = ts[0].size[d];
-            if s == 1 {
-                continue;
-            }
-            let st: [usize; K] = std::array::from_fn(|k| ts[k].stride[d]);
-            if let (Some(ps), Some(pst)) = (size.last_mut(), stride.last_mut())
-                && (0..K).all(|k| pst[k] == st[k] * s)
-            {
-                *ps *= s;
-                *pst = st;
-                continue;
-            }
-            size.push(s);
-            stride.push(st);
-        }
-        walk(&size, &stride, ts.map(|t| t.offset), &mut f);
-        return;
-    }
-    // Different shapes: pair the elements one by one in logical order (rare).
-    let mut its = ts.map(Offsets::new);
-    for _ in 0..n {
-        let o = its.each_mut().map(|it| it.next().unwrap_or(0));
-        f(1, o, [1; K]);
-    }
-}
-
-fn walk<const K: usize>(
-    size: &[usize],
-    stride: &[[usize; K]],
-    base: [usize; K],
-    f: &mut impl FnMut(usize, [usize; K], [usize; K]),
-) {
-    let Some((&inner, outer_sizes)) = size.split_last() else {
-        f(1, base, [1; K]);
-        return;
-    };
-    let inner_stride = stride[size.len() - 1];
-    let outer = outer_sizes.len();
-    let mut counter = vec![0usize; outer];
-    let mut off = base;
-    loop {
-        f(inner, off, inner_stride);
-        let mut d = outer;
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            counter[d] += 1;
-            for k in 0..K {
-                off[k] += stride[d][k];
-            }
-            if counter[d] < size[d] {
-                break;
-            }
-            for k in 0..K {
-                off[k] -= stride[d][k] * size[d];
-            }
-            counter[d] = 0;
-        }
-    }
-}
 
 #[inline(always)]
 fn same<A: 'static, B: 'static>(a: *const A, b: *const B) -> bool {
@@ -314,44 +227,6 @@ pub unsafe fn run3<R: Copy + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::DType;
-
-    fn collect<const K: usize>(ts: [&Tensor; K]) -> Vec<(usize, [usize; K], [usize; K])> {
-        let mut out = Vec::new();
-        runs(ts, |n, o, s| out.push((n, o, s)));
-        out
-    }
-
-    #[test]
-    fn contiguous_tensors_make_one_run() {
-        let a = Tensor::zeros(DType::Float, &[2, 3]).unwrap();
-        let b = Tensor::zeros(DType::Float, &[6]).unwrap();
-        assert_eq!(collect([&a, &b]), vec![(6, [0, 0], [1, 1])]);
-    }
-
-    #[test]
-    fn views_merge_jointly() {
-        let a = Tensor::zeros(DType::Float, &[3, 4]).unwrap();
-        let n = a.narrow(1, 1, 2).unwrap();
-        let c = Tensor::zeros(DType::Float, &[3, 2]).unwrap();
-        assert_eq!(
-            collect([&c, &n]),
-            vec![(2, [0, 1], [1, 1]), (2, [2, 5], [1, 1]), (2, [4, 9], [1, 1])]
-        );
-        let t = a.transpose(0, 1).unwrap();
-        let d = Tensor::zeros(DType::Float, &[4, 3]).unwrap();
-        let runs = collect([&d, &t]);
-        assert_eq!(runs.len(), 4);
-        assert_eq!(runs[1], (3, [3, 1], [1, 4]));
-    }
-
-    #[test]
-    fn different_shapes_pair_in_logical_order() {
-        let a = Tensor::zeros(DType::Float, &[2, 3]).unwrap().transpose(0, 1).unwrap();
-        let b = Tensor::zeros(DType::Float, &[6]).unwrap();
-        let offs: Vec<[usize; 2]> = collect([&a, &b]).iter().map(|r| r.1).collect();
-        assert_eq!(offs, vec![[0, 0], [3, 1], [1, 2], [4, 3], [2, 4], [5, 5]]);
-    }
 
     #[test]
     fn streamed_outputs_match_direct_ones() {
