@@ -12,32 +12,15 @@ use super::args::{Args, arg, error, int_arg, number, type_name};
 use super::dtype::DType;
 use super::methods::{add, one, receiver};
 use super::storage::Storage;
-use super::t7::codec::{FileCore, Kind, Scalar, StringFormat};
+use super::t7::ascii::Scalar;
+use super::t7::codec::{FileCore, Kind, StringFormat};
+use super::t7::context::{Ctx, FileObject, helpers};
+use super::t7::file_object::{FileHandle, HANDLE};
 use super::t7::stream::{BufferedStream, MemoryStream};
-use super::t7::{self, Ctx};
+use super::t7::{read, write};
 use super::userdata::{classify, push_storage, storage_of};
 use crate::dispatch;
-
-/// The Rust half of a File object.
-pub struct FileHandle(pub Rc<RefCell<FileCore>>);
-
-impl mlua::UserData for FileHandle {}
-
-const HANDLE: &str = "__handle";
-
-/// A File object of class `class` around `core`, as Rust code (ipc, parallel) needs one to pass
-/// to class read/write methods. Without the torch classes loaded it is a bare table.
-pub fn file_object(lua: &Lua, core: Rc<RefCell<FileCore>>, class: &str) -> Result<Value> {
-    let t = lua.create_table()?;
-    t.raw_set(HANDLE, lua.create_userdata(FileHandle(core))?)?;
-    if let Ok(Value::Table(torch)) = lua.globals().get::<Value>("torch")
-        && let Ok(Value::Function(getmt)) = torch.get::<Value>("getmetatable")
-        && let Ok(Value::Table(class)) = getmt.call::<Value>(class)
-    {
-        t.set_metatable(Some(class))?;
-    }
-    Ok(Value::Table(t))
-}
+use crate::error::Named;
 
 type OpenFiles = RefCell<Vec<std::rc::Weak<RefCell<FileCore>>>>;
 
@@ -103,11 +86,8 @@ fn new_object(lua: &Lua, class: &Table, core: FileCore) -> Result<Value> {
 
 fn core_of(a: &Args, method: &str) -> Result<Rc<RefCell<FileCore>>> {
     let this = arg(a, 1);
-    if let Value::Table(t) = this
-        && let Ok(Value::UserData(ud)) = t.raw_get::<Value>(HANDLE)
-        && let Ok(h) = ud.borrow::<FileHandle>()
-    {
-        return Ok(h.0.clone());
+    if let Some(core) = super::t7::file_object::core_of(this) {
+        return Ok(core);
     }
     Err(error(
         method,
@@ -119,10 +99,10 @@ fn core_of(a: &Args, method: &str) -> Result<Rc<RefCell<FileCore>>> {
 }
 
 /// Runs `f` on the receiver's state, Torch-style errors named after `method`.
-fn with<R>(a: &Args, method: &str, f: impl FnOnce(&mut FileCore) -> std::result::Result<R, String>) -> Result<R> {
+fn with<R>(a: &Args, method: &str, f: impl FnOnce(&mut FileCore) -> crate::error::Result<R>) -> Result<R> {
     let core = core_of(a, method)?;
     let mut c = core.try_borrow_mut().map_err(|_| error(method, "the file is in use"))?;
-    f(&mut c).map_err(|m| error(method, m))
+    f(&mut c).named(method)
 }
 
 fn boolean(v: bool) -> Result<MultiValue> {
@@ -226,11 +206,11 @@ fn install_typed(lua: &Lua, t: &Table) -> Result<()> {
 
 fn ctx_call<R>(lua: &Lua, a: &Args, method: &str, f: impl FnOnce(&Ctx) -> Result<R>) -> Result<R> {
     let core = core_of(a, method)?;
-    let h = t7::helpers(lua)?;
+    let h = helpers(lua)?;
     let ctx = Ctx {
         lua,
         core: &core,
-        file: t7::FileObject::Given(arg(a, 1)),
+        file: FileObject::Given(arg(a, 1)),
         helpers: &h,
     };
     f(&ctx)
@@ -338,7 +318,7 @@ fn file_methods(lua: &Lua) -> Result<Table> {
     add(lua, &t, "readObject", |lua, a| {
         let core = core_of(&a, "readObject")?;
         let had = std::mem::replace(&mut core.borrow_mut().has_error, false);
-        let r = ctx_call(lua, &a, "readObject", t7::read::read_object);
+        let r = ctx_call(lua, &a, "readObject", read::read_object);
         let mut c = core.borrow_mut();
         let failed_read = c.has_error;
         c.has_error |= had;
@@ -366,13 +346,13 @@ fn file_methods(lua: &Lua) -> Result<Table> {
         };
         let value = arg(&a, 2).clone();
         ctx_call(lua, &a, "writeObject", |ctx| {
-            t7::write::write_object(ctx, value, name, hook)
+            write::write_object(ctx, value, name, hook)
         })?;
         receiver(&a)
     })?;
     add(lua, &t, "isWritableObject", |lua, a| {
         let v = arg(&a, 2).clone();
-        let tag = ctx_call(lua, &a, "isWritableObject", |ctx| t7::write::writable_tag(ctx, &v))?;
+        let tag = ctx_call(lua, &a, "isWritableObject", |ctx| write::writable_tag(ctx, &v))?;
         one(tag.map(|t| Value::Number(t as f64)).unwrap_or(Value::Nil))
     })?;
     Ok(t)
@@ -535,7 +515,7 @@ fn new_pipe(lua: &Lua, a: Args) -> Result<MultiValue> {
 /// `libtorch.file`: method tables and constructors for lua/torch/File.lua.
 pub fn open(lua: &Lua) -> Result<Table> {
     // Taken now, before scripts can replace debug/string.
-    t7::helpers(lua)?;
+    helpers(lua)?;
     let m = lua.create_table()?;
     m.set("methods", file_methods(lua)?)?;
     m.set("diskMethods", disk_methods(lua)?)?;

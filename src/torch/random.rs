@@ -9,6 +9,8 @@
 use std::f64::consts::PI;
 use std::io::Read;
 
+use crate::error::{Error, Result};
+
 /// Words of MT19937 state.
 pub const STATE_N: usize = 624;
 /// MT19937's middle word offset.
@@ -225,9 +227,9 @@ impl Generator {
     }
 
     /// Reads a state written by `to_bytes` (or by Torch on x86_64); errors as Torch words them.
-    pub fn from_bytes(b: &[u8]) -> Result<Generator, &'static str> {
+    pub fn from_bytes(b: &[u8]) -> Result<Generator> {
         if b.len() != STATE_BYTES {
-            return Err("RNG state is wrong size");
+            return Err(Error::shape("RNG state is wrong size"));
         }
         let u64_at = |o: usize| u64::from_le_bytes(b[o..o + 8].try_into().expect("8 bytes"));
         let i32_at = |o: usize| i32::from_le_bytes(b[o..o + 4].try_into().expect("4 bytes"));
@@ -244,7 +246,7 @@ impl Generator {
         g.normal_rho = f64::from_bits(u64_at(OFF_NORMAL_RHO));
         g.normal_is_valid = i32_at(OFF_NORMAL_VALID);
         if !g.is_valid() {
-            return Err("Invalid RNG state");
+            return Err(Error::corrupt("Invalid RNG state"));
         }
         Ok(g)
     }
@@ -264,23 +266,29 @@ impl Generator {
     /// way: a normalised cumulative sum, one uniform per draw, a binary search for the first
     /// bucket whose cumulative mass reaches the draw; without replacement the drawn bucket's mass
     /// is removed and the rest renormalised before the next draw.
-    pub fn multinomial_row(&mut self, probs: &[f64], replacement: bool, out: &mut [i64]) -> Result<(), String> {
+    pub fn multinomial_row(&mut self, probs: &[f64], replacement: bool, out: &mut [i64]) -> Result<()> {
         let k = probs.len();
         if !replacement && out.len() > k {
-            return Err("cannot sample n_sample > prob_dist:size(1) samples without replacement".into());
+            return Err(Error::argument(
+                "cannot sample n_sample > prob_dist:size(1) samples without replacement",
+            ));
         }
         let mut cum = Vec::with_capacity(k);
         let mut sum = 0.0f64;
         for &p in probs {
             if p < 0.0 || p.is_nan() {
-                return Err("invalid multinomial distribution (encountering probability entry < 0)".into());
+                return Err(Error::argument(
+                    "invalid multinomial distribution (encountering probability entry < 0)",
+                ));
             }
             sum += p;
             cum.push(sum);
         }
         // Also what an empty row gives, so `k >= 1` below.
         if sum.is_nan() || sum <= 0.0 {
-            return Err("invalid multinomial distribution (sum of probabilities <= 0)".into());
+            return Err(Error::argument(
+                "invalid multinomial distribution (sum of probabilities <= 0)",
+            ));
         }
         for c in cum.iter_mut() {
             *c /= sum;
@@ -374,13 +382,22 @@ mod tests {
         assert_eq!(h, g);
         assert_eq!(h.normal(0.0, 1.0), g.normal(0.0, 1.0));
         assert_eq!(h.random(), g.random());
-        assert_eq!(Generator::from_bytes(&bytes[1..]), Err("RNG state is wrong size"));
+        assert_eq!(
+            Generator::from_bytes(&bytes[1..]).unwrap_err().to_string(),
+            "RNG state is wrong size"
+        );
         let mut bad = bytes.clone();
         bad[OFF_SEEDED] = 0;
-        assert_eq!(Generator::from_bytes(&bad), Err("Invalid RNG state"));
+        assert_eq!(
+            Generator::from_bytes(&bad).unwrap_err().to_string(),
+            "Invalid RNG state"
+        );
         let mut bad = bytes;
         bad[OFF_LEFT..OFF_LEFT + 4].copy_from_slice(&1000i32.to_le_bytes());
-        assert_eq!(Generator::from_bytes(&bad), Err("Invalid RNG state"));
+        assert_eq!(
+            Generator::from_bytes(&bad).unwrap_err().to_string(),
+            "Invalid RNG state"
+        );
     }
 
     #[test]

@@ -551,7 +551,7 @@ pub(crate) fn multinomial_draws(
     let mut out = vec![0i64; rows * n];
     for (row, dst) in out.chunks_mut(n).enumerate() {
         g.multinomial_row(&values[row * cols..(row + 1) * cols], replacement, dst)
-            .map_err(|m| error(method, m))?;
+            .named(method)?;
     }
     for v in out.iter_mut() {
         *v += 1;
@@ -649,7 +649,7 @@ pub(crate) fn state_at(a: &Args, pos: usize, method: &str) -> Result<Generator> 
         return Err(error(method, "RNG state needs to be contiguous"));
     }
     let bytes: Vec<u8> = fills::values(&t).named(method)?.into_iter().map(|v| v as u8).collect();
-    Generator::from_bytes(&bytes).map_err(|m| error(method, m))
+    Generator::from_bytes(&bytes).named(method)
 }
 
 pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {

@@ -4,10 +4,16 @@
 
 use std::io;
 
+use super::ascii::{AsciiReader, Scalar};
+use super::refs::Refs;
 use super::stream::Stream;
 use crate::dispatch;
-use crate::torch::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::torch::dtype::DType;
 use crate::torch::storage::Storage;
+
+// Where crate::ipc and crate::parallel find them.
+pub use super::refs::{Handle, HandleOf, Handles, OutOfBand};
 
 /// Which class a File is: error messages and a few operations differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,246 +21,6 @@ pub enum Kind {
     Disk,
     Memory,
     Pipe,
-}
-
-/// An element type as the format handles it.
-pub trait Scalar: Element {
-    /// Written as raw bytes in ASCII mode too (Byte and Char).
-    const RAW: bool = false;
-    fn write_ascii(self, out: &mut Vec<u8>);
-    /// Parses one element from ASCII text (None: no number there).
-    fn read_ascii(text: &mut AsciiReader<'_>) -> io::Result<Option<Self>>;
-}
-
-macro_rules! int_scalar {
-    ($t:ty, $raw:expr) => {
-        impl Scalar for $t {
-            const RAW: bool = $raw;
-            fn write_ascii(self, out: &mut Vec<u8>) {
-                use std::io::Write as _;
-                let _ = write!(out, "{}", self);
-            }
-            fn read_ascii(text: &mut AsciiReader<'_>) -> io::Result<Option<Self>> {
-                // scanf's %d/%ld/%hd: the C conversion wraps like a cast.
-                Ok(text.integer()?.map(|v| v as $t))
-            }
-        }
-    };
-}
-
-int_scalar!(u8, true);
-int_scalar!(i8, true);
-int_scalar!(i16, false);
-int_scalar!(i32, false);
-int_scalar!(i64, false);
-
-impl Scalar for f32 {
-    fn write_ascii(self, out: &mut Vec<u8>) {
-        format_g(self as f64, 9, out);
-    }
-    fn read_ascii(text: &mut AsciiReader<'_>) -> io::Result<Option<Self>> {
-        // Parse as f32 directly: strtof rounds once, going through f64 would round twice.
-        Ok(text.float_token()?.and_then(|t| parse_float::<f32>(&t)))
-    }
-}
-
-impl Scalar for f64 {
-    fn write_ascii(self, out: &mut Vec<u8>) {
-        format_g(self, 17, out);
-    }
-    fn read_ascii(text: &mut AsciiReader<'_>) -> io::Result<Option<Self>> {
-        Ok(text.float_token()?.and_then(|t| parse_float::<f64>(&t)))
-    }
-}
-
-/// printf's `%.<prec>g` (9, 14 or 17), through the C library so the text is byte-identical to
-/// Torch's.
-pub fn format_g(v: f64, prec: u32, out: &mut Vec<u8>) {
-    let mut buf = [0u8; 64];
-    let fmt = match prec {
-        9 => c"%.9g",
-        14 => c"%.14g",
-        _ => c"%.17g",
-    };
-    // SAFETY: the buffer is large enough for any %.17g of a double (at most 24 bytes) and
-    // snprintf never writes past the size it is given.
-    let n = unsafe { libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr(), v) };
-    if n > 0 {
-        out.extend_from_slice(&buf[..(n as usize).min(buf.len() - 1)]);
-    }
-}
-
-fn parse_float<F: std::str::FromStr + From<f32>>(token: &str) -> Option<F> {
-    let (neg, body) = match token.as_bytes().first() {
-        Some(b'-') => (true, &token[1..]),
-        Some(b'+') => (false, &token[1..]),
-        _ => (false, token),
-    };
-    let lower = body.to_ascii_lowercase();
-    let special = if lower == "inf" || lower == "infinity" {
-        Some(f32::INFINITY)
-    } else if lower.starts_with("nan") {
-        Some(f32::NAN)
-    } else {
-        None
-    };
-    if let Some(s) = special {
-        return Some(F::from(if neg { -s } else { s }));
-    }
-    token.parse::<F>().ok()
-}
-
-/// scanf-style tokenizing over a stream with one byte of lookahead.
-pub struct AsciiReader<'a> {
-    stream: &'a mut dyn Stream,
-}
-
-impl AsciiReader<'_> {
-    fn peek(&mut self) -> io::Result<Option<u8>> {
-        self.stream.peek()
-    }
-
-    fn bump(&mut self) -> io::Result<()> {
-        let mut one = [0u8; 1];
-        self.stream.read(&mut one).map(|_| ())
-    }
-
-    fn skip_space(&mut self) -> io::Result<()> {
-        while let Some(c) = self.peek()? {
-            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
-                break;
-            }
-            self.bump()?;
-        }
-        Ok(())
-    }
-
-    fn take_digits(&mut self, token: &mut String) -> io::Result<usize> {
-        let mut n = 0;
-        while let Some(c) = self.peek()? {
-            if !c.is_ascii_digit() {
-                break;
-            }
-            // Bounded: a hostile run of digits must not grow memory without limit.
-            if token.len() < 4096 {
-                token.push(c as char);
-            }
-            self.bump()?;
-            n += 1;
-        }
-        Ok(n)
-    }
-
-    fn take_sign(&mut self, token: &mut String) -> io::Result<()> {
-        if let Some(c @ (b'+' | b'-')) = self.peek()? {
-            token.push(c as char);
-            self.bump()?;
-        }
-        Ok(())
-    }
-
-    /// `%d`: optional sign and at least one digit; out-of-range values saturate as strtol does.
-    pub fn integer(&mut self) -> io::Result<Option<i64>> {
-        self.skip_space()?;
-        let mut token = String::new();
-        self.take_sign(&mut token)?;
-        if self.take_digits(&mut token)? == 0 {
-            return Ok(None);
-        }
-        Ok(Some(token.parse::<i64>().unwrap_or(if token.starts_with('-') {
-            i64::MIN
-        } else {
-            i64::MAX
-        })))
-    }
-
-    /// `%g`: sign, digits with an optional point and exponent, or inf/infinity/nan.
-    pub fn float_token(&mut self) -> io::Result<Option<String>> {
-        self.skip_space()?;
-        let mut token = String::new();
-        self.take_sign(&mut token)?;
-        if let Some(c) = self.peek()?
-            && matches!(c, b'i' | b'I' | b'n' | b'N')
-        {
-            while let Some(c) = self.peek()? {
-                if !c.is_ascii_alphabetic() || token.len() > 12 {
-                    break;
-                }
-                token.push(c as char);
-                self.bump()?;
-            }
-            let word = token.trim_start_matches(['+', '-']).to_ascii_lowercase();
-            return Ok(matches!(word.as_str(), "inf" | "infinity" | "nan").then_some(token));
-        }
-        let mut digits = self.take_digits(&mut token)?;
-        if self.peek()? == Some(b'.') {
-            token.push('.');
-            self.bump()?;
-            digits += self.take_digits(&mut token)?;
-        }
-        if digits == 0 {
-            return Ok(None);
-        }
-        if let Some(b'e' | b'E') = self.peek()? {
-            self.bump()?;
-            let mut exp = String::from("e");
-            self.take_sign(&mut exp)?;
-            if self.take_digits(&mut exp)? > 0 {
-                token.push_str(&exp);
-            }
-        }
-        Ok(Some(token))
-    }
-}
-
-/// Reference bookkeeping for readObject/writeObject, one per File and kept across calls. Lua
-/// objects are held in Lua tables, not as Rust values: mlua on LuaJIT can hold only some tens of
-/// thousands of references at a time, and a file can hold millions of objects.
-pub struct Refs {
-    /// referenced(false) sets this off: indices are still written, nothing is shared.
-    pub enabled: bool,
-    /// Last index given to a table, torch object or function (pre-incremented: the first is 1).
-    pub counter: i32,
-    /// Write side: identity -> index.
-    pub written: std::collections::HashMap<super::Identity, i32>,
-    /// Write side: index -> object, keeping written objects alive so that no identity is reused.
-    pub keep: Option<mlua::Table>,
-    pub keep_storages: Vec<Storage>,
-    /// Write side: `debug.upvalueid` -> small id.
-    pub upvalue_ids: std::collections::HashMap<usize, i32>,
-    /// Read side: index -> object.
-    pub read: Option<mlua::Table>,
-    /// Read side: upvalue id -> the function holding that cell, and the upvalue's index there.
-    pub upvalue_funcs: Option<mlua::Table>,
-    pub upvalue_index: std::collections::HashMap<i64, i64>,
-}
-
-impl Default for Refs {
-    fn default() -> Refs {
-        Refs {
-            enabled: true,
-            counter: 0,
-            written: Default::default(),
-            keep: None,
-            keep_storages: Vec::new(),
-            upvalue_ids: Default::default(),
-            read: None,
-            upvalue_funcs: None,
-            upvalue_index: Default::default(),
-        }
-    }
-}
-
-/// The table in `slot`, made on first use.
-pub fn lua_table(lua: &mlua::Lua, slot: &mut Option<mlua::Table>) -> mlua::Result<mlua::Table> {
-    match slot {
-        Some(t) => Ok(t.clone()),
-        None => {
-            let t = lua.create_table()?;
-            *slot = Some(t.clone());
-            Ok(t)
-        }
-    }
 }
 
 /// A torch.File's state: its stream, modes, error flag and references.
@@ -277,47 +43,6 @@ pub struct FileCore {
     pub depth: usize,
     /// Large storages carried beside the bytes instead of inside them (parallel's shared memory).
     pub out_of_band: Option<OutOfBand>,
-}
-
-/// Storages that travel beside the byte stream: the writer writes the element count of every
-/// storage of at least `min_bytes` bytes but not its data, and lists the storage in `written`;
-/// the reader takes such storages, in the same order, from `to_read`. Only parallel's own wire
-/// uses this; files on disk never do.
-#[derive(Default)]
-pub struct OutOfBand {
-    pub min_bytes: usize,
-    pub written: Vec<Storage>,
-    pub to_read: std::collections::VecDeque<Storage>,
-    /// Within one process (ipc threads): userdata handles that travel by reference.
-    pub handles: Option<Handles>,
-    /// Refuse functions with upvalues (ipc's rule, unless the caller asked for them by value).
-    pub refuse_upvalues: bool,
-    /// Every device storage goes beside the stream as itself, whatever its size (no host copy):
-    /// the transport shares it (ipc threads), passes it by CUDA IPC handle (parallel, on one
-    /// machine) or copies it (between machines).
-    pub device_storages: bool,
-}
-
-/// A userdata value that another Lua state of this process can push for itself (an ipc queue,
-/// channel or mutex: one shared object, a new userdata per state).
-pub trait Handle: Send + Sync {
-    fn push(&self, lua: &mlua::Lua) -> mlua::Result<mlua::Value>;
-}
-
-/// Recognises the userdata that travel as handles.
-pub type HandleOf = fn(&mlua::AnyUserData) -> Option<std::sync::Arc<dyn Handle>>;
-
-pub struct Handles {
-    pub of: HandleOf,
-    pub written: Vec<std::sync::Arc<dyn Handle>>,
-    pub to_read: std::collections::VecDeque<std::sync::Arc<dyn Handle>>,
-}
-
-impl OutOfBand {
-    /// Whether a storage of `n` elements of `dtype` goes beside the stream.
-    pub fn carries(&self, dtype: DType, n: usize) -> bool {
-        n.saturating_mul(dtype.size_of()) >= self.min_bytes
-    }
 }
 
 /// Read buffers are allocated in pieces of this many bytes when the input's length is unknown
@@ -359,48 +84,50 @@ impl FileCore {
         self.writable
     }
 
-    pub fn stream(&mut self) -> Result<&mut Box<dyn Stream>, String> {
+    pub fn stream(&mut self) -> Result<&mut Box<dyn Stream>> {
         self.stream
             .as_mut()
-            .ok_or_else(|| "attempt to use a closed file".to_string())
+            .ok_or_else(|| Error::io("attempt to use a closed file"))
     }
 
     pub fn memory_data(&self) -> Option<&[u8]> {
         self.stream.as_ref()?.as_memory().map(|m| m.data())
     }
 
-    fn check_read(&mut self) -> Result<(), String> {
+    fn check_read(&mut self) -> Result<()> {
         self.stream()?;
         if !self.readable {
-            return Err("attempt to read in a write-only file".into());
+            return Err(Error::argument("attempt to read in a write-only file"));
         }
         Ok(())
     }
 
-    fn check_write(&mut self) -> Result<(), String> {
+    fn check_write(&mut self) -> Result<()> {
         self.stream()?;
         if !self.writable {
-            return Err("attempt to write in a read-only file".into());
+            return Err(Error::argument("attempt to write in a read-only file"));
         }
         Ok(())
     }
 
     /// Records a failure: an error in pedantic mode, a flag only in quiet mode.
-    fn fail(&mut self, msg: String) -> Result<(), String> {
+    fn fail(&mut self, e: Error) -> Result<()> {
         self.has_error = true;
-        if self.quiet { Ok(()) } else { Err(msg) }
+        if self.quiet { Ok(()) } else { Err(e) }
     }
 
-    fn short_read(&mut self, got: usize, wanted: usize) -> Result<usize, String> {
+    fn short_read(&mut self, got: usize, wanted: usize) -> Result<usize> {
         if got != wanted {
-            self.fail(format!("read error: read {got} blocks instead of {wanted}"))?;
+            self.fail(Error::io(format!("read error: read {got} blocks instead of {wanted}")))?;
         }
         Ok(got)
     }
 
-    fn short_write(&mut self, done: usize, wanted: usize) -> Result<usize, String> {
+    fn short_write(&mut self, done: usize, wanted: usize) -> Result<usize> {
         if done != wanted {
-            self.fail(format!("write error: wrote {done} blocks instead of {wanted}"))?;
+            self.fail(Error::io(format!(
+                "write error: wrote {done} blocks instead of {wanted}"
+            )))?;
         }
         Ok(done)
     }
@@ -415,7 +142,7 @@ impl FileCore {
     }
 
     /// Reads into `dst`; returns how many elements were read (fewer only in quiet mode).
-    pub fn read_into<T: Scalar>(&mut self, dst: &mut [T]) -> Result<usize, String> {
+    pub fn read_into<T: Scalar>(&mut self, dst: &mut [T]) -> Result<usize> {
         self.check_read()?;
         let n = dst.len();
         let got = if self.binary {
@@ -426,7 +153,7 @@ impl FileCore {
         let got = match got {
             Ok(g) => g,
             Err(e) => {
-                self.fail(format!("read error: {}", io_text(&e)))?;
+                self.fail(Error::io(format!("read error: {}", io_text(&e))))?;
                 0
             }
         };
@@ -473,9 +200,7 @@ impl FileCore {
             let bytes = unsafe { std::slice::from_raw_parts_mut(dst.as_mut_ptr().cast::<u8>(), n) };
             read_full(stream.as_mut(), bytes)?
         } else {
-            let mut reader = AsciiReader {
-                stream: stream.as_mut(),
-            };
+            let mut reader = AsciiReader::new(stream.as_mut());
             let mut got = 0;
             for d in dst.iter_mut() {
                 match T::read_ascii(&mut reader)? {
@@ -496,12 +221,12 @@ impl FileCore {
 
     /// Reads `n` elements into a new storage. Memory grows with the input actually read, so a
     /// hostile `n` fails with a read error instead of allocating it.
-    pub fn read_storage(&mut self, dtype: DType, n: usize) -> Result<(Storage, usize), String> {
+    pub fn read_storage(&mut self, dtype: DType, n: usize) -> Result<(Storage, usize)> {
         self.check_read()?;
         dispatch!(dtype, T => self.read_storage_of::<T>(n))
     }
 
-    fn read_storage_of<T: Scalar>(&mut self, n: usize) -> Result<(Storage, usize), String> {
+    fn read_storage_of<T: Scalar>(&mut self, n: usize) -> Result<(Storage, usize)> {
         // Lower bound on the bytes `n` elements take: binary size, or one byte each in ASCII.
         let min_bytes = if self.binary { self.elem_bytes::<T>() } else { 1 };
         let fits = match self.stream()?.remaining() {
@@ -509,11 +234,11 @@ impl FileCore {
             None => false,
         };
         if fits || n.saturating_mul(size_of::<T>()) <= CHUNK_BYTES {
-            let s = Storage::new(T::DTYPE, n)?;
+            let s = Storage::new(T::DTYPE, n).map_err(Error::shape)?;
             // SAFETY: fresh storage, not shared yet.
             let got = self.read_into(unsafe { s.as_mut_slice::<T>() })?;
             if got < n {
-                s.resize(got)?;
+                s.resize(got).map_err(Error::shape)?;
             }
             return Ok((s, got));
         }
@@ -543,11 +268,11 @@ impl FileCore {
         self.has_error = before;
         let got = data.len();
         self.short_read(got, n)?;
-        Ok((Storage::from_slice(&data)?, got))
+        Ok((Storage::from_slice(&data).map_err(Error::shape)?, got))
     }
 
     /// Writes `src`; returns how many elements were written.
-    pub fn write_from<T: Scalar>(&mut self, src: &[T]) -> Result<usize, String> {
+    pub fn write_from<T: Scalar>(&mut self, src: &[T]) -> Result<usize> {
         self.check_write()?;
         let n = src.len();
         let r = if self.binary {
@@ -558,7 +283,7 @@ impl FileCore {
         match r {
             Ok(()) => Ok(n),
             Err(e) => {
-                self.fail(format!("write error: {}", io_text(&e)))?;
+                self.fail(Error::io(format!("write error: {}", io_text(&e))))?;
                 self.short_write(0, n)
             }
         }
@@ -623,25 +348,25 @@ impl FileCore {
         Ok(())
     }
 
-    pub fn read_scalar<T: Scalar>(&mut self) -> Result<T, String> {
+    pub fn read_scalar<T: Scalar>(&mut self) -> Result<T> {
         let mut v = [T::zero()];
         self.read_into(&mut v)?;
         Ok(v[0])
     }
 
-    pub fn write_scalar<T: Scalar>(&mut self, v: T) -> Result<usize, String> {
+    pub fn write_scalar<T: Scalar>(&mut self, v: T) -> Result<usize> {
         self.write_from(&[v])
     }
 
     /// Reads exactly `n` raw bytes, whatever the mode (strings, bytecode).
-    pub fn read_bytes(&mut self, n: usize) -> Result<Vec<u8>, String> {
+    pub fn read_bytes(&mut self, n: usize) -> Result<Vec<u8>> {
         let (s, _) = self.read_storage(DType::Char, n)?;
         // SAFETY: fresh storage owned here.
         Ok(unsafe { s.bytes() }.to_vec())
     }
 
     /// `readString('*a')`, `('*l')` or `(n)`.
-    pub fn read_string(&mut self, format: StringFormat) -> Result<Vec<u8>, String> {
+    pub fn read_string(&mut self, format: StringFormat) -> Result<Vec<u8>> {
         self.check_read()?;
         let stream = self.stream.as_mut().expect("checked open");
         let r: io::Result<(Vec<u8>, bool)> = (|| match format {
@@ -701,27 +426,27 @@ impl FileCore {
                 Ok(out)
             }
             Err(e) => {
-                self.fail(format!("read error: {}", io_text(&e)))?;
+                self.fail(Error::io(format!("read error: {}", io_text(&e))))?;
                 Ok(Vec::new())
             }
         }
     }
 
     /// `writeString(s)`: raw bytes in every mode, no spacing.
-    pub fn write_string(&mut self, s: &[u8]) -> Result<usize, String> {
+    pub fn write_string(&mut self, s: &[u8]) -> Result<usize> {
         self.check_write()?;
         let r = self.stream.as_mut().expect("checked open").write(s);
         match r {
             Ok(()) => Ok(s.len()),
             Err(e) => {
-                self.fail(format!("write error: {}", io_text(&e)))?;
+                self.fail(Error::io(format!("write error: {}", io_text(&e))))?;
                 Ok(0)
             }
         }
     }
 
     /// `seek(pos)` with a 0-based position.
-    pub fn seek(&mut self, pos: u64) -> Result<(), String> {
+    pub fn seek(&mut self, pos: u64) -> Result<()> {
         let kind = self.kind;
         let r = self.stream()?.seek(pos);
         if let Err(e) = r {
@@ -730,12 +455,12 @@ impl FileCore {
             } else {
                 format!("unable to seek to position {} ({})", pos + 1, io_text(&e))
             };
-            self.fail(msg)?;
+            self.fail(Error::io(msg))?;
         }
         Ok(())
     }
 
-    pub fn seek_end(&mut self) -> Result<(), String> {
+    pub fn seek_end(&mut self) -> Result<()> {
         let kind = self.kind;
         let r = self.stream()?.seek_end();
         if let Err(e) = r {
@@ -744,25 +469,25 @@ impl FileCore {
             } else {
                 format!("unable to seek to the end ({})", io_text(&e))
             };
-            self.fail(msg)?;
+            self.fail(Error::io(msg))?;
         }
         Ok(())
     }
 
     /// 0-based position.
-    pub fn position(&mut self) -> Result<u64, String> {
-        self.stream()?.position().map_err(|e| io_text(&e))
+    pub fn position(&mut self) -> Result<u64> {
+        self.stream()?.position().map_err(|e| Error::io(io_text(&e)))
     }
 
-    pub fn synchronize(&mut self) -> Result<(), String> {
+    pub fn synchronize(&mut self) -> Result<()> {
         let r = self.stream()?.flush();
         if let Err(e) = r {
-            self.fail(format!("write error: {}", io_text(&e)))?;
+            self.fail(Error::io(format!("write error: {}", io_text(&e))))?;
         }
         Ok(())
     }
 
-    pub fn close(&mut self) -> Result<(), String> {
+    pub fn close(&mut self) -> Result<()> {
         let stream = self.stream.take();
         // References die with the file; a closed file holds nothing alive.
         self.refs = Refs {
@@ -770,16 +495,16 @@ impl FileCore {
             ..Refs::default()
         };
         match stream {
-            Some(mut s) => s.close().map_err(|e| format!("close: {}", io_text(&e))),
-            None => Err("attempt to use a closed file".into()),
+            Some(mut s) => s.close().map_err(|e| Error::io(format!("close: {}", io_text(&e)))),
+            None => Err(Error::io("attempt to use a closed file")),
         }
     }
 
-    pub fn set_long_size(&mut self, n: usize) -> Result<(), String> {
+    pub fn set_long_size(&mut self, n: usize) -> Result<()> {
         match n {
             0 | 8 => self.long_size = 8,
             4 => self.long_size = 4,
-            _ => return Err(format!("invalid long size {n} (expected 0, 4 or 8)")),
+            _ => return Err(Error::argument(format!("invalid long size {n} (expected 0, 4 or 8)"))),
         }
         Ok(())
     }
@@ -853,7 +578,7 @@ mod tests {
         assert_eq!(f.read_into(&mut c).unwrap(), 3);
         assert_eq!(&c, b"xyz");
         assert_eq!(f.read_scalar::<i64>().unwrap(), 7);
-        let err = f.read_scalar::<i32>().unwrap_err();
+        let err = f.read_scalar::<i32>().unwrap_err().to_string();
         assert_eq!(err, "read error: read 0 blocks instead of 1");
         assert!(f.has_error);
     }
@@ -863,7 +588,7 @@ mod tests {
         let mut f = mem(b"1 x 3");
         let mut v = [0i32; 3];
         assert_eq!(
-            f.read_into(&mut v).unwrap_err(),
+            f.read_into(&mut v).unwrap_err().to_string(),
             "read error: read 1 blocks instead of 3"
         );
         f.quiet = true;
@@ -905,7 +630,7 @@ mod tests {
     fn hostile_sizes_do_not_allocate() {
         let mut f = mem(&[0u8; 10]);
         f.binary = true;
-        let err = f.read_storage(DType::Double, usize::MAX / 16).unwrap_err();
+        let err = f.read_storage(DType::Double, usize::MAX / 16).unwrap_err().to_string();
         assert!(err.starts_with("read error: read 1 blocks instead of"), "{err}");
         f.seek(0).unwrap();
         f.quiet = true;
@@ -925,16 +650,19 @@ mod tests {
         assert_eq!(f.read_string(StringFormat::All).unwrap(), b"");
         let mut ro = FileCore::new(Box::new(MemoryStream::default()), Kind::Memory, true, false);
         assert_eq!(
-            ro.write_string(b"x").unwrap_err(),
+            ro.write_string(b"x").unwrap_err().to_string(),
             "attempt to write in a read-only file"
         );
         let mut wo = FileCore::new(Box::new(MemoryStream::default()), Kind::Memory, false, true);
         assert_eq!(
-            wo.read_scalar::<i32>().unwrap_err(),
+            wo.read_scalar::<i32>().unwrap_err().to_string(),
             "attempt to read in a write-only file"
         );
         wo.close().unwrap();
-        assert_eq!(wo.write_string(b"x").unwrap_err(), "attempt to use a closed file");
+        assert_eq!(
+            wo.write_string(b"x").unwrap_err().to_string(),
+            "attempt to use a closed file"
+        );
         assert!(wo.close().is_err());
     }
 }

@@ -4,12 +4,15 @@
 
 use mlua::{Function, Value};
 
-use super::codec::lua_table;
-use super::write::{class_method, factory};
-use super::{
-    Ctx, DepthGuard, DeviceClasses, LEGACY_TYPE_RECUR_FUNCTION, TYPE_BOOLEAN, TYPE_FUNCTION, TYPE_NIL, TYPE_NUMBER,
-    TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE, TYPE_TORCH, bytecode,
+use super::bytecode;
+use super::context::{Ctx, DepthGuard, DeviceClasses, device_classes};
+use super::refs::lua_table;
+use super::tags::{
+    LEGACY_TYPE_RECUR_FUNCTION, TYPE_BOOLEAN, TYPE_FUNCTION, TYPE_HANDLE, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION,
+    TYPE_STRING, TYPE_TABLE, TYPE_TORCH,
 };
+use super::write::{class_method, factory};
+use crate::error::Error;
 use crate::torch::args::error;
 use crate::torch::dtype::DType;
 use crate::torch::storage::Storage;
@@ -107,7 +110,7 @@ pub fn read_object(ctx: &Ctx) -> mlua::Result<Value> {
 impl Reader<'_, '_> {
     /// One element, pedantic whatever the File's mode: the object layer never goes on after a
     /// short read.
-    fn scalar<T: super::codec::Scalar>(&self) -> mlua::Result<T> {
+    fn scalar<T: super::ascii::Scalar>(&self) -> mlua::Result<T> {
         self.ctx.with(METHOD, |c| {
             let quiet = std::mem::replace(&mut c.quiet, false);
             let r = c.read_scalar::<T>();
@@ -176,13 +179,13 @@ impl Reader<'_, '_> {
             TYPE_BOOLEAN => Ok(Value::Boolean(self.int()? == 1)),
             TYPE_STRING => Ok(Value::String(self.ctx.lua.create_string(self.bytes("string")?)?)),
             TYPE_FUNCTION => self.legacy_function(),
-            super::TYPE_HANDLE => {
+            TYPE_HANDLE => {
                 let handle = self.ctx.with(METHOD, |c| {
                     c.out_of_band
                         .as_mut()
                         .and_then(|o| o.handles.as_mut())
                         .and_then(|h| h.to_read.pop_front())
-                        .ok_or_else(|| "corrupt message: a handle is missing".to_string())
+                        .ok_or_else(|| Error::corrupt("corrupt message: a handle is missing"))
                 })?;
                 handle.push(self.ctx.lua)
             }
@@ -235,7 +238,7 @@ impl Reader<'_, '_> {
             if class.starts_with("torch.Cuda") && self.device_storages_beside()? {
                 self.ensure_cutorch()?;
             }
-            let device = super::device_classes(self.ctx.lua).filter(|dev| {
+            let device = device_classes(self.ctx.lua).filter(|dev| {
                 class.starts_with("torch.Cuda") && !native.half && (dev.tensor_typename)(native.dtype).is_some()
             });
             if let Some(dev) = device {
@@ -299,7 +302,7 @@ impl Reader<'_, '_> {
 
     /// `require 'cutorch'`, for a device storage that arrived as itself in a state without it.
     fn ensure_cutorch(&self) -> mlua::Result<()> {
-        if super::device_classes(self.ctx.lua).is_some() {
+        if device_classes(self.ctx.lua).is_some() {
             return Ok(());
         }
         let require: Function = self.ctx.lua.globals().get("require")?;
@@ -321,10 +324,10 @@ impl Reader<'_, '_> {
             let oob = c.out_of_band.as_mut().expect("checked above");
             match oob.to_read.pop_front() {
                 Some(s) if s.is_device() && s.dtype() == native.dtype && s.len() as i64 == n => Ok(Some(s)),
-                _ => Err(format!(
+                _ => Err(Error::corrupt(format!(
                     "corrupt message: no {n}-element {:?} device storage beside it",
                     native.dtype
-                )),
+                ))),
             }
         })
     }
@@ -339,9 +342,9 @@ impl Reader<'_, '_> {
         let beside = self.ctx.with(METHOD, |c| match c.out_of_band.as_mut() {
             Some(oob) if !native.half && oob.carries(read_dtype, n) => match oob.to_read.pop_front() {
                 Some(s) if s.dtype() == read_dtype && s.len() == n => Ok(Some(s)),
-                _ => Err(format!(
+                _ => Err(Error::corrupt(format!(
                     "corrupt message: no {n}-element {read_dtype:?} storage beside it"
-                )),
+                ))),
             },
             _ => Ok(None),
         })?;
@@ -430,7 +433,7 @@ impl Reader<'_, '_> {
                     .set_mode(mlua::chunk::ChunkMode::Binary)
                     .set_name("=(t7 function)")
                     .into_function()
-                    .map_err(|e| crate::runtime::errors::describe(&e))
+                    .map_err(|e| load_error_text(&e))
             })
         } else {
             // Torch's loadstring takes source text as well.
@@ -438,7 +441,7 @@ impl Reader<'_, '_> {
                 .set_mode(mlua::chunk::ChunkMode::Text)
                 .set_name("=(t7 function)")
                 .into_function()
-                .map_err(|e| crate::runtime::errors::describe(&e))
+                .map_err(|e| load_error_text(&e))
         };
         match result {
             Ok(f) => Some(f),
@@ -519,6 +522,14 @@ impl Reader<'_, '_> {
             }
         }
         Ok(Value::Function(f))
+    }
+}
+
+/// The text of an error from loading a chunk, without mlua's decorations.
+fn load_error_text(e: &mlua::Error) -> String {
+    match e {
+        mlua::Error::SyntaxError { message, .. } | mlua::Error::RuntimeError(message) => message.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -2,12 +2,13 @@
 
 use mlua::{Function, Table, Value};
 
-use super::codec::lua_table;
-use super::{
-    Ctx, DepthGuard, DeviceClasses, Identity, TYPE_BOOLEAN, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING,
-    TYPE_TABLE, TYPE_TORCH,
+use super::context::{Ctx, DepthGuard, DeviceClasses, device_classes};
+use super::refs::{Identity, lua_table};
+use super::tags::{
+    TYPE_BOOLEAN, TYPE_HANDLE, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE, TYPE_TORCH,
 };
 use crate::dispatch;
+use crate::error::Error;
 use crate::torch::args::error;
 use crate::torch::storage::Storage;
 use crate::torch::tensor::Tensor;
@@ -41,7 +42,7 @@ fn number_text(n: f64) -> String {
         format!("{}", n as i64)
     } else {
         let mut out = Vec::new();
-        super::codec::format_g(n, 14, &mut out);
+        super::ascii::format_g(n, 14, &mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
 }
@@ -188,7 +189,7 @@ fn identity(ctx: &Ctx, v: &Value) -> Identity {
     }
     // Device storages too are keyed by their memory: two Lua handles on one are one object.
     if let Value::UserData(_) = v
-        && let Some(s) = super::device_classes(ctx.lua).and_then(|dev| (dev.storage_of)(v))
+        && let Some(s) = device_classes(ctx.lua).and_then(|dev| (dev.storage_of)(v))
     {
         return Identity::Storage(s.id());
     }
@@ -261,13 +262,16 @@ impl Writer<'_, '_> {
             {
                 return Ok((i, None));
             }
-            refs.counter = refs.counter.checked_add(1).ok_or("too many objects")?;
+            refs.counter = refs
+                .counter
+                .checked_add(1)
+                .ok_or_else(|| Error::shape("too many objects"))?;
             let i = refs.counter;
             if !refs.enabled {
                 return Ok((i, Some(None)));
             }
             refs.written.insert(key, i);
-            let table = lua_table(lua, &mut refs.keep).map_err(|e| e.to_string())?;
+            let table = lua_table(lua, &mut refs.keep).map_err(|e| Error::shape(e.to_string()))?;
             Ok((i, Some(Some(table))))
         })?;
         match keep_in {
@@ -289,7 +293,7 @@ impl Writer<'_, '_> {
             None => value,
         };
         if object.is_nil() {
-            return self.int(super::TYPE_NIL);
+            return self.int(TYPE_NIL);
         }
         self.names.push(name);
         if let Value::UserData(ud) = &object
@@ -308,7 +312,7 @@ impl Writer<'_, '_> {
                     }
                     Ok(())
                 })?;
-                self.int(super::TYPE_HANDLE)?;
+                self.int(TYPE_HANDLE)?;
                 self.names.pop();
                 return Ok(());
             }
@@ -400,7 +404,7 @@ impl Writer<'_, '_> {
             self.chars(class.as_bytes())?;
             return self.tensor_body(&t, None);
         }
-        if let Some(dev) = super::device_classes(self.ctx.lua) {
+        if let Some(dev) = device_classes(self.ctx.lua) {
             if let Some(t) = (dev.tensor_of)(object) {
                 self.chars(b"V 1")?;
                 self.chars(class.as_bytes())?;
@@ -488,7 +492,10 @@ impl Writer<'_, '_> {
             {
                 return Ok((i, false));
             }
-            refs.counter = refs.counter.checked_add(1).ok_or("too many objects")?;
+            refs.counter = refs
+                .counter
+                .checked_add(1)
+                .ok_or_else(|| Error::shape("too many objects"))?;
             let i = refs.counter;
             if refs.enabled {
                 refs.written.insert(key, i);
