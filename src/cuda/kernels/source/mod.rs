@@ -1,4 +1,4 @@
-//! The CUDA C source of every kernel (text only, which `kernels` compiles),
+//! The CUDA C source of every kernel (the kernels layer: text only, which `kernels` compiles),
 //! generated from the tables of `operations`: one program, compiled by NVRTC once per device.
 //!
 //! Tensors reach kernels as a base pointer (the tensor's first element) and a `Geo`: sizes and

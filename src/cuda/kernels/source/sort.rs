@@ -1,5 +1,5 @@
 //! The sorting kernels (text of the kernel program, as the rest of `source`), for sorting along a
-//! dimension (`cuda::sort`): sort, topk, kthvalue, median, mode.
+//! dimension (`ops::sort`): sort, topk, kthvalue, median, mode.
 //!
 //! Each lane (the elements along the dimension at one position of the others) becomes a row of P
 //! (key, position) pairs, P the power of two at or above the lane's length L, padded with the

@@ -1,4 +1,5 @@
-//! Matrix products through cuBLAS (Float and Double; cutorch had no integer BLAS either).
+//! Matrix products of device tensors through cuBLAS (tensor operations layer; Float and Double;
+//! cutorch had no integer BLAS either). The cuBLAS handle of a device lives in the device's slot.
 //!
 //! cuBLAS is column-major and Torch row-major. A row-major matrix with unit column stride is, read
 //! column-major, its own transpose; so a row-major product C = A·B is computed as the
@@ -8,54 +9,53 @@
 //! computed in contiguous memory and copied back.
 
 use std::ffi::c_int;
+use std::sync::Mutex;
 
 use cudarc::cublas::result as blas;
 use cudarc::cublas::sys as blas_sys;
 use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
 
-use super::device::Device;
-use super::libs::{self, Lib};
-use super::ops::{self, contiguous, empty_like};
+use super::copy::{contiguous, on_device};
+use super::operands::{addr, empty_like, tensor_typename};
+use crate::cuda::device::Device;
+use crate::cuda::driver::guard;
+use crate::cuda::libraries::{self, Lib};
+use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
 use crate::torch::layout::Tensor;
 
-/// A cuBLAS handle of one device (used under the device's lock: handles are not for concurrent
-/// use).
-pub struct Handle(usize);
+/// The cuBLAS handle of one device, made on first use (used under the lock: handles are not for
+/// concurrent use).
+#[derive(Default)]
+struct Handle(Mutex<Option<usize>>);
 
 /// Runs `f` with `dev`'s handle bound to the current stream.
-fn with_handle<R>(
-    dev: &Device,
-    method: &str,
-    f: impl FnOnce(blas_sys::cublasHandle_t) -> Result<R, String>,
-) -> Result<R, String> {
-    libs::ensure(Lib::Cublas).map_err(|e| format!("{method}: {e}"))?;
+fn with_handle<R>(dev: &Device, f: impl FnOnce(blas_sys::cublasHandle_t) -> Result<R>) -> Result<R> {
+    libraries::ensure(Lib::Cublas)?;
     let stream = dev.current_stream()?;
     let mut slot = dev
-        .blas
+        .slot(Handle::default)
+        .0
         .lock()
-        .map_err(|_| format!("{method}: cuBLAS handle poisoned"))?;
-    libs::guard(method, || {
-        if slot.is_none() {
-            let h = blas::create_handle().map_err(|e| format!("cannot start cuBLAS: {e:?}"))?;
-            *slot = Some(Handle(h as usize));
-        }
-        let h = slot.as_ref().map(|h| h.0).unwrap_or(0) as blas_sys::cublasHandle_t;
+        .map_err(|_| Error::device("cuBLAS handle poisoned"))?;
+    guard("cuBLAS", || {
+        let h = match *slot {
+            Some(h) => h,
+            None => {
+                let h = blas::create_handle().map_err(|e| Error::device(format!("cannot start cuBLAS: {e:?}")))?;
+                *slot = Some(h as usize);
+                h as usize
+            }
+        } as blas_sys::cublasHandle_t;
         // SAFETY: a live handle of this device's context (bound by current_stream).
-        unsafe { blas::set_stream(h, stream as blas_sys::cudaStream_t) }.map_err(|e| format!("{e:?}"))?;
+        unsafe { blas::set_stream(h, stream as blas_sys::cudaStream_t) }
+            .map_err(|e| Error::device(format!("{e:?}")))?;
         f(h)
-    })
-    .map_err(|e| {
-        if e.starts_with(method) {
-            e
-        } else {
-            format!("{method}: {e}")
-        }
     })
 }
 
-fn int(v: usize, method: &str) -> Result<c_int, String> {
-    c_int::try_from(v).map_err(|_| format!("{method}: {v} is too large for cuBLAS"))
+fn int(v: usize) -> Result<c_int> {
+    c_int::try_from(v).map_err(|_| Error::shape(format!("{v} is too large for cuBLAS")))
 }
 
 /// How a matrix operand reads column-major: `Rows` when row-major (stored as its transpose,
@@ -82,30 +82,22 @@ fn order(t: &Tensor) -> Option<Order> {
 }
 
 /// A view cuBLAS can read, and its order: `t` itself or a contiguous copy.
-fn readable(t: &Tensor, method: &str) -> Result<(Tensor, Order), String> {
+fn readable(t: &Tensor) -> Result<(Tensor, Order)> {
     if let Some(o) = order(t) {
         return Ok((t.clone(), o));
     }
-    let c = contiguous(t, method)?;
-    let o = order(&c).ok_or_else(|| format!("{method}: internal error: contiguous matrix not readable"))?;
+    let c = contiguous(t)?;
+    let o = order(&c).ok_or_else(|| Error::shape("internal error: contiguous matrix not readable"))?;
     Ok((c, o))
 }
 
-fn addr(t: &Tensor, method: &str) -> Result<u64, String> {
-    if t.numel() == 0 {
-        return Ok(0);
-    }
-    let s = t.storage_checked().map_err(|e| format!("{method}: {e}"))?;
-    super::memory::addr_of(s, t.offset)
-}
-
-fn check_type(d: DType, method: &str) -> Result<(), String> {
+fn check_type(d: DType) -> Result<()> {
     match d {
         DType::Float | DType::Double => Ok(()),
-        _ => Err(format!(
-            "{method}: not supported for {} (cuBLAS has no integer matrix products; use torch.CudaTensor or torch.CudaDoubleTensor)",
-            ops::tensor_typename(d)
-        )),
+        _ => Err(Error::dtype(format!(
+            "not supported for {} (cuBLAS has no integer matrix products; use torch.CudaTensor or torch.CudaDoubleTensor)",
+            tensor_typename(d)
+        ))),
     }
 }
 
@@ -118,48 +110,40 @@ fn transposed(t: &Tensor) -> Tensor {
 
 /// `c = beta*c + alpha*(a @ b)` for 2-D views a (m x k), b (k x n), c (m x n) on one device;
 /// with beta 0, c is not read.
-pub fn gemm(
-    dev: &Device,
-    c: &Tensor,
-    beta: f64,
-    alpha: f64,
-    a: &Tensor,
-    b: &Tensor,
-    method: &str,
-) -> Result<(), String> {
-    check_type(c.dtype, method)?;
+pub fn gemm(dev: &Device, c: &Tensor, beta: f64, alpha: f64, a: &Tensor, b: &Tensor) -> Result<()> {
+    check_type(c.dtype)?;
     let (m, k, n) = (a.size[0], a.size[1], b.size[1]);
     if b.size[0] != k || c.size != [m, n] {
-        return Err(format!(
-            "{method}: size mismatch ({m}x{k} times {}x{n} into {}x{})",
+        return Err(Error::shape(format!(
+            "size mismatch ({m}x{k} times {}x{n} into {}x{})",
             b.size[0], c.size[0], c.size[1]
-        ));
+        )));
     }
     if m == 0 || n == 0 {
         return Ok(());
     }
     match order(c) {
         // A row-major result reads column-major as C^T = B^T A^T.
-        Some(Order::Rows(ldc)) => gemm_cm(dev, c, ldc, beta, alpha, &transposed(b), &transposed(a), method),
+        Some(Order::Rows(ldc)) => gemm_cm(dev, c, ldc, beta, alpha, &transposed(b), &transposed(a)),
         // A column-major one as C = A B.
-        Some(Order::Cols(ldc)) => gemm_cm(dev, c, ldc, beta, alpha, a, b, method),
+        Some(Order::Cols(ldc)) => gemm_cm(dev, c, ldc, beta, alpha, a, b),
         None => {
             let tmp = empty_like(dev, c.dtype, &c.size)?;
             if beta != 0.0 {
-                ops::copy_device(&tmp, c, method)?;
+                on_device(&tmp, c)?;
             }
-            gemm(dev, &tmp, beta, alpha, a, b, method)?;
-            ops::copy_device(c, &tmp, method)
+            gemm(dev, &tmp, beta, alpha, a, b)?;
+            on_device(c, &tmp)
         }
     }
 }
 
 /// The batch count of 3-D operands, which must agree.
-fn batches(c: &Tensor, a: &Tensor, b: &Tensor, c_batched: bool, method: &str) -> Result<usize, String> {
+fn batches(c: &Tensor, a: &Tensor, b: &Tensor, c_batched: bool) -> Result<usize> {
     let n = a.size[0];
     if b.size[0] != n || (c_batched && c.size[0] != n) {
-        return Err(format!(
-            "{method}: batch counts differ ({} and {}{})",
+        return Err(Error::shape(format!(
+            "batch counts differ ({} and {}{})",
             n,
             b.size[0],
             if c_batched {
@@ -167,47 +151,28 @@ fn batches(c: &Tensor, a: &Tensor, b: &Tensor, c_batched: bool, method: &str) ->
             } else {
                 String::new()
             }
-        ));
+        )));
     }
     Ok(n)
 }
 
 /// `c[i] = beta*c[i] + alpha*(a[i] @ b[i])` for every batch i of 3-D views (bmm, baddbmm): one
 /// product per batch, each view in whatever layout it has.
-pub fn gemm_batched(
-    dev: &Device,
-    c: &Tensor,
-    beta: f64,
-    alpha: f64,
-    a: &Tensor,
-    b: &Tensor,
-    method: &str,
-) -> Result<(), String> {
-    for i in 0..batches(c, a, b, true, method)? {
-        gemm(
-            dev,
-            &c.select(0, i)?,
-            beta,
-            alpha,
-            &a.select(0, i)?,
-            &b.select(0, i)?,
-            method,
-        )?;
+pub fn gemm_batched(dev: &Device, c: &Tensor, beta: f64, alpha: f64, a: &Tensor, b: &Tensor) -> Result<()> {
+    for i in 0..batches(c, a, b, true)? {
+        gemm(dev, &select(c, i)?, beta, alpha, &select(a, i)?, &select(b, i)?)?;
     }
     Ok(())
 }
 
+/// Matrix `i` of a batch.
+fn select(t: &Tensor, i: usize) -> Result<Tensor> {
+    t.select(0, i).map_err(Error::shape)
+}
+
 /// `c = beta*c + alpha * (a[1] @ b[1] + a[2] @ b[2] + ...)` for 3-D a and b and 2-D c (addbmm).
-pub fn gemm_summed(
-    dev: &Device,
-    c: &Tensor,
-    beta: f64,
-    alpha: f64,
-    a: &Tensor,
-    b: &Tensor,
-    method: &str,
-) -> Result<(), String> {
-    let n = batches(c, a, b, false, method)?;
+pub fn gemm_summed(dev: &Device, c: &Tensor, beta: f64, alpha: f64, a: &Tensor, b: &Tensor) -> Result<()> {
+    let n = batches(c, a, b, false)?;
     if n == 0 {
         // No batch: c = beta*c, as a product over nothing (k = 0) gives.
         let empty = |rows: usize, cols: usize| Tensor {
@@ -217,11 +182,11 @@ pub fn gemm_summed(
             size: vec![rows, cols],
             stride: vec![cols.max(1), 1],
         };
-        return gemm(dev, c, beta, alpha, &empty(c.size[0], 0), &empty(0, c.size[1]), method);
+        return gemm(dev, c, beta, alpha, &empty(c.size[0], 0), &empty(0, c.size[1]));
     }
     for i in 0..n {
         let beta = if i == 0 { beta } else { 1.0 };
-        gemm(dev, c, beta, alpha, &a.select(0, i)?, &b.select(0, i)?, method)?;
+        gemm(dev, c, beta, alpha, &select(a, i)?, &select(b, i)?)?;
     }
     Ok(())
 }
@@ -229,29 +194,19 @@ pub fn gemm_summed(
 /// cuBLAS's product Xc = P Q, where Xc is the column-major matrix at `x`'s first element with
 /// leading dimension `ldx`, and P (mc x k) and Q (k x nc) are the logical matrices of the views
 /// `p` and `q` (each read as stored when column-major, transposed when row-major).
-#[allow(clippy::too_many_arguments)]
-fn gemm_cm(
-    dev: &Device,
-    x: &Tensor,
-    ldx: usize,
-    beta: f64,
-    alpha: f64,
-    p: &Tensor,
-    q: &Tensor,
-    method: &str,
-) -> Result<(), String> {
+fn gemm_cm(dev: &Device, x: &Tensor, ldx: usize, beta: f64, alpha: f64, p: &Tensor, q: &Tensor) -> Result<()> {
     let (mc, nc, k) = (p.size[0], q.size[1], p.size[1]);
-    let (pm, po) = readable(p, method)?;
-    let (qm, qo) = readable(q, method)?;
+    let (pm, po) = readable(p)?;
+    let (qm, qo) = readable(q)?;
     let op = |o: Order| match o {
         Order::Cols(ld) => (CUBLAS_OP_N, ld),
         Order::Rows(ld) => (CUBLAS_OP_T, ld),
     };
     let ((op_a, lda), (op_b, ldb)) = (op(po), op(qo));
-    let (mm, nn, kk) = (int(mc, method)?, int(nc, method)?, int(k, method)?);
-    let (lda, ldb, ldc) = (int(lda, method)?, int(ldb, method)?, int(ldx, method)?);
-    let (pa, pb, pc) = (addr(&pm, method)?, addr(&qm, method)?, addr(x, method)?);
-    with_handle(dev, method, |h| {
+    let (mm, nn, kk) = (int(mc)?, int(nc)?, int(k)?);
+    let (lda, ldb, ldc) = (int(lda)?, int(ldb)?, int(ldx)?);
+    let (pa, pb, pc) = (addr(&pm)?, addr(&qm)?, addr(x)?);
+    with_handle(dev, |h| {
         // SAFETY: every view is checked against its storage and its leading dimension is at
         // least its column length, so cuBLAS reads and writes only their elements.
         let r = unsafe {
@@ -293,39 +248,31 @@ fn gemm_cm(
                 ),
             }
         };
-        r.map_err(|e| format!("cuBLAS gemm failed: {e:?}"))
+        r.map_err(|e| Error::device(format!("cuBLAS gemm failed: {e:?}")))
     })
 }
 
 /// A 1-D view cuBLAS can step through (positive increment): `t` or a contiguous copy.
-fn vector(t: &Tensor, method: &str) -> Result<(Tensor, c_int), String> {
+fn vector(t: &Tensor) -> Result<(Tensor, c_int)> {
     if t.size[0] <= 1 {
         return Ok((t.clone(), 1));
     }
     if t.stride[0] >= 1 {
-        return Ok((t.clone(), int(t.stride[0], method)?));
+        return Ok((t.clone(), int(t.stride[0])?));
     }
-    Ok((contiguous(t, method)?, 1))
+    Ok((contiguous(t)?, 1))
 }
 
 /// `y = beta*y + alpha*(a @ x)` for a (m x n), x (n), y (m); with beta 0, y is not read.
-pub fn gemv(
-    dev: &Device,
-    y: &Tensor,
-    beta: f64,
-    alpha: f64,
-    a: &Tensor,
-    x: &Tensor,
-    method: &str,
-) -> Result<(), String> {
-    check_type(y.dtype, method)?;
+pub fn gemv(dev: &Device, y: &Tensor, beta: f64, alpha: f64, a: &Tensor, x: &Tensor) -> Result<()> {
+    check_type(y.dtype)?;
     let (m, n) = (a.size[0], a.size[1]);
     if x.size != [n] || y.size != [m] {
-        return Err(format!(
-            "{method}: size mismatch ({m}x{n} matrix, vector of {}, result of {})",
+        return Err(Error::shape(format!(
+            "size mismatch ({m}x{n} matrix, vector of {}, result of {})",
             x.size.first().copied().unwrap_or(0),
             y.size.first().copied().unwrap_or(0)
-        ));
+        )));
     }
     if m == 0 {
         return Ok(());
@@ -333,22 +280,22 @@ pub fn gemv(
     if y.size[0] > 1 && y.stride[0] == 0 {
         let tmp = empty_like(dev, y.dtype, &y.size)?;
         if beta != 0.0 {
-            ops::copy_device(&tmp, y, method)?;
+            on_device(&tmp, y)?;
         }
-        gemv(dev, &tmp, beta, alpha, a, x, method)?;
-        return ops::copy_device(y, &tmp, method);
+        gemv(dev, &tmp, beta, alpha, a, x)?;
+        return on_device(y, &tmp);
     }
-    let (am, ao) = readable(a, method)?;
-    let (xm, incx) = vector(x, method)?;
-    let incy = if y.size[0] <= 1 { 1 } else { int(y.stride[0], method)? };
+    let (am, ao) = readable(a)?;
+    let (xm, incx) = vector(x)?;
+    let incy = if y.size[0] <= 1 { 1 } else { int(y.stride[0])? };
     // Row-major a is stored column-major as a^T (n x m): y = (a^T)^T x.
     let (op, rows, cols, lda) = match ao {
         Order::Rows(ld) => (CUBLAS_OP_T, n, m, ld),
         Order::Cols(ld) => (CUBLAS_OP_N, m, n, ld),
     };
-    let (rows, cols, lda) = (int(rows, method)?, int(cols, method)?, int(lda, method)?);
-    let (pa, px, py) = (addr(&am, method)?, addr(&xm, method)?, addr(y, method)?);
-    with_handle(dev, method, |h| {
+    let (rows, cols, lda) = (int(rows)?, int(cols)?, int(lda)?);
+    let (pa, px, py) = (addr(&am)?, addr(&xm)?, addr(y)?);
+    with_handle(dev, |h| {
         // SAFETY: views checked against their storages; increments and leading dimension match them.
         let r = unsafe {
             match y.dtype {
@@ -385,41 +332,37 @@ pub fn gemv(
                 ),
             }
         };
-        r.map_err(|e| format!("cuBLAS gemv failed: {e:?}"))
+        r.map_err(|e| Error::device(format!("cuBLAS gemv failed: {e:?}")))
     })
 }
 
 /// The dot product of two vectors with as many elements.
-pub fn dot(dev: &Device, x: &Tensor, y: &Tensor, method: &str) -> Result<f64, String> {
-    check_type(x.dtype, method)?;
+pub fn dot(dev: &Device, x: &Tensor, y: &Tensor) -> Result<f64> {
+    check_type(x.dtype)?;
     let n = x.numel();
     if y.numel() != n {
-        return Err(format!(
-            "{method}: inconsistent tensor size: {n} and {} elements",
+        return Err(Error::shape(format!(
+            "inconsistent tensor size: {n} and {} elements",
             y.numel()
-        ));
+        )));
     }
     if n == 0 {
         return Ok(0.0);
     }
     // Flat views: contiguous tensors as they are, others copied.
-    let flat = |t: &Tensor| -> Result<(Tensor, c_int), String> {
-        let t = if t.dim() == 1 {
-            t.clone()
-        } else {
-            contiguous(t, method)?
-        };
+    let flat = |t: &Tensor| -> Result<(Tensor, c_int)> {
+        let t = if t.dim() == 1 { t.clone() } else { contiguous(t)? };
         let mut f = t.clone();
         if t.dim() != 1 {
             f.size = vec![n];
             f.stride = vec![1];
         }
-        vector(&f, method)
+        vector(&f)
     };
     let ((xm, incx), (ym, incy)) = (flat(x)?, flat(y)?);
-    let nn = int(n, method)?;
-    let (px, py) = (addr(&xm, method)?, addr(&ym, method)?);
-    with_handle(dev, method, |h| {
+    let nn = int(n)?;
+    let (px, py) = (addr(&xm)?, addr(&ym)?);
+    with_handle(dev, |h| {
         // SAFETY: both views checked; the result is written to host memory (the handle's default
         // pointer mode), after which the call returns.
         unsafe {
@@ -438,25 +381,17 @@ pub fn dot(dev: &Device, x: &Tensor, y: &Tensor, method: &str) -> Result<f64, St
                 }
             }
         }
-        .map_err(|e| format!("cuBLAS dot failed: {e:?}"))
+        .map_err(|e| Error::device(format!("cuBLAS dot failed: {e:?}")))
     })
 }
 
 /// `a = beta*a + alpha * x y^T` (the outer product, as a product with inner size 1).
-pub fn ger(
-    dev: &Device,
-    a: &Tensor,
-    beta: f64,
-    alpha: f64,
-    x: &Tensor,
-    y: &Tensor,
-    method: &str,
-) -> Result<(), String> {
+pub fn ger(dev: &Device, a: &Tensor, beta: f64, alpha: f64, x: &Tensor, y: &Tensor) -> Result<()> {
     let col = |t: &Tensor| {
         let mut u = t.clone();
         u.size = vec![t.size[0], 1];
         u.stride = vec![t.stride[0], 1];
         u
     };
-    gemm(dev, a, beta, alpha, &col(x), &transposed(&col(y)), method)
+    gemm(dev, a, beta, alpha, &col(x), &transposed(&col(y)))
 }

@@ -1,4 +1,4 @@
-//! Finding the CUDA libraries at run time, and keeping cudarc's panics out of Lua.
+//! Finding the CUDA libraries at run time (bottom layer, beside `driver`).
 //!
 //! cudarc loads each library on first use and panics when it is missing, so every entry point
 //! asks here first. Its loader only tries bare sonames (`libcublas.so.13`, ...), which the dynamic
@@ -11,6 +11,9 @@
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
+
+use super::driver::guard;
+use crate::error::{Error, Result};
 
 /// The libraries used here besides the driver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,22 +51,6 @@ impl Lib {
     }
 }
 
-/// Runs `f`, turning a panic inside it (cudarc's loader panics on a missing library or symbol)
-/// into an error naming `what`: no panic may unwind into Lua.
-pub fn guard<R>(what: &str, f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(r) => r,
-        Err(payload) => {
-            let msg = payload
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown failure".into());
-            Err(format!("{what}: a CUDA library call failed: {msg}"))
-        }
-    }
-}
-
 /// Whether the driver library can be loaded (no driver: no device, and nothing else is tried).
 pub fn driver_present() -> bool {
     static PRESENT: OnceLock<bool> = OnceLock::new();
@@ -73,9 +60,9 @@ pub fn driver_present() -> bool {
 
 /// Makes `lib` loadable by cudarc, loading it by full path from the known places if the
 /// loader's own search does not find it; the error says where it was looked for.
-pub fn ensure(lib: Lib) -> Result<(), String> {
-    static CUBLAS: OnceLock<Result<(), String>> = OnceLock::new();
-    static NVRTC: OnceLock<Result<(), String>> = OnceLock::new();
+pub fn ensure(lib: Lib) -> Result<()> {
+    static CUBLAS: OnceLock<Result<()>> = OnceLock::new();
+    static NVRTC: OnceLock<Result<()>> = OnceLock::new();
     let cell = match lib {
         Lib::Cublas => &CUBLAS,
         Lib::Nvrtc => &NVRTC,
@@ -83,7 +70,7 @@ pub fn ensure(lib: Lib) -> Result<(), String> {
     cell.get_or_init(|| load(lib)).clone()
 }
 
-fn load(lib: Lib) -> Result<(), String> {
+fn load(lib: Lib) -> Result<()> {
     if lib.present() {
         return Ok(());
     }
@@ -101,7 +88,7 @@ fn load(lib: Lib) -> Result<(), String> {
             return Ok(());
         }
     }
-    Err(format!(
+    Err(Error::device(format!(
         "the {} library was not found (searched the loader path{}{}; set LUATORCH_CUDA_LIBS to the folder that holds it)",
         lib.name(),
         if dirs.is_empty() { "" } else { " and " },
@@ -109,7 +96,7 @@ fn load(lib: Lib) -> Result<(), String> {
             .map(|d| d.display().to_string())
             .collect::<Vec<_>>()
             .join(", ")
-    ))
+    )))
 }
 
 /// The file in `dir` that cudarc would open for `stem`, if any (its candidate names, in order).
@@ -121,12 +108,12 @@ fn find_in(dir: &Path, stem: &str) -> Option<PathBuf> {
 }
 
 /// Loads a library by path into the global namespace, for good (never closed).
-fn dlopen_global(path: &Path) -> Result<(), String> {
-    let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| "path holds a NUL byte".to_string())?;
+fn dlopen_global(path: &Path) -> Result<()> {
+    let c = CString::new(path.as_os_str().as_encoded_bytes()).map_err(|_| Error::io("path holds a NUL byte"))?;
     // SAFETY: a plain dlopen of a library file; the handle is kept (leaked) on purpose.
     let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
     if handle.is_null() {
-        return Err(format!("cannot load {}", path.display()));
+        return Err(Error::device(format!("cannot load {}", path.display())));
     }
     Ok(())
 }
@@ -200,17 +187,6 @@ fn site_packages() -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn guard_turns_panics_into_errors() {
-        let r: Result<(), String> = guard("probe", || panic!("Unable to dynamically load"));
-        let e = r.unwrap_err();
-        assert!(
-            e.starts_with("probe: a CUDA library call failed") && e.contains("Unable"),
-            "{e}"
-        );
-        assert_eq!(guard("probe", || Ok(3)), Ok(3));
-    }
 
     #[test]
     fn search_dirs_exist_and_honour_the_override() {

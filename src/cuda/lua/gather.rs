@@ -1,165 +1,31 @@
-//! Moving elements by position on the device: along a dimension (`index`, `indexCopy`,
-//! `indexAdd`, `indexFill`, `gather`, `scatter`, `scatterAdd`) and by mask (`maskedSelect`,
-//! `maskedCopy`, `nonzero`), with the host tensors' argument forms and checks.
-//!
-//! One kernel (`gs_*`, see kernels/source.rs) does every move: the positions are a device Long
-//! tensor walked over the shape of the work, and each operand is a view of its memory over that
-//! shape. The index operations are gather and scatter with a vector of positions seen as
-//! expanded over the shape (stride 0 but along the dimension), so any layout of any operand works
-//! without a copy first.
+//! The methods (Lua glue) that move elements by position on the device: along a dimension (`index`,
+//! `indexCopy`, `indexAdd`, `indexFill`, `gather`, `scatter`, `scatterAdd`) and by mask
+//! (`maskedSelect`, `maskedCopy`, `nonzero`), with the host tensors' argument forms and checks;
+//! the moves themselves are `ops::moves`.
 //!
 //! Positions are checked on the device (their least and greatest) before anything moves. Masks
 //! are read back to the host once, to count and place the selected elements; the elements
 //! themselves stay on the device.
 
-use std::ffi::c_void;
-
 use mlua::{Lua, MultiValue, Result, Table};
 
-use super::device::Device;
-use super::family::Cuda;
-use super::kernels::{self, Geo, param};
-use super::methods::{device_of_tensor, fail, result, tensor_arg};
-use super::ops;
+use super::args::{device_of_tensor, result, tensor_arg};
+use crate::cuda::device::Device;
+use crate::cuda::family::Cuda;
+use crate::cuda::kernels::Geo;
+use crate::cuda::ops::moves::{Mode, Move, expanded, over};
+use crate::cuda::ops::operands::{empty_like, host_longs, tensor_typename};
+use crate::cuda::ops::{copy, reduce};
 use crate::dispatch;
+use crate::error::Named;
 use crate::torch::args::{Args, arg, dim_arg, error, number, number_arg, type_name};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::layout::{Tensor, contiguous_strides};
 use crate::torch::methods::copy::clone_tensor;
 use crate::torch::methods::index::{check_same_except, check_scatter_source, nonzero_coords};
 use crate::torch::methods::{add, one, receiver};
 use crate::torch::userdata::tensor_of;
-
-/// What `gs_*` does with each position (the kernel's `mode`).
-#[derive(Clone, Copy)]
-enum Mode {
-    Gather = 0,
-    Scatter = 1,
-    ScatterAdd = 2,
-    ScatterFill = 3,
-    Take = 4,
-    Put = 5,
-}
-
-/// One launch of `gs_*`: `r` and `a` are the written and read tensors (their first elements are
-/// the bases), each geometry a view over the work's shape.
-struct Move<'a> {
-    mode: Mode,
-    r: &'a Tensor,
-    gr: Geo,
-    sr: usize,
-    a: Option<&'a Tensor>,
-    ga: Geo,
-    sa: usize,
-    idx: &'a Tensor,
-    gi: Geo,
-    gx: Geo,
-    v: f64,
-}
-
-impl<'a> Move<'a> {
-    /// Gathers into `r` (over its whole shape) the elements of `src` along `dim` at the
-    /// positions `idx` seen through `gi`.
-    fn gather(
-        r: &'a Tensor,
-        src: &'a Tensor,
-        dim: usize,
-        idx: &'a Tensor,
-        gi: Geo,
-    ) -> std::result::Result<Self, String> {
-        Ok(Move {
-            mode: Mode::Gather,
-            r,
-            gr: Geo::of(r)?,
-            sr: 0,
-            a: Some(src),
-            ga: over(&r.size, src, Some(dim))?,
-            sa: src.stride[dim],
-            idx,
-            gi,
-            gx: Geo::NONE,
-            v: 0.0,
-        })
-    }
-
-    /// Scatters into `t` along `dim`, over `shape`, the elements of `src` (seen through its
-    /// geometry) or `v`, at the positions `idx` seen through `gi`.
-    #[allow(clippy::too_many_arguments)]
-    fn scatter(
-        mode: Mode,
-        t: &'a Tensor,
-        dim: usize,
-        shape: &[usize],
-        src: Option<(&'a Tensor, Geo)>,
-        v: f64,
-        idx: &'a Tensor,
-        gi: Geo,
-    ) -> std::result::Result<Self, String> {
-        Ok(Move {
-            mode,
-            r: t,
-            gr: over(shape, t, Some(dim))?,
-            sr: t.stride[dim],
-            a: src.map(|(s, _)| s),
-            ga: src.map(|(_, g)| g).unwrap_or(Geo::NONE),
-            sa: 0,
-            idx,
-            gi,
-            gx: Geo::NONE,
-            v,
-        })
-    }
-
-    fn run(self, n: usize, method: &str) -> std::result::Result<(), String> {
-        if n == 0 {
-            return Ok(());
-        }
-        let mut tensors = vec![self.r, self.idx];
-        tensors.extend(self.a);
-        let dev = ops::common_device(&tensors, method)?;
-        let mut pa = match self.a {
-            Some(a) => ops::addr(a, method)?,
-            None => 0,
-        };
-        let (mut pr, mut pi) = (ops::addr(self.r, method)?, ops::addr(self.idx, method)?);
-        let (mut mode, mut count) = (self.mode as i32, n as i64);
-        let (mut sr, mut sa) = (self.sr as i64, self.sa as i64);
-        let (mut gr, mut ga, mut gi, mut gx) = (self.gr, self.ga, self.gi, self.gx);
-        let name = format!("gs_{}", ops::suffix(self.r.dtype)?);
-        dispatch!(self.r.dtype, T => {
-            let mut v = T::from_f64(self.v);
-            let mut params: [*mut c_void; 12] = [
-                param(&mut mode), param(&mut count), param(&mut pr), param(&mut gr), param(&mut sr),
-                param(&mut pa), param(&mut ga), param(&mut sa), param(&mut pi), param(&mut gi),
-                param(&mut gx), param(&mut v),
-            ];
-            // SAFETY: the parameters match gs_*; every view was checked against its storage and
-            // every position against the dimension (or element count) it moves along, so the
-            // kernel touches only the tensors' elements.
-            unsafe { kernels::launch(&dev, &name, kernels::grid_for(n, 8192), &mut params) }
-                .map_err(|e| format!("{method}: {e}"))
-        })
-        // The positions may be a temporary freed when this returns, safely while the kernel
-        // runs (see memory::Release), so nothing here waits.
-    }
-}
-
-/// The view of `t`'s memory over `shape` (as many dimensions), with stride 0 along `dim`.
-fn over(shape: &[usize], t: &Tensor, dim: Option<usize>) -> std::result::Result<Geo, String> {
-    let mut stride = t.stride.clone();
-    if let Some(d) = dim {
-        stride[d] = 0;
-    }
-    Geo::new(shape, &stride)
-}
-
-/// A vector of positions seen over `shape`: its elements along `dim`, repeated elsewhere.
-fn expanded(shape: &[usize], idx: &Tensor, dim: usize) -> std::result::Result<Geo, String> {
-    let mut stride = vec![0; shape.len()];
-    stride[dim] = idx.stride.first().copied().unwrap_or(0);
-    Geo::new(shape, &stride)
-}
 
 /// Positions at `pos`: a CudaLongTensor as it is, or a LongTensor copied to `dev`.
 fn positions(a: &Args, pos: usize, dev: &Device, method: &str) -> Result<Tensor> {
@@ -184,8 +50,8 @@ fn upload(t: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
     if t.numel() == 0 {
         return Ok(Tensor::empty(t.dtype));
     }
-    let d = ops::empty_like(dev, t.dtype, &t.size).map_err(|e| fail(method, e))?;
-    ops::copy_from_host(&d, t, method).map_err(|e| fail(method, e))?;
+    let d = empty_like(dev, t.dtype, &t.size).named(method)?;
+    copy::from_host(&d, t).named(method)?;
     Ok(d)
 }
 
@@ -195,11 +61,11 @@ fn check_positions(idx: &Tensor, size: usize, dim: usize, method: &str) -> Resul
         return Ok(());
     }
     // One pass counts the positions outside; only then are the extremes looked for, to name one.
-    if ops::reduce_all("outside", idx, size as f64, method).map_err(|e| fail(method, e))? == 0.0 {
+    if reduce::reduce_all("outside", idx, size as f64).named(method)? == 0.0 {
         return Ok(());
     }
-    let lo = ops::reduce_all("min", idx, 0.0, method).map_err(|e| fail(method, e))?;
-    let hi = ops::reduce_all("max", idx, 0.0, method).map_err(|e| fail(method, e))?;
+    let lo = reduce::reduce_all("min", idx, 0.0).named(method)?;
+    let hi = reduce::reduce_all("max", idx, 0.0).named(method)?;
     let bad = if lo < 1.0 {
         lo
     } else if hi > size as f64 {
@@ -238,8 +104,8 @@ fn same_type(a: &Args, pos: usize, dtype: DType, method: &str) -> Result<Tensor>
             method,
             format!(
                 "bad argument #{pos} (source must be a {}, got {})",
-                ops::tensor_typename(dtype),
-                ops::tensor_typename(t.dtype)
+                tensor_typename(dtype),
+                tensor_typename(t.dtype)
             ),
         ));
     }
@@ -267,7 +133,7 @@ fn index(lua: &Lua, a: Args) -> Result<MultiValue> {
     let idx = position_vector(&a, p + 1, &src, dim, M)?;
     let mut shape = src.size.clone();
     shape[dim] = idx.numel();
-    let gi = expanded(&shape, &idx, dim).map_err(|e| fail(M, e))?;
+    let gi = expanded(&shape, &idx, dim).named(M)?;
     gather_into(lua, &a, res, &src, dim, &shape, &idx, gi, M)
 }
 
@@ -286,8 +152,9 @@ fn gather_into(
     method: &str,
 ) -> Result<MultiValue> {
     let (rv, r) = result(lua, a, res, src.dtype, shape, src, method)?;
-    let work = Move::gather(&r, src, dim, idx, gi).map_err(|e| fail(method, e))?;
-    work.run(r.numel(), method).map_err(|e| fail(method, e))?;
+    Move::gather(&r, src, dim, idx, gi)
+        .and_then(|work| work.run(r.numel()))
+        .named(method)?;
     one(rv)
 }
 
@@ -303,7 +170,7 @@ fn slices_like(src: &Tensor, t: &Tensor, dim: usize, method: &str) -> Result<Ten
     let (s, st) = (moved.size.remove(dim), moved.stride.remove(dim));
     moved.size.insert(0, s);
     moved.stride.insert(0, st);
-    let c = ops::contiguous(&moved, method).map_err(|e| fail(method, e))?;
+    let c = copy::contiguous(&moved).named(method)?;
     let mut rest = t.size.clone();
     rest.remove(dim);
     rest.insert(0, s);
@@ -353,10 +220,9 @@ fn index_copy(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
     let src = slices_like(&src, &t, dim, method)?;
     let mode = if adding { Mode::ScatterAdd } else { Mode::Scatter };
     let (gs, gi) = (Geo::of(&src), expanded(&src.size, &idx, dim));
-    let work = gs
-        .and_then(|gs| Move::scatter(mode, &t, dim, &src.size, Some((&src, gs)), 0.0, &idx, gi?))
-        .map_err(|e| fail(method, e))?;
-    work.run(src.numel(), method).map_err(|e| fail(method, e))?;
+    gs.and_then(|gs| Move::scatter(mode, &t, dim, &src.size, Some((&src, gs)), 0.0, &idx, gi?))
+        .and_then(|work| work.run(src.numel()))
+        .named(method)?;
     receiver(a)
 }
 
@@ -369,10 +235,10 @@ fn index_fill(_: &Lua, a: Args) -> Result<MultiValue> {
     let v = number_arg(&a, 4, M)?;
     let mut shape = t.size.clone();
     shape[dim] = idx.numel();
-    let work = expanded(&shape, &idx, dim)
+    expanded(&shape, &idx, dim)
         .and_then(|gi| Move::scatter(Mode::ScatterFill, &t, dim, &shape, None, v, &idx, gi))
-        .map_err(|e| fail(M, e))?;
-    work.run(shape.iter().product(), M).map_err(|e| fail(M, e))?;
+        .and_then(|work| work.run(shape.iter().product()))
+        .named(M)?;
     receiver(&a)
 }
 
@@ -391,7 +257,7 @@ fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (src, res, p) = source_and_result(&a, M)?;
     let dim = dim_arg(&a, p, &src, M)?;
     let idx = position_tensor(&a, p + 1, &src, "the source", dim, M)?;
-    let gi = Geo::of(&idx).map_err(|e| fail(M, e))?;
+    let gi = Geo::of(&idx).named(M)?;
     gather_into(lua, &a, res, &src, dim, &idx.size, &idx, gi, M)
 }
 
@@ -400,7 +266,7 @@ fn scatter(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let dim = dim_arg(a, 2, &t, method)?;
     let idx = position_tensor(a, 3, &t, "the tensor", dim, method)?;
-    let gi = Geo::of(&idx).map_err(|e| fail(method, e))?;
+    let gi = Geo::of(&idx).named(method)?;
     let value = arg(a, 4);
     let src = match (number(value), adding, Cuda::tensor_of(value)) {
         (Some(_), false, _) => None,
@@ -431,8 +297,8 @@ fn scatter(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
                 .and_then(|gs| Move::scatter(mode, &t, dim, &idx.size, Some((src, gs)), 0.0, &idx, gi))
         }
     }
-    .map_err(|e| fail(method, e))?;
-    work.run(idx.numel(), method).map_err(|e| fail(method, e))?;
+    .named(method)?;
+    work.run(idx.numel()).named(method)?;
     receiver(a)
 }
 
@@ -441,7 +307,7 @@ fn scatter(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
 fn host_mask(a: &Args, pos: usize, t: &Tensor, method: &str) -> Result<Tensor> {
     let v = arg(a, pos);
     let mask = match (Cuda::tensor_of(v), tensor_of(v)) {
-        (Some(m), _) => ops::to_host(&m, method).map_err(|e| fail(method, e))?,
+        (Some(m), _) => copy::to_host(&m).named(method)?,
         (None, Some(m)) => m,
         _ => {
             return Err(error(
@@ -480,7 +346,7 @@ fn selected(mask: &Tensor, dev: &Device, method: &str) -> Result<Tensor> {
     if count == 0 {
         return Ok(Tensor::empty(DType::Long));
     }
-    let places = ops::host_longs(&places, &[count]).map_err(|e| fail(method, e))?;
+    let places = host_longs(&places, &[count]).named(method)?;
     upload(&places, dev, method)
 }
 
@@ -501,20 +367,7 @@ fn masked_select(lua: &Lua, a: Args) -> Result<MultiValue> {
         return empty_result(lua, &a, res, src.dtype);
     }
     let (rv, r) = result(lua, &a, res, src.dtype, &[n], &src, M)?;
-    let work = Move {
-        mode: Mode::Take,
-        r: &r,
-        gr: Geo::of(&r).map_err(|e| fail(M, e))?,
-        sr: 0,
-        a: Some(&src),
-        ga: Geo::NONE,
-        sa: 0,
-        idx: &idx,
-        gi: Geo::of(&idx).map_err(|e| fail(M, e))?,
-        gx: Geo::of(&src).map_err(|e| fail(M, e))?,
-        v: 0.0,
-    };
-    work.run(n, M).map_err(|e| fail(M, e))?;
+    Move::take(&r, &src, &idx).and_then(|work| work.run(n)).named(M)?;
     one(rv)
 }
 
@@ -535,21 +388,8 @@ fn masked_copy(_: &Lua, a: Args) -> Result<MultiValue> {
     if n == 0 {
         return receiver(&a);
     }
-    let flat = ops::contiguous(&src, M).map_err(|e| fail(M, e))?;
-    let work = Move {
-        mode: Mode::Put,
-        r: &t,
-        gr: Geo::NONE,
-        sr: 0,
-        a: Some(&flat),
-        ga: Geo::new(&[n], &[1]).map_err(|e| fail(M, e))?,
-        sa: 0,
-        idx: &idx,
-        gi: Geo::of(&idx).map_err(|e| fail(M, e))?,
-        gx: Geo::of(&t).map_err(|e| fail(M, e))?,
-        v: 0.0,
-    };
-    work.run(n, M).map_err(|e| fail(M, e))?;
+    let flat = copy::contiguous(&src).named(M)?;
+    Move::put(&t, &flat, &idx).and_then(|work| work.run(n)).named(M)?;
     receiver(&a)
 }
 
@@ -561,7 +401,7 @@ fn nonzero(lua: &Lua, a: Args) -> Result<MultiValue> {
         Some(src) => (src, 1),
         None => (tensor_arg(&a, 1, M)?, 0),
     };
-    let host = ops::to_host(&src, M).map_err(|e| fail(M, e))?;
+    let host = copy::to_host(&src).named(M)?;
     let (count, coords) = if host.numel() == 0 {
         (0, Vec::new())
     } else {
@@ -575,8 +415,8 @@ fn nonzero(lua: &Lua, a: Args) -> Result<MultiValue> {
     }
     let size = [count, src.dim()];
     let (rv, r) = result(lua, &a, res, DType::Long, &size, &src, M)?;
-    let coords = ops::host_longs(&coords, &size).map_err(|e| fail(M, e))?;
-    ops::copy_from_host(&r, &coords, M).map_err(|e| fail(M, e))?;
+    let coords = host_longs(&coords, &size).named(M)?;
+    copy::from_host(&r, &coords).named(M)?;
     one(rv)
 }
 
@@ -596,7 +436,7 @@ fn check_long(r: &Tensor, method: &str) -> Result<()> {
             method,
             format!(
                 "bad argument #1 (torch.CudaLongTensor expected, got {})",
-                ops::tensor_typename(r.dtype)
+                tensor_typename(r.dtype)
             ),
         ));
     }

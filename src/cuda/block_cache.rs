@@ -1,4 +1,5 @@
-//! A cache of freed device allocations, per device, as cutorch's caching allocator kept one.
+//! A cache of freed device allocations, per device, as cutorch's caching allocator kept one (the
+//! devices layer: `device::Device` holds one, `memory` fills and empties it).
 //!
 //! cuMemFree waits for the whole device, and cuMemAlloc costs far more than a kernel launch: a
 //! script that makes a temporary tensor per operation (`a + b`, a reduction's partial sums, a

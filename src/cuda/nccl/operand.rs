@@ -1,11 +1,12 @@
-//! What the parts of `cuda` that work on device tensors without owning them (NCCL collectives,
-//! IPC) need to know of a device tensor, and how they reach a device's current stream.
+//! What the collectives (`comm`) need to know of a device tensor (a flat range of device memory),
+//! and how they reach a device's current stream.
 
 use mlua::Value;
 
-use super::device;
-use super::family::Cuda;
-use super::memory;
+use crate::cuda::device;
+use crate::cuda::family::Cuda;
+use crate::cuda::memory;
+use crate::error::Result;
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 
@@ -28,7 +29,7 @@ pub fn operand_of(value: &Value) -> Option<DeviceOperand> {
     let t = Cuda::tensor_of(value)?;
     let (ptr, device) = match &t.storage {
         Some(s) if t.numel() > 0 && t.storage_checked().is_ok() => {
-            (memory::addr_of(s, t.offset).ok()?, memory::device_of(s)?)
+            (memory::address(s, t.offset).ok()?, memory::device_of(s)?)
         }
         Some(s) => (0, memory::device_of(s).unwrap_or_else(device::current)),
         None => (0, device::current()),
@@ -44,7 +45,7 @@ pub fn operand_of(value: &Value) -> Option<DeviceOperand> {
 
 /// The raw `CUstream` that work on `device` (0-based) is queued on now (`cutorch.setStream`),
 /// with that device's context made current on the calling thread.
-pub fn current_stream(device: usize) -> Result<usize, String> {
-    let dev = device::get(device, "stream")?;
+pub fn current_stream(device: usize) -> Result<usize> {
+    let dev = device::get(device).map_err(|e| e.context("stream"))?;
     dev.current_stream().map(|s| s as usize)
 }
