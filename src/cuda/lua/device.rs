@@ -3,7 +3,7 @@
 
 use mlua::{LightUserData, Lua, Result, Table, Value};
 
-use super::args::{device_arg, num, open_device, ret, set_function as add};
+use super::args::{device_arg, num, open_device, ret, set_function};
 use crate::cuda::device::{self, Device};
 use crate::cuda::driver::{self, guard};
 use crate::cuda::ffi;
@@ -62,8 +62,8 @@ fn properties(lua: &Lua, dev: &Device) -> Result<Table> {
 
 /// Sets the device functions in the `cutorch` table `m`.
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
-    add(lua, m, "getDeviceCount", |_, _| ret([num(device::count() as f64)]))?;
-    add(lua, m, "setDevice", |_, a| {
+    set_function(lua, m, "getDeviceCount", |_, _| ret([num(device::count() as f64)]))?;
+    set_function(lua, m, "setDevice", |_, a| {
         let d = device_arg(&a, 1, "cutorch.setDevice")?;
         if arg(&a, 1).is_nil() {
             return Err(error("cutorch.setDevice", "bad argument #1 (device number expected)"));
@@ -71,11 +71,11 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
         device::set_current(d).named("cutorch.setDevice")?;
         ret([])
     })?;
-    add(lua, m, "getDevice", |_, _| {
+    set_function(lua, m, "getDevice", |_, _| {
         device::usable().named("cutorch.getDevice")?;
         ret([num((device::current() + 1) as f64)])
     })?;
-    add(lua, m, "getDeviceProperties", |lua, a| {
+    set_function(lua, m, "getDeviceProperties", |lua, a| {
         if arg(&a, 1).is_nil() {
             return Err(error(
                 "cutorch.getDeviceProperties",
@@ -85,7 +85,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
         let dev = open_device(&a, 1, "cutorch.getDeviceProperties")?;
         ret([Value::Table(properties(lua, &dev)?)])
     })?;
-    add(lua, m, "getMemoryUsage", |_, a| {
+    set_function(lua, m, "getMemoryUsage", |_, a| {
         let dev = open_device(&a, 1, "cutorch.getMemoryUsage")?;
         let (free, total) = dev.memory().named("cutorch.getMemoryUsage")?;
         ret([num(free as f64), num(total as f64)])
@@ -93,7 +93,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     // Frees what the caching allocator keeps (for another process, or a library that allocates
     // through the driver itself); a luatorch addition, as PyTorch's torch.cuda.empty_cache.
     // cutorch.emptyCache([device]): that device's cache, or every open device's.
-    add(lua, m, "emptyCache", |_, a| {
+    set_function(lua, m, "emptyCache", |_, a| {
         const M: &str = "cutorch.emptyCache";
         if arg(&a, 1).is_nil() {
             device::usable().named(M)?;
@@ -108,12 +108,12 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     // With no device there is nothing to wait for, but a script that synchronizes expects a GPU:
     // like every call that needs one, it raises an error.
-    add(lua, m, "synchronize", |_, a| {
+    set_function(lua, m, "synchronize", |_, a| {
         let dev = open_device(&a, 1, "cutorch.synchronize")?;
         dev.synchronize().named("cutorch.synchronize")?;
         ret([])
     })?;
-    add(lua, m, "synchronizeAll", |_, _| {
+    set_function(lua, m, "synchronizeAll", |_, _| {
         const M: &str = "cutorch.synchronizeAll";
         device::usable().named(M)?;
         for d in 0..device::count() {
@@ -122,13 +122,13 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
         device::get(device::current()).named(M)?;
         ret([])
     })?;
-    add(lua, m, "manualSeed", |_, a| {
+    set_function(lua, m, "manualSeed", |_, a| {
         let d = device_arg(&a, 2, "cutorch.manualSeed")?;
         let seed = seed_arg(&a, "cutorch.manualSeed")?;
         with_generator(d, |g| g.manual_seed(seed)).named("cutorch.manualSeed")?;
         ret([])
     })?;
-    add(lua, m, "manualSeedAll", |_, a| {
+    set_function(lua, m, "manualSeedAll", |_, a| {
         const M: &str = "cutorch.manualSeedAll";
         device::usable().named(M)?;
         let seed = seed_arg(&a, M)?;
@@ -137,19 +137,19 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
         }
         ret([])
     })?;
-    add(lua, m, "initialSeed", |_, a| {
+    set_function(lua, m, "initialSeed", |_, a| {
         let d = device_arg(&a, 1, "cutorch.initialSeed")?;
         ret([num(
             with_generator(d, |g| g.initial_seed()).named("cutorch.initialSeed")? as f64,
         )])
     })?;
-    add(lua, m, "seed", |_, a| {
+    set_function(lua, m, "seed", |_, a| {
         let d = device_arg(&a, 1, "cutorch.seed")?;
         let s = crate::torch::random::urandom_seed().map_err(|e| error("cutorch.seed", e))?;
         with_generator(d, |g| g.manual_seed(s)).named("cutorch.seed")?;
         ret([num(s as f64)])
     })?;
-    add(lua, m, "seedAll", |_, _| {
+    set_function(lua, m, "seedAll", |_, _| {
         const M: &str = "cutorch.seedAll";
         device::usable().named(M)?;
         let s = crate::torch::random::urandom_seed().map_err(|e| error(M, e))?;
@@ -160,24 +160,24 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     // getRNGState([device]) / setRNGState(state [, device]): the device's generator state, in
     // the host generator's format (the device draws come from such a generator).
-    add(lua, m, "getRNGState", |lua, a| {
+    set_function(lua, m, "getRNGState", |lua, a| {
         const M: &str = "cutorch.getRNGState";
         let d = device_arg(&a, 1, M)?;
         let t = with_generator(d, |g| random::state_tensor(g)).named(M)??;
         ret([crate::torch::userdata::push_tensor(lua, t)?])
     })?;
-    add(lua, m, "setRNGState", |_, a| {
+    set_function(lua, m, "setRNGState", |_, a| {
         const M: &str = "cutorch.setRNGState";
         let d = device_arg(&a, 2, M)?;
         let state = random::state_at(&a, 1, M)?;
         with_generator(d, |g| *g = state).named(M)?;
         ret([])
     })?;
-    add(lua, m, "getState", |_, _| {
+    set_function(lua, m, "getState", |_, _| {
         ret([Value::LightUserData(LightUserData(ffi::state()))])
     })?;
     // requireDevice(name): raises the no-device error naming `name` (for calls made in Lua).
-    add(lua, m, "requireDevice", |_, a| {
+    set_function(lua, m, "requireDevice", |_, a| {
         let name = match arg(&a, 1) {
             Value::String(s) => s.to_string_lossy(),
             _ => "cutorch".to_string(),

@@ -3,7 +3,7 @@
 
 use mlua::{Lua, Result, Table, Value};
 
-use super::args::{device_arg, num, ret, set_function as add};
+use super::args::{device_arg, num, ret, set_function};
 use crate::cuda::family::{Cuda, TYPES};
 use crate::cuda::ipc;
 use crate::error::Named;
@@ -15,7 +15,7 @@ use crate::torch::family::Family;
 /// the storage side of CUDA IPC (see `ipc`), for the Lua layers that pass tensors between
 /// processes.
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
-    add(lua, m, "_ipcExport", |lua, a| {
+    set_function(lua, m, "_ipcExport", |lua, a| {
         const M: &str = "cutorch._ipcExport";
         let s = match (Cuda::storage_of(arg(&a, 1)), Cuda::tensor_of(arg(&a, 1))) {
             (Some(s), _) => s,
@@ -31,7 +31,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
             Value::String(lua.create_string(e.dtype.name())?),
         ])
     })?;
-    add(lua, m, "_ipcImport", |lua, a| {
+    set_function(lua, m, "_ipcImport", |lua, a| {
         const M: &str = "cutorch._ipcImport";
         let handle = match arg(&a, 1) {
             Value::String(s) if s.as_bytes().len() == ipc::HANDLE_BYTES => {

@@ -3,7 +3,7 @@
 
 use mlua::{Lua, Result, Table, Value};
 
-use super::args::{device_arg, num, open_device, ret, set_function as add};
+use super::args::{device_arg, num, open_device, ret, set_function};
 use crate::cuda::device;
 use crate::cuda::driver::{self, guard};
 use crate::cuda::{events, peer};
@@ -63,12 +63,12 @@ fn install_peer_functions(lua: &Lua, m: &Table) -> Result<()> {
             )),
         }
     }
-    add(lua, m, "getPeerToPeerAccess", |_, a| {
+    set_function(lua, m, "getPeerToPeerAccess", |_, a| {
         const M: &str = "cutorch.getPeerToPeerAccess";
         let (d, p) = pair(&a, M)?;
         ret([Value::Boolean(peer::get(d, p).named(M)?)])
     })?;
-    add(lua, m, "setPeerToPeerAccess", |_, a| {
+    set_function(lua, m, "setPeerToPeerAccess", |_, a| {
         const M: &str = "cutorch.setPeerToPeerAccess";
         let (d, p) = pair(&a, M)?;
         let on = flag(&a, 3, M)?;
@@ -76,11 +76,11 @@ fn install_peer_functions(lua: &Lua, m: &Table) -> Result<()> {
         device::current_device().named(M)?;
         ret([])
     })?;
-    add(lua, m, "getKernelPeerToPeerAccess", |_, _| {
+    set_function(lua, m, "getKernelPeerToPeerAccess", |_, _| {
         device::usable().named("cutorch.getKernelPeerToPeerAccess")?;
         ret([Value::Boolean(peer::kernel_access())])
     })?;
-    add(lua, m, "setKernelPeerToPeerAccess", |_, a| {
+    set_function(lua, m, "setKernelPeerToPeerAccess", |_, a| {
         const M: &str = "cutorch.setKernelPeerToPeerAccess";
         device::usable().named(M)?;
         peer::set_kernel_access(flag(&a, 1, M)?);
@@ -90,7 +90,7 @@ fn install_peer_functions(lua: &Lua, m: &Table) -> Result<()> {
 
 /// Sets the stream functions in the `cutorch` table `m`.
 fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
-    add(lua, m, "reserveStreams", |_, a| {
+    set_function(lua, m, "reserveStreams", |_, a| {
         const M: &str = "cutorch.reserveStreams";
         device::usable().named(M)?;
         let n = int_arg(&a, 1, M)?;
@@ -115,11 +115,11 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
         device::get(device::current()).named(M)?;
         ret([])
     })?;
-    add(lua, m, "getNumStreams", |_, _| {
+    set_function(lua, m, "getNumStreams", |_, _| {
         let dev = open_device(&Args::new(), 1, "cutorch.getNumStreams")?;
         ret([num(dev.reserved_streams() as f64)])
     })?;
-    add(lua, m, "setStream", |_, a| {
+    set_function(lua, m, "setStream", |_, a| {
         const M: &str = "cutorch.setStream";
         let dev = open_device(&Args::new(), 1, M)?;
         let i = int_arg(&a, 1, M)?;
@@ -136,16 +136,16 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
         device::set_current_stream_index(dev.ordinal, i as usize);
         ret([])
     })?;
-    add(lua, m, "setDefaultStream", |_, _| {
+    set_function(lua, m, "setDefaultStream", |_, _| {
         let dev = open_device(&Args::new(), 1, "cutorch.setDefaultStream")?;
         device::set_current_stream_index(dev.ordinal, 0);
         ret([])
     })?;
-    add(lua, m, "getStream", |_, _| {
+    set_function(lua, m, "getStream", |_, _| {
         let dev = open_device(&Args::new(), 1, "cutorch.getStream")?;
         ret([num(device::current_stream_index(dev.ordinal) as f64)])
     })?;
-    add(lua, m, "streamSynchronize", |_, a| {
+    set_function(lua, m, "streamSynchronize", |_, a| {
         const M: &str = "cutorch.streamSynchronize";
         let dev = open_device(&Args::new(), 1, M)?;
         let i = int_arg(&a, 1, M)?;
@@ -162,7 +162,7 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     // _streamWait(method, device, stream, places) and _streamBarrier(method, places), places a
     // list {device, stream, device, stream, ...} (devices 1-based), checked by lua/cutorch.
-    add(lua, m, "_streamWait", |_, a| {
+    set_function(lua, m, "_streamWait", |_, a| {
         let method = place_method(&a)?;
         let waiting = place(&a, 2, &method)?;
         let on = places(&a, 4, &method)?;
@@ -170,7 +170,7 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
         device::current_device().named(&method)?;
         ret([])
     })?;
-    add(lua, m, "_streamBarrier", |_, a| {
+    set_function(lua, m, "_streamBarrier", |_, a| {
         let method = place_method(&a)?;
         let all = places(&a, 2, &method)?;
         events::barrier(&all).named(&method)?;
@@ -178,7 +178,7 @@ fn install_stream_functions(lua: &Lua, m: &Table) -> Result<()> {
         ret([])
     })?;
     // For tests and FFI users: the address of the current stream (0 for the default stream).
-    add(lua, m, "_currentStreamAddress", |_, _| {
+    set_function(lua, m, "_currentStreamAddress", |_, _| {
         let dev = open_device(&Args::new(), 1, "cutorch._currentStreamAddress")?;
         let s = dev.current_stream().named("cutorch._currentStreamAddress")?;
         ret([num(s as usize as f64)])
