@@ -8,7 +8,6 @@
 
 use std::any::{Any, TypeId};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -99,9 +98,8 @@ pub struct Device {
     streams: Mutex<Vec<Stream>>,
     /// Compute capability.
     pub arch: (i32, i32),
-    /// One value per type, made on first use by `slot` (leaked: devices live as long as the
-    /// process, so a slot's value can be lent for as long as its device).
-    slots: Mutex<HashMap<TypeId, &'static (dyn Any + Send + Sync)>>,
+    /// What the layers above keep for this device (see `slot`).
+    slots: Slots,
     /// Freed allocations kept for reuse.
     pub(crate) cache: Cache,
     /// Set once work has gone to a reserved stream: a freed allocation may then still be in use
@@ -117,16 +115,7 @@ impl Device {
     /// threads race). The layers above keep their per-device state here: the compiled kernels,
     /// the cuBLAS handle.
     pub fn slot<T: Send + Sync + 'static>(&self, init: impl FnOnce() -> T) -> &T {
-        let cell: &'static (dyn Any + Send + Sync) = {
-            let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
-            *slots
-                .entry(TypeId::of::<T>())
-                .or_insert_with(|| Box::leak(Box::new(OnceLock::<T>::new())))
-        };
-        // The lock is not held while `init` runs: it may take long (compiling the kernels) and
-        // make other slots of this device.
-        let cell = cell.downcast_ref::<OnceLock<T>>().expect("a slot holds its own type");
-        cell.get_or_init(init)
+        self.slots.get(init)
     }
 
     /// Makes this device's context current on the calling thread.
@@ -230,6 +219,40 @@ impl Device {
     }
 }
 
+/// Kinds of per-device state `Slots` holds at most (the compiled kernels and the cuBLAS handle
+/// use two).
+const SLOTS: usize = 8;
+
+/// A cell of `Slots`: the type whose value it holds, and that value (a `OnceLock` of it).
+type Slot = OnceLock<(TypeId, &'static (dyn Any + Send + Sync))>;
+
+/// Values of any types, one per type, each made on first use. A type's value is in the first
+/// cell that holds its `TypeId`; cells fill in order and are never emptied, so finding one takes
+/// no lock (it is on the path of every kernel launch). The values are leaked: the slots of a
+/// device live as long as the process, so a value can be lent for as long as its slots.
+#[derive(Default)]
+struct Slots([Slot; SLOTS]);
+
+impl Slots {
+    fn get<T: Send + Sync + 'static>(&self, init: impl FnOnce() -> T) -> &T {
+        let id = TypeId::of::<T>();
+        // The first cell that is empty or holds `T`'s: an empty one is claimed (by one thread of
+        // any that race for it; the others see what it was claimed for and go on).
+        let value = self
+            .0
+            .iter()
+            .find_map(|cell| {
+                let (held, value) = cell.get_or_init(|| (id, Box::leak(Box::new(OnceLock::<T>::new()))));
+                (*held == id).then_some(*value)
+            })
+            .expect("more kinds of per-device state than Slots holds");
+        // `init` runs outside the claiming: it may take long (compiling the kernels) and make
+        // other slots of the same device.
+        let cell = value.downcast_ref::<OnceLock<T>>().expect("a slot holds its own type");
+        cell.get_or_init(init)
+    }
+}
+
 /// A reserved stream, destroyed with its device's context still alive.
 struct Stream(sys::CUstream, Arc<CudaContext>);
 
@@ -276,7 +299,7 @@ pub fn get(ordinal: usize) -> Result<Arc<Device>> {
                     ctx,
                     streams: Mutex::new(Vec::new()),
                     arch,
-                    slots: Mutex::new(HashMap::new()),
+                    slots: Slots::default(),
                     cache: Default::default(),
                     several_streams: AtomicBool::new(false),
                     read_by_peers: AtomicBool::new(false),
@@ -330,4 +353,32 @@ pub fn set_current_stream_index(ordinal: usize, index: usize) {
 /// The current device, opened.
 pub fn current_device() -> Result<Arc<Device>> {
     get(current())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_type_has_one_slot_made_once() {
+        let slots = Slots::default();
+        assert_eq!(*slots.get(|| 3u32), 3);
+        assert_eq!(*slots.get(|| 4u32), 3, "made once");
+        assert_eq!(slots.get(|| "text".to_string()), "text");
+        assert_eq!(*slots.get(|| 5u64), 5);
+        assert_eq!((*slots.get(|| 0u32), *slots.get(|| 0u64)), (3, 5));
+        // Threads racing for the slots of new types all get the one value each type was given.
+        let slots = Slots::default();
+        let seen: Vec<(u8, u16)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8u8)
+                .map(|i| {
+                    let slots = &slots;
+                    scope.spawn(move || (*slots.get(|| i), *slots.get(|| u16::from(i) + 100)))
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(seen.windows(2).all(|w| w[0] == w[1]), "{seen:?}");
+        assert_eq!(slots.0.iter().filter(|c| c.get().is_some()).count(), 2);
+    }
 }
