@@ -1,6 +1,6 @@
 -- gnuplot.histc and gnuplot.hist: histograms, as a table (histc) and drawn as boxes (hist).
--- The module is a function that adds them to the gnuplot table it is given (gnuplot/init.lua
--- calls it), so that it needs no require of its parent.
+-- The module is a function that adds them to the gnuplot table it is given, with the function
+-- that draws lines (gnuplot/init.lua calls it), so that it needs no require of its parent.
 require 'torch'
 
 local function fail(fname, msg)
@@ -73,7 +73,7 @@ local function histc(t, bins, lo, hi, raw)
    return setmetatable(out, { __tostring = histc_tostring })
 end
 
-return function(gnuplot)
+return function(gnuplot, lines)
    gnuplot.histc = histc
 
    -- hist(t[, bins[, min[, max]]]): draws histc's histogram as boxes; returns it.
@@ -81,7 +81,7 @@ return function(gnuplot)
       local h = histc(t, bins, lo, hi)
       local centres = torch.Tensor(#h)
       for i = 1, #h do centres[i] = h[i].val end
-      gnuplot.bar(centres, h.raw)
+      lines('hist', centres, h.raw, '|')
       return h
    end
 end

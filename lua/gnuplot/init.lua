@@ -87,7 +87,7 @@ local function detect()
    local candidates = {}
    if tostring(uname):match('Darwin') then
       candidates = { 'aqua', 'qt', 'wxt', 'x11' }
-   elseif os.getenv('DISPLAY') or os.getenv('WAYLAND_DISPLAY') then
+   elseif (os.getenv('DISPLAY') or '') ~= '' or (os.getenv('WAYLAND_DISPLAY') or '') ~= '' then
       candidates = { 'wxt', 'qt', 'x11' }
    end
    for _, t in ipairs(candidates) do
@@ -500,21 +500,21 @@ end
 local USAGE = 'expecting [string,] tensor [,tensor] [,string]'
 
 -- One series of plot: {[legend,] x [, y] [, format]}. Returns legend, format and the data's
--- columns (x, then one or more y).
-local function series(args)
+-- columns (x, then one or more y). Errors name `fname`.
+local function series(fname, args)
    local legend, x, y, format
    local i = 1
    if type(args[i]) == 'string' then legend, i = args[i], i + 1 end
    if torch.isTensor(args[i]) then x, i = args[i], i + 1 end
    if torch.isTensor(args[i]) then y, i = args[i], i + 1 end
    if type(args[i]) == 'string' then format, i = args[i], i + 1 end
-   if not x or args[i] ~= nil then fail('plot', USAGE) end
+   if not x or args[i] ~= nil then fail(fname, USAGE) end
    legend, format = legend or '', format or ''
 
    local columns
    if y then
       if x:dim() ~= 1 or (y:dim() ~= 1 and y:dim() ~= 2) or x:size(1) ~= y:size(1) then
-         fail('plot', 'x and y must be a vector and a vector (or matrix) with as many rows, got '
+         fail(fname, 'x and y must be a vector and a vector (or matrix) with as many rows, got '
             .. x:dim() .. 'D and ' .. y:dim() .. 'D tensors of ' .. x:nElement() .. ' and '
             .. y:nElement() .. ' elements')
       end
@@ -538,10 +538,10 @@ local function series(args)
       end
       for _, c in ipairs(order) do columns[#columns + 1] = as_table(x:select(2, c)) end
    else
-      fail('plot', 'cannot plot a ' .. x:dim() .. 'D tensor: give a vector, or a matrix of '
+      fail(fname, 'cannot plot a ' .. x:dim() .. 'D tensor: give a vector, or a matrix of '
          .. 'columns x, y[, ...]')
    end
-   if x:nElement() == 0 then fail('plot', 'nothing to plot: an empty tensor') end
+   if x:nElement() == 0 then fail(fname, 'nothing to plot: an empty tensor') end
    return legend, format, columns
 end
 
@@ -581,27 +581,32 @@ local function all_series(fname, ...)
    return args
 end
 
+-- plot's work, for plot and the functions built on it (bar, hist), whose errors name `fname`.
+local function lines(fname, ...)
+   local cmd, data = {}, {}
+   for _, s in ipairs(all_series(fname, ...)) do
+      local legend, format, columns = series(fname, s)
+      local style = style_of(format, columns)
+      cmd[#cmd + 1] = "'-' title " .. quote_gp(legend) .. (style ~= '' and ' ' .. style or '')
+      data_block(data, columns)
+   end
+   local fig = current_figure(fname)
+   send(fname, fig, 'plot ', table.concat(cmd, ', '), '\n', table.concat(data, '\n'))
+end
+
 -- plot(...): lines and points. Each series is [legend,] x [, y] [, format]: y against x, or a
 -- vector against 1..n, or a matrix's columns x, y[, y2 ...]; format '+' points, '-' lines, '+-'
 -- both, '.' dots, '|' boxes, '~' smooth, 'v' vectors, or any gnuplot 'with ...' clause. Several
 -- series as tables: plot({'a', x1, y1, '-'}, {'b', y2})
 function gnuplot.plot(...)
-   local cmd, data = {}, {}
-   for _, s in ipairs(all_series('plot', ...)) do
-      local legend, format, columns = series(s)
-      local style = style_of(format, columns)
-      cmd[#cmd + 1] = "'-' title " .. quote_gp(legend) .. (style ~= '' and ' ' .. style or '')
-      data_block(data, columns)
-   end
-   local fig = current_figure('plot')
-   send('plot', fig, 'plot ', table.concat(cmd, ', '), '\n', table.concat(data, '\n'))
+   lines('plot', ...)
 end
 
 -- bar([x,] y): boxes.
 function gnuplot.bar(...)
    local args = { ... }
    args[#args + 1] = '|'
-   gnuplot.plot(args)
+   lines('bar', args)
 end
 
 -- The x, y, z matrices of a surface: {[legend,] z} or {[legend,] x, y, z}.
@@ -691,6 +696,6 @@ function gnuplot.imagesc(z, palette)
       "splot '-' matrix with image\n", table.concat(rows, '\n'), '\ne\ne')
 end
 
-require('gnuplot.hist')(gnuplot)
+require('gnuplot.hist')(gnuplot, lines)
 
 return gnuplot

@@ -44,11 +44,16 @@ return function(opfunc, x, config)
    local pop = x.new(popsize, D):uniform(gen, minRegion, maxRegion)
    local children = x.new(popsize, D)
    local fitness = {}
-   local best, bestFitness = 1, math.huge
-   for i = 1, popsize do
-      fitness[i] = evaluate(pop[i]) or math.huge
-      if fitness[i] < bestFitness then best, bestFitness = i, fitness[i] end
+   for i = 1, popsize do fitness[i] = evaluate(pop[i]) or math.huge end
+   -- Torch's de starts its "best" at the member with the largest f, and so do we: the first
+   -- generation, mutating around that member, explores more widely (starting at the smallest f
+   -- converges early more often on Rosenbrock's function). The first child better than it
+   -- replaces it.
+   local best = 1
+   for i = 2, popsize do
+      if fitness[i] > fitness[best] then best = i end
    end
+   local bestFitness = fitness[best]
    local bestSolution = pop[best]:clone()
 
    while fes < maxFEs do
@@ -59,6 +64,7 @@ return function(opfunc, x, config)
          repeat r1 = torch.random(gen, 1, popsize) until r1 ~= i
          repeat r2 = torch.random(gen, 1, popsize) until r2 ~= r1 and r2 ~= i
          -- Binomial crossover between the mutant and member i; coordinate jrand always mutates.
+         -- (Torch's de compared jrand with i rather than j; this is the textbook rule.)
          local jrand = torch.random(gen, 1, D)
          local child, parent, a, b = children[i], pop[i], pop[r1], pop[r2]
          for j = 1, D do

@@ -16,7 +16,9 @@ local checks = require 'optim.checks'
 local NAME = 'optim.FistaLS'
 
 return function(f, g, pl, xinit, params)
-   for i, fn in ipairs { f, g, pl } do
+   local fns = { f, g, pl }
+   for i = 1, 3 do
+      local fn = fns[i]
       if type(fn) ~= 'function' then
          checks.fail(NAME, 'bad argument #' .. i .. ' (a function expected, got ' .. type(fn) .. ')')
       end
