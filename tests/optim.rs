@@ -174,3 +174,33 @@ fn logger_plots_eps_and_png_through_gnuplot() {
     assert!(eps.starts_with(b"%!PS-Adobe"), "train.log.eps is not PostScript");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn example_trains_a_classifier_and_logs_its_loss() {
+    let dir = temp_dir("optim-example");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = run_th_in(
+        root,
+        &["examples/optim_classifier.lua", dir.to_str().unwrap()],
+        "",
+        &[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")],
+    );
+    out.assert_ok();
+    // The last line of the confusion matrix: " + global correct: 95.3...%".
+    let accuracy: f64 = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(" + global correct: "))
+        .and_then(|v| v.strip_suffix('%'))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no accuracy in\n{}", out.stdout));
+    assert!(accuracy > 90.0, "accuracy {accuracy}%\n{}", out.stdout);
+    let log = std::fs::read_to_string(dir.join("train.log")).expect("train.log");
+    assert!(log.starts_with("loss\taccuracy (%)\t\n"), "{log}");
+    assert_eq!(log.lines().count(), 21, "a header and 20 epochs:\n{log}");
+    if have_gnuplot() {
+        let png = std::fs::read(dir.join("loss.png")).expect("loss.png");
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "loss.png is not a PNG");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
