@@ -81,14 +81,15 @@ local function detect()
       terms[name] = true
    end
    -- A screen terminal only where a display is: an X11 one needs $DISPLAY (or a Wayland
-   -- compositor's X server), aqua a Mac.
+   -- compositor's X server), aqua a Mac. qt and x11 draw from a helper process that outlives
+   -- gnuplot, so closing a figure never waits on its window; wxt comes last.
    local screen
    local uname = paths.uname and paths.uname() or ''
    local candidates = {}
    if tostring(uname):match('Darwin') then
-      candidates = { 'aqua', 'qt', 'wxt', 'x11' }
+      candidates = { 'aqua', 'qt', 'x11', 'wxt' }
    elseif (os.getenv('DISPLAY') or '') ~= '' or (os.getenv('WAYLAND_DISPLAY') or '') ~= '' then
-      candidates = { 'wxt', 'qt', 'x11' }
+      candidates = { 'qt', 'x11', 'wxt' }
    end
    for _, t in ipairs(candidates) do
       if terms[t] then screen = t break end
