@@ -248,9 +248,29 @@ local function figure_of(fname, n)
    return fig
 end
 
+-- Points a figure at the screen: the screen terminal (window number = figure number), or
+-- gnuplot's 'unknown' terminal, which draws nothing, when there is no display.
+local function to_screen(fname, fig, raise)
+   local term = screen_override or program.screen
+   if term then
+      send(fname, fig, fmt('set term %s %d', term, fig.id))
+      if raise then send(fname, fig, 'raise') end
+   else
+      if not warned_no_screen then
+         warned_no_screen = true
+         io.stderr:write('gnuplot: no display (DISPLAY is not set), so figures are not shown; '
+            .. 'gnuplot.pngfigure, epsfigure, svgfigure and pdffigure draw into files\n')
+      end
+      send(fname, fig, 'set term unknown')
+   end
+end
+
+-- The figure plots go to: a new screen figure when there is none.
 local function current_figure(fname)
    if current and figures[current] then return figures[current] end
-   return figure_of(fname, nil)
+   local fig = figure_of(fname, nil)
+   to_screen(fname, fig, true)
+   return fig
 end
 
 -- Writes a file figure's output afresh (set output, refresh, unset output: the file is complete
@@ -270,21 +290,8 @@ function gnuplot.figure(n, config)
    local fig = figure_of('figure', n)
    if fig.fname then
       send('figure', fig, 'set term ', fig.term)
-      return fig.id
-   end
-   local prog = program
-   local term = screen_override or prog.screen
-   if term then
-      send('figure', fig, fmt('set term %s %d', term, fig.id))
-      if not config.noraise then send('figure', fig, 'raise') end
    else
-      -- No display: the figure is drawn nowhere (gnuplot's 'unknown' terminal). Say so once.
-      if not warned_no_screen then
-         warned_no_screen = true
-         io.stderr:write('gnuplot: no display (DISPLAY is not set), so figures are not shown; '
-            .. 'gnuplot.pngfigure, epsfigure, svgfigure and pdffigure draw into files\n')
-      end
-      send('figure', fig, 'set term unknown')
+      to_screen('figure', fig, not config.noraise)
    end
    return fig.id
 end
@@ -359,10 +366,8 @@ function gnuplot.figprint(file)
       '\nrefresh\nunset output')
    if fig.fname then
       send('figprint', fig, 'set term ', fig.term)
-   elseif program.screen or screen_override then
-      send('figprint', fig, fmt('set term %s %d', screen_override or program.screen, fig.id))
    else
-      send('figprint', fig, 'set term unknown')
+      to_screen('figprint', fig, false)
    end
 end
 
