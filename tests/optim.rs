@@ -161,11 +161,7 @@ fn logger_plots_eps_and_png_through_gnuplot() {
         &[("DISPLAY", ""), ("WAYLAND_DISPLAY", "")],
     );
     out.assert_ok();
-    let png_path = out
-        .stdout
-        .lines()
-        .next()
-        .expect("the script prints the PNG's path");
+    let png_path = out.stdout.lines().next().expect("the script prints the PNG's path");
     assert!(out.stdout.ends_with("ok\n"), "{}", out.stdout);
     let png = std::fs::read(png_path).expect("the PNG the logger plotted");
     assert!(png.len() > 8, "{png_path} is empty");
