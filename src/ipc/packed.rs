@@ -1,12 +1,13 @@
-//! Values between the Lua states of one process: the `.t7` walker, with every storage and every
-//! ipc handle carried beside the bytes by reference. So Lua values are copied, tensors, storages,
+//! Values packed for another Lua state of this process (a queue's items, a map's arguments and
+//! results, a shared table's entries): the `.t7` walker, with every storage and every ipc handle
+//! carried beside the bytes by reference. So Lua values are copied, tensors, storages,
 //! queues, channels and mutexes are shared, torch classes keep their class by name, and closures
 //! are refused unless their upvalues are asked for (`writeup`, `marshal(x, true)`).
 //!
 //! nil, booleans, numbers and strings, the usual items of queues and channels, skip the walker:
 //! they are kept as they are.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use mlua::{AnyUserData, Lua, Result, Value};
 
@@ -22,30 +23,30 @@ pub enum Plain<'a> {
 }
 
 /// One packed value; any thread may unpack it, any number of times.
-pub struct Message(Body);
+pub struct Packed(Body);
 
-const _: () = assert!(std::mem::size_of::<Message>() == 16);
+const _: () = assert!(std::mem::size_of::<Packed>() == 16);
 
 enum Body {
     Nil,
     Boolean(bool),
     Integer(i64),
     Number(f64),
-    /// Boxed twice to keep a message at 16 bytes: queues hand items between cores a cache line
+    /// Boxed twice to keep a packed value at 16 bytes: queues hand items between cores a cache line
     /// at a time, so four per line rather than two or three.
     String(Box<Box<[u8]>>),
-    T7(Box<Packed>),
+    T7(Box<Walked>),
 }
 
 /// A value through the `.t7` walker: its bytes, and what travels beside them by reference.
-struct Packed {
+struct Walked {
     t7: Vec<u8>,
     storages: Vec<Storage>,
     handles: Vec<Arc<dyn codec::Handle>>,
 }
 
-impl Message {
-    pub fn pack(lua: &Lua, value: &Value, upvalues: bool) -> Result<Message> {
+impl Packed {
+    pub fn pack(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
         let body = match value {
             Value::Nil => Body::Nil,
             Value::Boolean(b) => Body::Boolean(*b),
@@ -54,7 +55,7 @@ impl Message {
             Value::String(s) => Body::String(Box::new(s.as_bytes().as_ref().into())),
             _ => Body::T7(Box::new(pack_t7(lua, value, upvalues)?)),
         };
-        Ok(Message(body))
+        Ok(Packed(body))
     }
 
     pub fn unpack(&self, lua: &Lua) -> Result<Value> {
@@ -68,9 +69,9 @@ impl Message {
         })
     }
 
-    /// A message of a plain value.
-    pub fn plain(value: Plain<'_>) -> Message {
-        Message(match value {
+    /// A plain value, packed.
+    pub fn plain(value: Plain<'_>) -> Packed {
+        Packed(match value {
             Plain::Nil => Body::Nil,
             Plain::Boolean(b) => Body::Boolean(b),
             Plain::Number(n) => Body::Number(n),
@@ -90,7 +91,7 @@ impl Message {
         })
     }
 
-    /// Bytes this message holds apart from shared storages.
+    /// Bytes this value holds apart from shared storages.
     pub fn size(&self) -> usize {
         match &self.0 {
             Body::Nil | Body::Boolean(_) => 1,
@@ -101,7 +102,7 @@ impl Message {
     }
 }
 
-fn pack_t7(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
+fn pack_t7(lua: &Lua, value: &Value, upvalues: bool) -> Result<Walked> {
     let oob = codec::OutOfBand {
         min_bytes: 0,
         handles: Some(codec::Handles {
@@ -114,14 +115,14 @@ fn pack_t7(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
         ..Default::default()
     };
     let (bytes, oob) = t7::serialize_with(lua, value, oob)?;
-    Ok(Packed {
+    Ok(Walked {
         t7: bytes,
         storages: oob.written,
         handles: oob.handles.map(|h| h.written).unwrap_or_default(),
     })
 }
 
-fn unpack_t7(lua: &Lua, p: &Packed) -> Result<Value> {
+fn unpack_t7(lua: &Lua, p: &Walked) -> Result<Value> {
     let oob = codec::OutOfBand {
         min_bytes: 0,
         to_read: p.storages.iter().cloned().collect(),
@@ -136,21 +137,24 @@ fn unpack_t7(lua: &Lua, p: &Packed) -> Result<Value> {
     t7::deserialize_with(lua, &p.t7, oob)
 }
 
-/// The ipc handles that travel by reference.
+/// The kinds of ipc handle that travel by reference, as `ipc::open` names them: the modules that
+/// define them pack values themselves, so this one cannot name them.
+static BY_REFERENCE: OnceLock<&'static [codec::HandleOf]> = OnceLock::new();
+
+/// Makes the handles that `kinds` recognise travel by reference (every process has one list).
+pub fn share_by_reference(kinds: &'static [codec::HandleOf]) {
+    let _ = BY_REFERENCE.set(kinds);
+}
+
 fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn codec::Handle>> {
-    super::workqueue::handle_of(ud)
-        .or_else(|| super::channel::handle_of(ud))
-        .or_else(|| super::mutex::handle_of(ud))
-        .or_else(|| super::marshal::handle_of(ud))
-        .or_else(|| super::sharedtable::handle_of(ud))
-        .or_else(|| super::net::handle_of(ud))
+    BY_REFERENCE.get()?.iter().find_map(|of| of(ud))
 }
 
 /// Packs several values (a call's arguments or results).
-pub fn pack_all(lua: &Lua, values: impl IntoIterator<Item = Value>, upvalues: bool) -> Result<Vec<Message>> {
-    values.into_iter().map(|v| Message::pack(lua, &v, upvalues)).collect()
+pub fn pack_all(lua: &Lua, values: impl IntoIterator<Item = Value>, upvalues: bool) -> Result<Vec<Packed>> {
+    values.into_iter().map(|v| Packed::pack(lua, &v, upvalues)).collect()
 }
 
-pub fn unpack_all(lua: &Lua, messages: &[Message]) -> Result<mlua::MultiValue> {
-    messages.iter().map(|m| m.unpack(lua)).collect()
+pub fn unpack_all(lua: &Lua, packed: &[Packed]) -> Result<mlua::MultiValue> {
+    packed.iter().map(|m| m.unpack(lua)).collect()
 }
