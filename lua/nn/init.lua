@@ -1,0 +1,34 @@
+-- The `nn` package: modules, containers and criterions with Torch7's nn API, in Lua over the
+-- tensor library. Every class is registered when the package loads (as the original did), so a
+-- model saved by either Torch reads back here with its classes.
+
+require 'torch'
+
+local nn = rawget(_G, 'nn')
+if type(nn) ~= 'table' then nn = {} end
+rawset(_G, 'nn', nn)
+package.loaded.nn = nn
+
+-- Loads lua/nn/<name>.lua (embedded in th, or beside this file in a luarocks tree).
+local function load(name)
+   require('nn.' .. name)
+end
+
+-- The base classes first; a module whose parent is another module requires its parent itself.
+for _, name in ipairs {
+   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
+} do
+   load(name)
+end
+
+-- Every other module, in alphabetical order (the list is checked against the folder by a test).
+for _, name in ipairs {
+   'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
+   'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape',
+   'Sigmoid', 'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'Tanh',
+   'TemporalConvolution', 'Threshold', 'View',
+} do
+   load(name)
+end
+
+return nn
