@@ -7,14 +7,15 @@ function CrossEntropyCriterion:__init(weights, sizeAverage)
    parent.__init(self)
    self.lsm = nn.LogSoftMax()
    self.nll = nn.ClassNLLCriterion(weights, sizeAverage)
-   self.sizeAverage = self.nll.sizeAverage
+   -- Set (here or later by the user), it is passed on to nll; left nil, nll keeps its own.
+   self.sizeAverage = sizeAverage
 end
 
 function CrossEntropyCriterion:updateOutput(input, target)
    input = nn.utils.squeezeView(input)
    target = type(target) == 'number' and target or nn.utils.squeezeView(target)
    self.lsm:updateOutput(input)
-   self.nll.sizeAverage = self.sizeAverage
+   if self.sizeAverage ~= nil then self.nll.sizeAverage = self.sizeAverage end
    self.nll:updateOutput(self.lsm.output, target)
    self.output = self.nll.output
    return self.output

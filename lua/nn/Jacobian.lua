@@ -10,6 +10,7 @@ nn.Jacobian = Jacobian
 function Jacobian.backward(module, input, param, dparam)
    local doparam = param ~= nil
    param = param or input
+   module:forward(input)
    local dout = module.output.new():resizeAs(module.output)
    local sdout = module.output.new():set(dout:storage(), 1, dout:nElement())
    local jacobian = torch.Tensor(param:nElement(), dout:nElement()):zero()

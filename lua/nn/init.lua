@@ -25,7 +25,7 @@ end
 for _, name in ipairs {
    'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
    'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape',
-   'Sigmoid', 'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'Tanh',
+   'Sigmoid', 'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh',
    'TemporalConvolution', 'Threshold', 'View',
 } do
    load(name)
