@@ -1,5 +1,6 @@
--- nn.MSECriterion([sizeAverage]): sum((input - target)^2), divided by the element count unless
--- sizeAverage is false.
+-- nn.MSECriterion([sizeAverage]): sum (x_i - y_i)^2 over every element, divided by the element
+-- count unless sizeAverage is false. The target has the input's element count (any shape; elements
+-- are matched in order).
 
 local MSECriterion, parent = torch.class('nn.MSECriterion', 'nn.Criterion')
 
@@ -12,17 +13,36 @@ function MSECriterion:__init(sizeAverage)
    end
 end
 
+-- The target laid out like the input, in the input's type.
+local function matched(input, target)
+   if not torch.isTensor(target) or target:nElement() ~= input:nElement() then
+      error(string.format('nn.MSECriterion: the target must be a tensor of %d elements, like the input (got %s)',
+         input:nElement(), torch.isTensor(target) and target:nElement() .. ' elements' or torch.type(target)), 3)
+   end
+   if target:type() ~= input:type() then target = target:type(input:type()) end
+   if not target:isSameSizeAs(input) then target = target:contiguous():view(input:size()) end
+   return target
+end
+
+local function mseLoss(input, target)
+   local diff = torch.add(input, -1, target)
+   return diff:dot(diff)
+end
+
+local function mseGrad(gradInput, input, target, norm)
+   return gradInput:resizeAs(input):add(input, -1, target):mul(norm)
+end
+
 function MSECriterion:updateOutput(input, target)
-   assert(input:nElement() == target:nElement(), 'nn.MSECriterion: input and target have different sizes')
-   local diff = input.new():resizeAs(input):copy(input):add(-1, target:viewAs(input))
-   self.output = diff:dot(diff)
+   target = matched(input, target)
+   self.output = mseLoss(input, target)
    if self.sizeAverage then self.output = self.output / input:nElement() end
    return self.output
 end
 
 function MSECriterion:updateGradInput(input, target)
-   local norm = self.sizeAverage and 2 / input:nElement() or 2
-   self.gradInput:resizeAs(input):copy(input):add(-1, target:viewAs(input)):mul(norm)
+   target = matched(input, target)
+   mseGrad(self.gradInput, input, target, self.sizeAverage and 2 / input:nElement() or 2)
    return self.gradInput
 end
 

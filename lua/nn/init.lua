@@ -23,10 +23,18 @@ end
 
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
-   'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
-   'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape',
-   'Sigmoid', 'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh',
-   'TemporalConvolution', 'Threshold', 'View',
+   'AbsCriterion', 'BCECriterion', 'BatchNormalization', 'CAddTable', 'CAddTensorTable', 'CDivTable',
+   'CMaxTable', 'CMinTable', 'CMulTable', 'CSubTable', 'ClassNLLCriterion', 'ClassSimplexCriterion', 'Concat',
+   'ConcatTable', 'CosineDistance', 'CosineEmbeddingCriterion', 'CriterionTable', 'CrossEntropyCriterion',
+   'DistKLDivCriterion', 'DistanceRatioCriterion', 'DotProduct', 'Dropout', 'FlattenTable',
+   'HingeEmbeddingCriterion', 'Identity', 'JoinTable', 'L1Cost', 'L1HingeEmbeddingCriterion', 'Linear',
+   'LogSoftMax', 'LookupTable', 'MSECriterion', 'MarginCriterion', 'MarginRankingCriterion', 'Max',
+   'MixtureTable', 'ModuleCriterion', 'MultiCriterion', 'MultiLabelMarginCriterion',
+   'MultiLabelSoftMarginCriterion', 'MultiMarginCriterion', 'NarrowTable', 'PairwiseDistance',
+   'ParallelCriterion', 'ReLU', 'Reshape', 'SelectTable', 'Sigmoid', 'SmoothL1Criterion', 'SoftMarginCriterion',
+   'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
+   'SplitTable', 'StochasticGradient', 'Tanh', 'TemporalConvolution', 'Threshold', 'View',
+   'WeightedMSECriterion', 'ZipTable', 'ZipTableOneToMany',
 } do
    load(name)
 end
