@@ -1,7 +1,8 @@
 -- nn.ClassNLLCriterion([weights, sizeAverage, ignoreIndex]): the negative log-likelihood of the
 -- target class, given log-probabilities (a vector, or a batch N x C with N targets), each sample
 -- weighted by its class's weight; averaged over the total weight unless sizeAverage is false.
--- Samples whose target is ignoreIndex count for nothing.
+-- Samples whose target is ignoreIndex (default -100) count for nothing. forward returns the loss
+-- and the total weight.
 
 local ClassNLLCriterion, parent = torch.class('nn.ClassNLLCriterion', 'nn.Criterion')
 
@@ -10,7 +11,7 @@ function ClassNLLCriterion:__init(weights, sizeAverage, ignoreIndex)
    self.sizeAverage = (sizeAverage == nil) and true or sizeAverage
    self.ignoreIndex = ignoreIndex or -100
    if weights then
-      assert(weights:dim() == 1, 'nn.ClassNLLCriterion: weights must be a vector')
+      assert(torch.isTensor(weights) and weights:dim() == 1, 'nn.ClassNLLCriterion: weights must be a vector')
       self.weights = weights
    end
    self.output_tensor = torch.zeros(1)
@@ -18,59 +19,70 @@ function ClassNLLCriterion:__init(weights, sizeAverage, ignoreIndex)
    self.target = torch.zeros(1):long()
 end
 
--- The targets as a list of class numbers, checked against the number of classes.
-local function targets(self, input, target)
-   local list = {}
+function ClassNLLCriterion:__len()
+   return self.weights and self.weights:nElement() or 0
+end
+
+-- The input as N x C rows; the targets as an N x 1 LongTensor in which ignored samples point at
+-- class 1; and each sample's weight (0 for the ignored ones), N x 1 in the input's type.
+local function prepare(self, input, target)
+   if not torch.isTensor(input) or (input:dim() ~= 1 and input:dim() ~= 2) then
+      error('nn.ClassNLLCriterion: input must be a vector or a matrix', 3)
+   end
+   local rows = input:dim() == 1 and input:view(1, -1) or input
+   local n, nClasses = rows:size(1), rows:size(2)
    if type(target) == 'number' then
-      list[1] = target
+      self.target = self.target:long():resize(1)
+      self.target[1] = target
+   elseif torch.isTensor(target) then
+      self.target = target:long()
    else
-      local t = target:long():view(-1)
-      for i = 1, t:nElement() do list[i] = t[i] end
+      error('nn.ClassNLLCriterion: the target must be a class number or a tensor of them', 3)
    end
-   local nClasses = input:size(input:dim())
-   local nSamples = input:dim() == 1 and 1 or input:size(1)
-   if #list ~= nSamples then
-      error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', #list, nSamples))
+   local classes = self.target:contiguous():view(-1, 1)
+   if classes:size(1) ~= n then
+      error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', classes:size(1), n), 3)
    end
-   for i, t in ipairs(list) do
-      if t ~= self.ignoreIndex and (t < 1 or t > nClasses) then
-         error(string.format('nn.ClassNLLCriterion: target %d out of range (1 to %d)', t, nClasses))
+   local kept = classes:ne(self.ignoreIndex)
+   local safe = classes:clone():maskedFill(classes:eq(self.ignoreIndex), 1)
+   if safe:min() < 1 or safe:max() > nClasses then
+      error(string.format('nn.ClassNLLCriterion: target out of range (1 to %d)', nClasses), 3)
+   end
+   local w
+   if self.weights then
+      if self.weights:nElement() ~= nClasses then
+         error(string.format('nn.ClassNLLCriterion: %d weights for %d classes', self.weights:nElement(), nClasses), 3)
       end
+      w = self.weights:type(rows:type()):index(1, safe:view(-1)):view(-1, 1)
+   else
+      w = rows.new(n, 1):fill(1)
    end
-   return list
+   w:cmul(kept:type(rows:type()))
+   return rows, safe, w
 end
 
 function ClassNLLCriterion:updateOutput(input, target)
-   assert(input:dim() == 1 or input:dim() == 2, 'nn.ClassNLLCriterion: input must be a vector or a matrix')
-   local list = targets(self, input, target)
-   local rows = input:dim() == 1 and input:view(1, -1) or input
-   local total, totalWeight = 0, 0
-   for i, t in ipairs(list) do
-      if t ~= self.ignoreIndex then
-         local w = self.weights and self.weights[t] or 1
-         total = total - w * rows[i][t]
-         totalWeight = totalWeight + w
-      end
-   end
-   if self.sizeAverage and totalWeight > 0 then total = total / totalWeight end
+   local rows, classes, w = prepare(self, input, target)
+   local total = -rows:gather(2, classes):cmul(w):sum()
+   local totalWeight = w:sum()
+   if self.sizeAverage and totalWeight ~= 0 then total = total / totalWeight end
    self.output = total
    self.output_tensor[1] = total
    self.total_weight_tensor[1] = totalWeight
-   return self.output
+   return self.output, totalWeight
 end
 
+-- -w at each sample's target (divided by the total weight when averaged), 0 elsewhere. The total
+-- weight is the one of the last forward.
 function ClassNLLCriterion:updateGradInput(input, target)
-   local list = targets(self, input, target)
+   local rows, classes, w = prepare(self, input, target)
    self.gradInput:resizeAs(input):zero()
-   local rows = input:dim() == 1 and self.gradInput:view(1, -1) or self.gradInput
    local totalWeight = self.total_weight_tensor[1]
-   for i, t in ipairs(list) do
-      if t ~= self.ignoreIndex then
-         local w = self.weights and self.weights[t] or 1
-         rows[i][t] = -w
-         if self.sizeAverage and totalWeight > 0 then rows[i][t] = -w / totalWeight end
-      end
-   end
+   if not (totalWeight > 0) then return self.gradInput end
+   local grads = w:mul(-1)
+   if self.sizeAverage then grads:div(totalWeight) end
+   local gradRows = input:dim() == 1 and self.gradInput:view(1, -1) or self.gradInput
+   gradRows:scatter(2, classes, grads)
    return self.gradInput
 end
 
