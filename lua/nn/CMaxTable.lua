@@ -8,6 +8,10 @@ function CMaxTable:__init()
    self.gradInput = {}
    -- Which input gave each element of the output.
    self.maxIdx = torch.Tensor()
+   -- Unused here; the original's code needs them, so that our saved modules run there.
+   self.mask = torch.Tensor()
+   self.maxVals = torch.Tensor()
+   self.gradMaxVals = torch.Tensor()
 end
 
 local function checkTable(input)

@@ -274,6 +274,23 @@ H.case('CrossEntropyCriterion', function()
    s.sizeAverage = false
    gradcheck(s, torch.randn(4, 5), torch.LongTensor { 1, 5, 2, 2 }, 'CrossEntropy weighted, summed')
    H.check(s.nll.sizeAverage == false, 'sizeAverage not passed on')
+   -- sizeAverage reads as nll's; nll's set directly is kept while this one is unchanged.
+   local d = nn.CrossEntropyCriterion()
+   H.check(d.sizeAverage == true, 'default sizeAverage is %s', tostring(d.sizeAverage))
+   d.nll.sizeAverage = false
+   local x, t = torch.randn(3, 4), torch.LongTensor { 1, 2, 3 }
+   local summed = d:forward(x, t)
+   H.check(d.nll.sizeAverage == false, 'nll.sizeAverage overwritten')
+   d.sizeAverage = true
+   H.close(d:forward(x, t), summed, 1e-12, 'unchanged sizeAverage passed on')
+   d.sizeAverage = false
+   d:forward(x, t)
+   d.sizeAverage = true
+   H.close(d:forward(x, t) * 3, summed, 1e-12, 'changed sizeAverage not passed on')
+   -- A batch of one is squeezed to a vector, its gradient shaped as the input.
+   local one = torch.randn(1, 4)
+   d:forward(one, torch.LongTensor { 2 })
+   H.check(d:backward(one, torch.LongTensor { 2 }):dim() == 2, 'gradient shape')
 end)
 
 H.case('ClassSimplexCriterion', function()
