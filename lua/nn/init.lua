@@ -23,10 +23,12 @@ end
 
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
-   'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
-   'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape',
-   'Sigmoid', 'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh',
-   'TemporalConvolution', 'Threshold', 'View',
+   'Abs', 'BatchNormalization', 'CAddTable', 'Clamp', 'ClassNLLCriterion', 'Concat', 'ConcatTable',
+   'CrossEntropyCriterion', 'Dropout', 'ELU', 'Exp', 'GatedLinearUnit', 'HardShrink', 'HardTanh', 'Identity',
+   'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'PReLU',
+   'Power', 'RReLU', 'ReLU', 'ReLU6', 'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink',
+   'SoftSign', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
+   'Sqrt', 'Square', 'Tanh', 'TemporalConvolution', 'Threshold', 'View',
 } do
    load(name)
 end
