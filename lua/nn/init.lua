@@ -23,12 +23,16 @@ end
 
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
-   'Abs', 'BatchNormalization', 'CAddTable', 'Clamp', 'ClassNLLCriterion', 'Concat', 'ConcatTable',
-   'CrossEntropyCriterion', 'Dropout', 'ELU', 'Exp', 'GatedLinearUnit', 'HardShrink', 'HardTanh', 'Identity',
-   'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'PReLU',
-   'Power', 'RReLU', 'ReLU', 'ReLU6', 'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink',
-   'SoftSign', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
-   'Sqrt', 'Square', 'Tanh', 'TemporalConvolution', 'Threshold', 'View',
+   'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'CAdd', 'CAddTable', 'CMul', 'Clamp',
+   'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous', 'Copy',
+   'CrossEntropyCriterion', 'Dropout', 'ELU', 'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink',
+   'HardTanh', 'Identity', 'Index', 'L1Penalty', 'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax',
+   'LookupTable', 'MM', 'MSECriterion', 'MV', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul', 'MulConstant',
+   'Narrow', 'Normalize', 'OneHot', 'PReLU', 'Padding', 'Power', 'RReLU', 'ReLU', 'ReLU6', 'Replicate',
+   'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign',
+   'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Sqrt',
+   'Square', 'Squeeze', 'Sum', 'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View', 'WhiteNoise',
+   'ZeroGrad',
 } do
    load(name)
 end

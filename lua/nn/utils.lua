@@ -208,4 +208,39 @@ function utils.tableSize(t)
    return n
 end
 
+-- The sizes given to CAdd/CMul, as a LongStorage.
+function utils.sizesFromArgs(...)
+   local args = { ... }
+   local size = torch.LongStorage()
+   if #args == 1 and torch.type(args[1]) == 'torch.LongStorage' then
+      size:resize(#args[1]):copy(args[1])
+   else
+      size:resize(#args)
+      for i = 1, #args do size[i] = args[i] end
+   end
+   return size
+end
+
+-- `param` (bias or weight) and `t` (the input, or a tensor shaped like it) seen with the same
+-- number of dimensions: t as it is when param has its dimensions, else as batch x rest with
+-- param as 1 x rest. Returns the param view expanded to t's view, and t's view.
+function utils.broadcastParam(param, t)
+   if param:dim() == t:dim() then
+      return param:expandAs(t), t
+   end
+   local tv = t:contiguous():view(t:size(1), -1)
+   return param:view(1, -1):expandAs(tv), tv
+end
+
+-- The sum of `t` over the dimensions along which `param` was broadcast, shaped like param.
+function utils.sumToParam(param, t)
+   local _, tv = utils.broadcastParam(param, t)
+   local p = param:dim() == t:dim() and param or param:view(1, -1)
+   local s = tv
+   for d = 1, s:dim() do
+      if p:size(d) ~= s:size(d) then s = s:sum(d) end
+   end
+   return s:viewAs(param)
+end
+
 return utils
