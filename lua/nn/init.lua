@@ -23,13 +23,14 @@ end
 
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
-   'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'CAdd', 'CAddTable', 'CMul', 'Clamp',
+   'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'Bottle', 'CAdd', 'CAddTable', 'CMul', 'Clamp',
    'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous', 'Copy',
-   'CrossEntropyCriterion', 'Dropout', 'ELU', 'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink',
-   'HardTanh', 'Identity', 'Index', 'L1Penalty', 'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax',
-   'LookupTable', 'MM', 'MSECriterion', 'MV', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul', 'MulConstant',
-   'Narrow', 'Normalize', 'OneHot', 'PReLU', 'Padding', 'Power', 'RReLU', 'ReLU', 'ReLU6', 'Replicate',
-   'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign',
+   'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DontCast', 'Dropout', 'ELU', 'Exp',
+   'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity', 'Index', 'L1Penalty',
+   'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM', 'MSECriterion', 'MV',
+   'MapTable', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul', 'MulConstant', 'NaN', 'Narrow', 'Normalize',
+   'OneHot', 'PReLU', 'Padding', 'Parallel', 'ParallelTable', 'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6',
+   'Replicate', 'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign',
    'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Sqrt',
    'Square', 'Squeeze', 'Sum', 'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View', 'WhiteNoise',
    'ZeroGrad',
