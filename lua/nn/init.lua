@@ -16,24 +16,24 @@ end
 
 -- The base classes first; a module whose parent is another module requires its parent itself.
 for _, name in ipairs {
-   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
+   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian', 'SparseJacobian', 'hessian',
 } do
    load(name)
 end
 
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
-   'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'Bottle', 'CAdd', 'CAddTable', 'CMul', 'Clamp',
-   'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous', 'Copy',
-   'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DontCast', 'Dropout', 'ELU', 'Exp',
-   'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity', 'Index', 'L1Penalty',
+   'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'Bilinear', 'Bottle', 'CAdd', 'CAddTable', 'CMul',
+   'Clamp', 'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous', 'Copy',
+   'Cosine', 'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DontCast', 'Dropout', 'ELU', 'Euclidean',
+   'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity', 'Index', 'L1Penalty',
    'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM', 'MSECriterion', 'MV',
    'MapTable', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul', 'MulConstant', 'NaN', 'Narrow', 'Normalize',
-   'OneHot', 'PReLU', 'Padding', 'Parallel', 'ParallelTable', 'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6',
-   'Replicate', 'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign',
-   'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Sqrt',
-   'Square', 'Squeeze', 'Sum', 'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View', 'WhiteNoise',
-   'ZeroGrad',
+   'OneHot', 'PReLU', 'Padding', 'Parallel', 'ParallelTable', 'PartialLinear', 'Power', 'Profile', 'RReLU',
+   'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink',
+   'SoftSign', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
+   'Sqrt', 'Square', 'Squeeze', 'Sum', 'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View',
+   'WeightedEuclidean', 'WhiteNoise', 'ZeroGrad',
 } do
    load(name)
 end
