@@ -26,14 +26,15 @@ for _, name in ipairs {
    'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'Bilinear', 'Bottle', 'CAdd', 'CAddTable', 'CMul',
    'Clamp', 'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous', 'Copy',
    'Cosine', 'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DontCast', 'Dropout', 'ELU', 'Euclidean',
-   'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity', 'Index', 'L1Penalty',
-   'LeakyReLU', 'Linear', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM', 'MSECriterion', 'MV',
-   'MapTable', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul', 'MulConstant', 'NaN', 'Narrow', 'Normalize',
-   'OneHot', 'PReLU', 'Padding', 'Parallel', 'ParallelTable', 'PartialLinear', 'Power', 'Profile', 'RReLU',
-   'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink',
-   'SoftSign', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
-   'Sqrt', 'Square', 'Squeeze', 'Sum', 'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View',
-   'WeightedEuclidean', 'WhiteNoise', 'ZeroGrad',
+   'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity', 'Index', 'IndexLinear',
+   'Kmeans', 'L1Penalty', 'LeakyReLU', 'Linear', 'LinearWeightNorm', 'Log', 'LogSigmoid', 'LogSoftMax',
+   'LookupTable', 'MM', 'MSECriterion', 'MV', 'MapTable', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul',
+   'MulConstant', 'NaN', 'Narrow', 'Normalize', 'OneHot', 'PReLU', 'Padding', 'Parallel', 'ParallelTable',
+   'PartialLinear', 'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'Sigmoid',
+   'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign', 'SparseLinear', 'SpatialBatchNormalization',
+   'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Sqrt', 'Square', 'Squeeze', 'Sum',
+   'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View', 'WeightNorm', 'WeightedEuclidean',
+   'WhiteNoise', 'ZeroGrad',
 } do
    load(name)
 end
