@@ -24,17 +24,17 @@ end
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
    'Abs', 'Add', 'AddConstant', 'BatchNormalization', 'Bilinear', 'Bottle', 'CAdd', 'CAddTable', 'CMul',
-   'Clamp', 'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous', 'Copy',
-   'Cosine', 'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DontCast', 'Dropout', 'ELU', 'Euclidean',
-   'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity', 'Index', 'IndexLinear',
-   'Kmeans', 'L1Penalty', 'LeakyReLU', 'Linear', 'LinearWeightNorm', 'Log', 'LogSigmoid', 'LogSoftMax',
-   'LookupTable', 'MM', 'MSECriterion', 'MV', 'MapTable', 'MaskedSelect', 'Max', 'Mean', 'Min', 'Mul',
-   'MulConstant', 'NaN', 'Narrow', 'Normalize', 'OneHot', 'PReLU', 'Padding', 'Parallel', 'ParallelTable',
-   'PartialLinear', 'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'Sigmoid',
-   'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign', 'SparseLinear', 'SpatialBatchNormalization',
-   'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Sqrt', 'Square', 'Squeeze', 'Sum',
-   'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View', 'WeightNorm', 'WeightedEuclidean',
-   'WhiteNoise', 'ZeroGrad',
+   'CReLU', 'Clamp', 'ClassNLLCriterion', 'Collapse', 'Concat', 'ConcatTable', 'Constant', 'Contiguous',
+   'Convert', 'Copy', 'Cosine', 'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DontCast', 'Dropout',
+   'ELU', 'Euclidean', 'Exp', 'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'Identity',
+   'Index', 'IndexLinear', 'Kmeans', 'L1Penalty', 'LeakyReLU', 'Linear', 'LinearWeightNorm', 'Log',
+   'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM', 'MSECriterion', 'MV', 'MapTable', 'MaskedSelect', 'Max',
+   'Mean', 'Min', 'Mul', 'MulConstant', 'NaN', 'Narrow', 'Normalize', 'OneHot', 'PReLU', 'Padding',
+   'Parallel', 'ParallelTable', 'PartialLinear', 'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6', 'Replicate',
+   'Reshape', 'Sigmoid', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign', 'SparseLinear',
+   'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Sqrt',
+   'Square', 'Squeeze', 'Sum', 'Tanh', 'TemporalConvolution', 'Threshold', 'Unsqueeze', 'View', 'WeightNorm',
+   'WeightedEuclidean', 'WhiteNoise', 'ZeroGrad',
 } do
    load(name)
 end
