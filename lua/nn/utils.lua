@@ -6,8 +6,9 @@ local utils = {}
 nn.utils = utils
 
 -- Converts `param` (a tensor, or a table holding tensors) to tensor type `type_name`. Tensors
--- that share a storage before the conversion share one after it: `cache` maps a storage to its
--- converted storage (a caller converting a whole network passes one cache for all of it).
+-- that share a storage before the conversion share one after it, and a tensor held in two places
+-- becomes one tensor: `cache` maps a storage to its converted storage and a tensor to its
+-- converted tensor (a caller converting a whole network passes one cache for all of it).
 function utils.recursiveType(param, type_name, cache)
    cache = cache or {}
    if type(param) == 'table' and not torch.isTensor(param) and not torch.typename(param) then
@@ -18,7 +19,10 @@ function utils.recursiveType(param, type_name, cache)
       if torch.typename(param) ~= type_name then
          local converted
          local storage = param:storage()
-         if storage then
+         if cache[param] then
+            -- the same tensor object met again (two fields holding it): the same result
+            converted = cache[param]
+         elseif storage then
             local key = torch.pointer(storage)
             local cached = cache[key]
             if cached then
@@ -35,6 +39,7 @@ function utils.recursiveType(param, type_name, cache)
          else
             converted = torch[type_name:match('torch%.(.+)')]()
          end
+         cache[param] = converted
          param = converted
       end
    elseif torch.typename(param) and type(param.type) == 'function' and param ~= nil then
