@@ -82,13 +82,27 @@ function Cosine:accGradParameters(input, gradOutput, scale)
    self.gradWeight:addcmul(-scale, self.weight, gy:expandAs(self.weight))
 end
 
+-- The weight moves by -lr times its gradient at the current weight: the gradient is found in a
+-- scratch tensor first, since accGradParameters reads the weight it would be writing.
+function Cosine:accUpdateGradParameters(input, gradOutput, lr)
+   local gradWeight = self.gradWeight
+   self._gradWeight = self._gradWeight or self.weight.new()
+   self.gradWeight = self._gradWeight:resizeAs(self.weight):zero()
+   local ok, err = pcall(self.accGradParameters, self, input, gradOutput, 1)
+   self.gradWeight = gradWeight
+   if not ok then error(err, 0) end
+   self.weight:add(-lr, self._gradWeight)
+end
+
+Cosine.sharedAccUpdateGradParameters = Cosine.accUpdateGradParameters
+
 function Cosine:type(type, tensorCache)
    if type then self:clearState() end
    return parent.type(self, type, tensorCache)
 end
 
 function Cosine:clearState()
-   nn.utils.clear(self, { '_input', '_weight', '_gradOutput', '_sum', '_inputNorm', '_weightNorm' })
+   nn.utils.clear(self, { '_input', '_weight', '_gradOutput', '_sum', '_inputNorm', '_weightNorm', '_gradWeight' })
    return parent.clearState(self)
 end
 

@@ -102,10 +102,12 @@ function LinearWeightNorm:accGradParameters(input, gradOutput, scale)
    end
    local s = self.scale:expandAs(self.v)
    local n = self.norm:expandAs(self.v)
+   -- both parts from the current v and g before either moves (in accUpdateGradParameters the
+   -- gradient fields are v and g themselves)
    local dg = torch.cmul(dw, self.v):cdiv(n):sum(2)
+   local dv = torch.cmul(dw, s):add(-1, torch.cmul(self.v, s):cdiv(n):cmul(dg:expandAs(self.v)))
    self.gradG:add(dg)
-   self.gradV:addcmul(1, dw, s)
-   self.gradV:add(-1, torch.cmul(self.v, s):cdiv(n):cmul(dg:expandAs(self.v)))
+   self.gradV:add(dv)
 end
 
 -- v, g and the bias move by -lr times this call's gradients (the gradient fields pointed at them).

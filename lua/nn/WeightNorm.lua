@@ -91,10 +91,9 @@ local function accumulateVG(self, gw)
    local norm = self._norm:view(rows, 1):expandAs(self.v)
    local scale = self._scale:view(rows, 1):expandAs(self.v)
    local dg = torch.cmul(d, self.v):cdiv(norm):sum(2):view(rows)
+   local dv = torch.cmul(d, scale):add(-1, torch.cmul(self.v, scale):cdiv(norm):cmul(dg:view(rows, 1):expandAs(self.v)))
    self.gradG:add(dg)
-   self.gradV:addcmul(1, d, scale)
-   local along = torch.cmul(self.v, scale):cdiv(norm):cmul(dg:view(rows, 1):expandAs(self.v))
-   self.gradV:add(-1, along)
+   self.gradV:add(dv)
 end
 
 -- The module accumulates its weight gradient into a zeroed scratch, so that this call's part can
