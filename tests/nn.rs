@@ -7,7 +7,7 @@ mod common;
 use common::{lua_dir, run_th_in};
 
 /// The scripts, one test each; `every_script_is_listed` keeps the list and the folder in step.
-const SCRIPTS: &[&str] = &["core.lua"];
+const SCRIPTS: &[&str] = &["containers.lua", "core.lua", "layers.lua", "transfer.lua"];
 
 fn run_script(name: &str) {
     let out = run_th_in(&lua_dir().join("nn"), &[name], "", &[]);
@@ -23,6 +23,21 @@ fn run_script(name: &str) {
 #[test]
 fn core() {
     run_script("core.lua");
+}
+
+#[test]
+fn layers() {
+    run_script("layers.lua");
+}
+
+#[test]
+fn transfer() {
+    run_script("transfer.lua");
+}
+
+#[test]
+fn containers() {
+    run_script("containers.lua");
 }
 
 #[test]
