@@ -103,8 +103,9 @@ function Bilinear:accGradParameters(input, gradOutput, scale)
 end
 
 function Bilinear:__tostring__()
-   return torch.type(self) .. string.format('(%dx%d -> %d)', self.weight:size(2), self.weight:size(3),
-      self.weight:size(1)) .. (self.bias == nil and ' without bias' or '')
+   -- nn's format, the space before the bias note included
+   return torch.type(self) .. string.format('(%dx%d -> %d) %s', self.weight:size(2), self.weight:size(3),
+      self.weight:size(1), self.bias == nil and ' without bias' or '')
 end
 
 function Bilinear:clearState()

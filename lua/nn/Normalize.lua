@@ -69,9 +69,10 @@ function Normalize:updateGradInput(input, gradOutput)
    return self.gradInput
 end
 
+-- nn.Normalize(2), or nn.Normalize(1.500000) for a fractional p (inf for the infinity norm).
 function Normalize:__tostring__()
-   local s = self.p == math.huge and 'inf' or string.format('%g', self.p)
-   return torch.type(self) .. '(' .. s .. ')'
+   local format = self.p % 1 == 0 and '%s(%d)' or '%s(%f)'
+   return string.format(format, torch.type(self), self.p)
 end
 
 function Normalize:type(type, tensorCache)
