@@ -7,7 +7,7 @@ mod common;
 use common::{lua_dir, run_th_in};
 
 /// The scripts, one test each; `every_script_is_listed` keeps the list and the folder in step.
-const SCRIPTS: &[&str] = &["core.lua", "criterions.lua", "tables.lua"];
+const SCRIPTS: &[&str] = &["containers.lua", "core.lua", "criterions.lua", "layers.lua", "tables.lua", "transfer.lua"];
 
 fn run_script(name: &str) {
     let out = run_th_in(&lua_dir().join("nn"), &[name], "", &[]);
@@ -21,6 +21,11 @@ fn run_script(name: &str) {
 }
 
 #[test]
+fn containers() {
+    run_script("containers.lua");
+}
+
+#[test]
 fn core() {
     run_script("core.lua");
 }
@@ -31,8 +36,18 @@ fn criterions() {
 }
 
 #[test]
+fn layers() {
+    run_script("layers.lua");
+}
+
+#[test]
 fn tables() {
     run_script("tables.lua");
+}
+
+#[test]
+fn transfer() {
+    run_script("transfer.lua");
 }
 
 #[test]

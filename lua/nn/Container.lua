@@ -85,31 +85,32 @@ function Container:clearState()
    return self
 end
 
--- Runs `f(...)` for child `index`; an error in it is re-raised with the path to the child, so a
--- failure deep in a network says where it happened.
+-- Ends the stack trace that the innermost container adds to an error message, so that the
+-- containers above it know the trace is there.
+local TRACE_END = '(the stack trace above is where the error happened)'
+
+-- Runs method `funcName` of child `moduleIndex`; an error in it is re-raised with one line per
+-- container on the way down, outermost first, as the original nn does:
+--   In 2 module of nn.Sequential:
+--   In 1 module of nn.Concat:
+--   <the error>
+--   <stack trace where it happened>
 function Container:rethrowErrors(module, moduleIndex, funcName, ...)
    assert(module == self.modules[moduleIndex], 'nn.Container.rethrowErrors: mismatch between module and index')
    local function handle(err)
-      if type(err) == 'string' and not err:find('In %d+%a* module') then
-         local trace = debug.traceback()
-         err = string.format('In %d%s module of %s:\n%s\n%s', moduleIndex, nn.ordinal_suffix(moduleIndex),
-            torch.type(self), err, trace)
+      if type(err) ~= 'string' then
+         return err
       end
-      return err
+      if not err:find(TRACE_END, 1, true) then
+         err = err .. '\n' .. debug.traceback() .. '\n' .. TRACE_END
+      end
+      return string.format('In %d module of %s:\n%s', moduleIndex, torch.type(self), err)
    end
    local results = { xpcall(function(...) return module[funcName](module, ...) end, handle, ...) }
    if not results[1] then
       error(results[2], 0)
    end
-   return unpack(results, 2)
-end
-
-function nn.ordinal_suffix(n)
-   local last = n % 10
-   local teen = n % 100 >= 11 and n % 100 <= 13
-   if teen then return 'th' end
-   if last == 1 then return 'st' elseif last == 2 then return 'nd' elseif last == 3 then return 'rd' end
-   return 'th'
+   return unpack(results, 2, table.maxn(results))
 end
 
 -- nn's layout for containers whose modules take the same input:

@@ -5,6 +5,13 @@
 local Jacobian = {}
 nn.Jacobian = Jacobian
 
+-- A 1-D view of the elements of `param` (contiguous), wherever it starts in its storage (a
+-- parameter that getParameters moved into a flat storage starts inside it).
+local function flatView(param)
+   assert(param:isContiguous(), 'nn.Jacobian: the perturbed tensor must be contiguous')
+   return param.new():set(param:storage(), param:storageOffset(), torch.LongStorage { param:nElement() })
+end
+
 -- The Jacobian computed by the module's backward pass: with `param` nil, of the output with
 -- respect to the input; else with respect to `param`, whose gradient is `dparam`.
 function Jacobian.backward(module, input, param, dparam)
@@ -37,16 +44,24 @@ function Jacobian.backwardUpdate(module, input, param)
    local dout = output.new():resizeAs(output)
    local sdout = output.new():set(dout:storage(), 1, dout:nElement())
    local jacobian = torch.Tensor(param:nElement(), dout:nElement()):zero()
-   local origparam = param:clone()
+   -- Every parameter moves in an update, not only `param`: all are put back before each column,
+   -- so that each column starts from the same module.
+   local params = { param }
+   for _, p in ipairs(module:parameters() or {}) do params[#params + 1] = p end
+   local originals = {}
+   for j = 1, #params do originals[j] = params[j]:clone() end
+   local function restore()
+      for j = 1, #params do params[j]:copy(originals[j]) end
+   end
    for i = 1, sdout:nElement() do
-      param:copy(origparam)
+      restore()
       dout:zero()
       sdout[i] = 1
       module:updateGradInput(input, dout)
       module:accUpdateGradParameters(input, dout, 1)
       jacobian:select(2, i):copy(param)
    end
-   param:copy(origparam)
+   restore()
    return jacobian
 end
 
@@ -55,7 +70,7 @@ end
 function Jacobian.forward(module, input, param, perturbation)
    param = param or input
    perturbation = perturbation or 1e-6
-   local sin = param.new():set(param:storage(), 1, param:nElement())
+   local sin = flatView(param)
    local out = module:forward(input)
    local jacobian = torch.Tensor():resize(param:nElement(), out:nElement())
    local outa = torch.Tensor(jacobian:size(2))
@@ -80,7 +95,7 @@ function Jacobian.forwardUpdate(module, input, param, perturbation)
    -- Jacobian is the transposed derivative of the output with respect to param, negated and
    -- shifted by the parameter's value.
    perturbation = perturbation or 1e-6
-   local sin = param.new():set(param:storage(), 1, param:nElement())
+   local sin = flatView(param)
    local out = module:forward(input)
    local jacobian = torch.Tensor():resize(param:nElement(), out:nElement())
    local outa = torch.Tensor(jacobian:size(2))
@@ -218,7 +233,67 @@ function Jacobian.testAllUpdate(module, input, weight, gradWeight)
    return errors
 end
 
--- Diagonal Hessians (for modules that provide updateDiagHessianInput & co.) are not checked by
--- these helpers; a module that has them is tested with its own checks.
+-- Diagonal Hessians ------------------------------------------------------------------------------
+-- Both ways below give the diagonal of the Hessian of F = sum_k y_k^2 / 2 (y the module's
+-- output) with respect to the input or a parameter. For F, dF/dy_k = y_k and d2F/dy_k^2 = 1, so
+-- d2F/dx_i^2 = sum_k (dy_k/dx_i)^2 + y_k d2y_k/dx_i^2, and the second term vanishes for a module
+-- linear in x_i (Linear, the convolutions). nn.hessian's backward pass computes the first term.
+
+-- By nn.hessian's methods (nn.hessian.enable() installs them): a diagHessianOutput of ones
+-- passed back once. `name` is the field that receives the result (diagHessianInput,
+-- diagHessianWeight or diagHessianBias).
+function Jacobian.backwardDiagHessian(module, input, name)
+   module:forward(input)
+   local ones = module.output.new():resizeAs(module.output):fill(1)
+   if module.diagHessianWeight then module.diagHessianWeight:zero() end
+   if module.diagHessianBias then module.diagHessianBias:zero() end
+   module:updateDiagHessianInput(input, ones)
+   module:accDiagHessianParameters(input, ones)
+   return module[name]
+end
+
+-- From first derivatives only: sum over the outputs of (dy_k/dx_i)^2, each dy_k/dx found by a
+-- backward pass of the unit gradient of y_k (`gradName` names the gradient field to read).
+function Jacobian.linearModuleDiagHessian(module, input, gradName)
+   module:forward(input)
+   local gradOutput = module.output.new():resizeAs(module.output)
+   local flat = gradOutput:view(gradOutput:nElement())
+   local diag
+   for k = 1, gradOutput:nElement() do
+      flat:zero()
+      flat[k] = 1
+      if module.gradWeight then module.gradWeight:zero() end
+      if module.gradBias then module.gradBias:zero() end
+      module:updateGradInput(input, gradOutput)
+      module:accGradParameters(input, gradOutput)
+      local g = module[gradName]
+      diag = diag or g.new():resize(g:nElement()):zero()
+      diag:addcmul(g:contiguous():view(-1), g:contiguous():view(-1))
+   end
+   return diag
+end
+
+-- The largest difference between the two, on an input filled uniformly in [minval, maxval].
+function Jacobian.testDiagHessian(module, input, gradName, diagHessianName, minval, maxval)
+   minval = minval or -2
+   maxval = maxval or 2
+   input:copy(torch.rand(input:nElement()):mul(maxval - minval):add(minval))
+   module:initDiagHessianParameters()
+   local byHessian = Jacobian.backwardDiagHessian(module, input, diagHessianName):clone()
+   local byGradients = Jacobian.linearModuleDiagHessian(module, input, gradName)
+   return (byHessian:contiguous():view(-1) - byGradients):abs():max()
+end
+
+function Jacobian.testDiagHessianInput(module, input, minval, maxval)
+   return Jacobian.testDiagHessian(module, input, 'gradInput', 'diagHessianInput', minval, maxval)
+end
+
+function Jacobian.testDiagHessianWeight(module, input, minval, maxval)
+   return Jacobian.testDiagHessian(module, input, 'gradWeight', 'diagHessianWeight', minval, maxval)
+end
+
+function Jacobian.testDiagHessianBias(module, input, minval, maxval)
+   return Jacobian.testDiagHessian(module, input, 'gradBias', 'diagHessianBias', minval, maxval)
+end
 
 return Jacobian

@@ -32,7 +32,10 @@ function Reshape:updateOutput(input)
       self._input:resizeAs(input):copy(input)
       input = self._input
    end
-   if (self.batchMode == false) or ((input:nElement() == self.nelement) and self.batchMode ~= true) then
+   -- Without a batchMode, an input of exactly one sample's elements is one sample, unless its first
+   -- dimension is 1: that is a batch of one.
+   if (self.batchMode == false)
+      or (self.batchMode == nil and input:nElement() == self.nelement and input:size(1) ~= 1) then
       self.output:view(input, self.size)
    else
       self.batchsize[1] = input:size(1)

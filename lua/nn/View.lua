@@ -1,6 +1,7 @@
 -- nn.View(sizes): the input seen with other sizes (no copy when it is contiguous). One size may
--- be -1 (whatever is left). An input with more elements than the sizes hold is a batch: its first
--- dimension is kept. setNumInputDims(n) says how many trailing dimensions make one sample.
+-- be -1 (whatever is left). An input with more elements than the sizes hold is a batch: the
+-- output gets a first dimension for the extra factor (View(6) on 5 x 2 x 6 gives 10 x 6).
+-- setNumInputDims(n) says how many trailing dimensions make one sample; those before are batch.
 
 local View, parent = torch.class('nn.View', 'nn.Module')
 
@@ -38,36 +39,41 @@ function View:setNumInputDims(numInputDims)
    return self
 end
 
--- The batch size of `input` (nil when it is one sample), and the elements of one sample.
+-- The batch size of `input` (nil when it is one sample). The trailing numInputDims dimensions
+-- (all of them without numInputDims) hold whole samples, numElements elements each unless a size
+-- is -1; any dimension before them is batch too.
 local function batchOf(self, input)
-   local n = input:nElement()
-   if self.numInputDims and input:dim() > self.numInputDims then
-      local b = 1
-      for d = 1, input:dim() - self.numInputDims do b = b * input:size(d) end
-      return b, n / math.max(b, 1)
+   local nd = input:dim()
+   local sampleDims = math.min(self.numInputDims or nd, nd)
+   local inner = 1
+   for d = nd - sampleDims + 1, nd do inner = inner * input:size(d) end
+   if self.numElements == 0 or inner % self.numElements ~= 0 then
+      error(string.format('nn.View: the input has %d elements per sample, which does not fit the view of %d',
+         inner, self.numElements))
    end
-   local hasMinus = false
-   for i = 1, #self.size do if self.size[i] == -1 then hasMinus = true end end
-   if not hasMinus and n ~= self.numElements then
-      if self.numElements > 0 and n % self.numElements == 0 and input:dim() > 1 then
-         return input:size(1), n / input:size(1)
+   local batch = inner / self.numElements
+   for i = 1, #self.size do
+      if self.size[i] == -1 then
+         -- the remainder is the size left open, not a batch
+         batch = 1
+         break
       end
-      error(string.format('nn.View: the input has %d elements, which does not fit the view of %d', n,
-         self.numElements))
    end
-   return nil, n
+   for d = 1, nd - sampleDims do batch = batch * input:size(d) end
+   if batch == 1 and (not self.numInputDims or nd <= self.numInputDims) then
+      return nil
+   end
+   return batch
 end
 
--- The output sizes for an input of `n` sample elements (the -1 resolved), with the batch first.
-local function outputSize(self, batch, n)
+-- The output sizes for `input` (the -1 resolved), with the batch first.
+local function outputSize(self, input, batch)
    local dims = {}
    if batch then dims[1] = batch end
    for i = 1, #self.size do
       local s = self.size[i]
       if s == -1 then
-         assert(self.numElements > 0 and n % self.numElements == 0,
-            'nn.View: the input size cannot be divided into the view')
-         s = n / self.numElements
+         s = input:nElement() / (batch or 1) / self.numElements
       end
       dims[#dims + 1] = s
    end
@@ -75,8 +81,7 @@ local function outputSize(self, batch, n)
 end
 
 function View:updateOutput(input)
-   local batch, n = batchOf(self, input)
-   local size = outputSize(self, batch, n)
+   local size = outputSize(self, input, batchOf(self, input))
    if input:isContiguous() then
       self.output = input:view(size)
    else

@@ -16,25 +16,32 @@ end
 
 -- The base classes first; a module whose parent is another module requires its parent itself.
 for _, name in ipairs {
-   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
+   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian', 'SparseJacobian', 'hessian',
 } do
    load(name)
 end
 
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
-   'AbsCriterion', 'BCECriterion', 'BatchNormalization', 'CAddTable', 'CAddTensorTable', 'CDivTable',
-   'CMaxTable', 'CMinTable', 'CMulTable', 'CSubTable', 'ClassNLLCriterion', 'ClassSimplexCriterion', 'Concat',
-   'ConcatTable', 'CosineDistance', 'CosineEmbeddingCriterion', 'CriterionTable', 'CrossEntropyCriterion',
-   'DistKLDivCriterion', 'DistanceRatioCriterion', 'DotProduct', 'Dropout', 'FlattenTable',
-   'HingeEmbeddingCriterion', 'Identity', 'JoinTable', 'L1Cost', 'L1HingeEmbeddingCriterion', 'Linear',
-   'LogSoftMax', 'LookupTable', 'MSECriterion', 'MarginCriterion', 'MarginRankingCriterion', 'Max',
-   'MixtureTable', 'ModuleCriterion', 'MultiCriterion', 'MultiLabelMarginCriterion',
-   'MultiLabelSoftMarginCriterion', 'MultiMarginCriterion', 'NarrowTable', 'PairwiseDistance',
-   'ParallelCriterion', 'ReLU', 'Reshape', 'SelectTable', 'Sigmoid', 'SmoothL1Criterion', 'SoftMarginCriterion',
-   'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
-   'SplitTable', 'StochasticGradient', 'Tanh', 'TemporalConvolution', 'Threshold', 'View',
-   'WeightedMSECriterion', 'ZipTable', 'ZipTableOneToMany',
+   'Abs', 'AbsCriterion', 'Add', 'AddConstant', 'BCECriterion', 'BatchNormalization', 'Bilinear', 'Bottle',
+   'CAdd', 'CAddTable', 'CAddTensorTable', 'CDivTable', 'CMaxTable', 'CMinTable', 'CMul', 'CMulTable', 'CReLU',
+   'CSubTable', 'Clamp', 'ClassNLLCriterion', 'ClassSimplexCriterion', 'Collapse', 'Concat', 'ConcatTable',
+   'Constant', 'Contiguous', 'Convert', 'Copy', 'Cosine', 'CosineDistance', 'CosineEmbeddingCriterion',
+   'CriterionTable', 'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DistKLDivCriterion',
+   'DistanceRatioCriterion', 'DontCast', 'DotProduct', 'Dropout', 'ELU', 'Euclidean', 'Exp', 'FlattenTable',
+   'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'HingeEmbeddingCriterion', 'Identity',
+   'Index', 'IndexLinear', 'JoinTable', 'Kmeans', 'L1Cost', 'L1HingeEmbeddingCriterion', 'L1Penalty', 'LeakyReLU',
+   'Linear', 'LinearWeightNorm', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM', 'MSECriterion', 'MV',
+   'MapTable', 'MarginCriterion', 'MarginRankingCriterion', 'MaskedSelect', 'Max', 'Mean', 'Min', 'MixtureTable',
+   'ModuleCriterion', 'Mul', 'MulConstant', 'MultiCriterion', 'MultiLabelMarginCriterion',
+   'MultiLabelSoftMarginCriterion', 'MultiMarginCriterion', 'NaN', 'Narrow', 'NarrowTable', 'Normalize', 'OneHot',
+   'PReLU', 'Padding', 'PairwiseDistance', 'Parallel', 'ParallelCriterion', 'ParallelTable', 'PartialLinear',
+   'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'SelectTable', 'Sigmoid',
+   'SmoothL1Criterion', 'SoftMarginCriterion', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign',
+   'SparseLinear', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
+   'SplitTable', 'Sqrt', 'Square', 'Squeeze', 'StochasticGradient', 'Sum', 'Tanh', 'TemporalConvolution',
+   'Threshold', 'Unsqueeze', 'View', 'WeightNorm', 'WeightedEuclidean', 'WeightedMSECriterion', 'WhiteNoise',
+   'ZeroGrad', 'ZipTable', 'ZipTableOneToMany',
 } do
    load(name)
 end

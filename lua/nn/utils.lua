@@ -6,8 +6,9 @@ local utils = {}
 nn.utils = utils
 
 -- Converts `param` (a tensor, or a table holding tensors) to tensor type `type_name`. Tensors
--- that share a storage before the conversion share one after it: `cache` maps a storage to its
--- converted storage (a caller converting a whole network passes one cache for all of it).
+-- that share a storage before the conversion share one after it, and a tensor held in two places
+-- becomes one tensor: `cache` maps a storage to its converted storage and a tensor to its
+-- converted tensor (a caller converting a whole network passes one cache for all of it).
 function utils.recursiveType(param, type_name, cache)
    cache = cache or {}
    if type(param) == 'table' and not torch.isTensor(param) and not torch.typename(param) then
@@ -18,7 +19,10 @@ function utils.recursiveType(param, type_name, cache)
       if torch.typename(param) ~= type_name then
          local converted
          local storage = param:storage()
-         if storage then
+         if cache[param] then
+            -- the same tensor object met again (two fields holding it): the same result
+            converted = cache[param]
+         elseif storage then
             local key = torch.pointer(storage)
             local cached = cache[key]
             if cached then
@@ -35,6 +39,7 @@ function utils.recursiveType(param, type_name, cache)
          else
             converted = torch[type_name:match('torch%.(.+)')]()
          end
+         cache[param] = converted
          param = converted
       end
    elseif torch.typename(param) and type(param.type) == 'function' and param ~= nil then
@@ -206,6 +211,41 @@ function utils.tableSize(t)
    local n = 0
    for _ in pairs(t) do n = n + 1 end
    return n
+end
+
+-- The sizes given to CAdd/CMul, as a LongStorage.
+function utils.sizesFromArgs(...)
+   local args = { ... }
+   local size = torch.LongStorage()
+   if #args == 1 and torch.type(args[1]) == 'torch.LongStorage' then
+      size:resize(#args[1]):copy(args[1])
+   else
+      size:resize(#args)
+      for i = 1, #args do size[i] = args[i] end
+   end
+   return size
+end
+
+-- `param` (bias or weight) and `t` (the input, or a tensor shaped like it) seen with the same
+-- number of dimensions: t as it is when param has its dimensions, else as batch x rest with
+-- param as 1 x rest. Returns the param view expanded to t's view, and t's view.
+function utils.broadcastParam(param, t)
+   if param:dim() == t:dim() then
+      return param:expandAs(t), t
+   end
+   local tv = t:contiguous():view(t:size(1), -1)
+   return param:view(1, -1):expandAs(tv), tv
+end
+
+-- The sum of `t` over the dimensions along which `param` was broadcast, shaped like param.
+function utils.sumToParam(param, t)
+   local _, tv = utils.broadcastParam(param, t)
+   local p = param:dim() == t:dim() and param or param:view(1, -1)
+   local s = tv
+   for d = 1, s:dim() do
+      if p:size(d) ~= s:size(d) then s = s:sum(d) end
+   end
+   return s:viewAs(param)
 end
 
 return utils

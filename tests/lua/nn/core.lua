@@ -115,7 +115,7 @@ end)
 H.case('an error deep inside names the module', function()
    local m = nn.Sequential():add(nn.Linear(3, 3)):add(nn.Linear(4, 2))
    local ok, err = pcall(m.forward, m, torch.randn(3))
-   H.check(not ok and tostring(err):find('In 2nd module of nn.Sequential'), 'got %s', tostring(err))
+   H.check(not ok and tostring(err):find('In 2 module of nn.Sequential:', 1, true), 'got %s', tostring(err))
 end)
 
 H.case('gradients of the core layers', function()
