@@ -24,9 +24,10 @@ end
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
    'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
-   'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape',
-   'Sigmoid', 'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh',
-   'TemporalConvolution', 'Threshold', 'View',
+   'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape', 'Sigmoid',
+   'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialConvolutionMM', 'SpatialDilatedConvolution',
+   'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh', 'TemporalConvolution', 'Threshold', 'View',
+   'VolumetricConvolution', 'VolumetricDilatedConvolution',
 } do
    load(name)
 end
