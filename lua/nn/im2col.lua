@@ -319,15 +319,15 @@ function im2col.convForward(output, x, weights, bias, g, cols, scratch)
    return output
 end
 
--- gradX (N x C x size..., resized and cleared here) = the adjoint of the convolution applied to
--- gradOut (N x nOut x out...).
-function im2col.convBackward(gradX, x, gradOut, weights, g, cols, scratch)
-   local N, C = x:size(1), x:size(2)
+-- gradX (N x C x size..., sized by the caller, cleared here) = the adjoint of the convolution
+-- applied to gradOut (N x nOut x out...).
+function im2col.convBackward(gradX, gradOut, weights, g, cols, scratch)
+   local N, C = gradX:size(1), gradX:size(2)
    local G = #weights
    local nOutG = weights[1]:size(1)
    local nOut = G * nOutG
    local CgK = (C / G) * g.K
-   gradX:resize(x:size()):zero()
+   gradX:zero()
    local go = gradOut:contiguous():view(N, nOut, g.O)
    local B = chunkSize(N, C, g)
    for n0 = 1, N, B do
@@ -373,7 +373,8 @@ end
 
 -- The convolution modules' shared passes. A module provides convSpec() ({n, nIn, k, d, pad, dil}
 -- in the tensor's dimension order), convWeights(w) (its weight tensor w, or its gradient, as the
--- list of group matrices) and, when its bias is not one value per output plane, convBias() and
+-- list of group matrices; with `forGradient`, matrices the gradient is accumulated into, which
+-- convGradDone(matrices), when present, moves into gradWeight) and, when its bias is not one value per output plane, convBias() and
 -- accBias(sums, scale). Scratch space lives in finput and fgradInput, as in the original.
 
 local function convSetup(self, input)
@@ -418,7 +419,8 @@ function im2col.moduleGradInput(self, input, gradOutput)
    if not self.gradInput then return end
    local x, isBatch, g = convSetup(self, input)
    local go = isBatch and gradOutput or nn.utils.addSingletonDimension(gradOutput, 1)
-   im2col.convBackward(self.gradInput, x, go, self:convWeights(self.weight), g, self.finput, self.fgradInput)
+   self.gradInput:resize(x:size())
+   im2col.convBackward(self.gradInput, go, self:convWeights(self.weight), g, self.finput, self.fgradInput)
    self.gradInput = unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
@@ -427,7 +429,9 @@ function im2col.moduleAccGrad(self, input, gradOutput, scale)
    scale = scale or 1
    local x, isBatch, g = convSetup(self, input)
    local go = isBatch and gradOutput or nn.utils.addSingletonDimension(gradOutput, 1)
-   im2col.convAccGrad(self:convWeights(self.gradWeight), x, go, g, scale, self.finput, self.fgradInput)
+   local gradWeights = self:convWeights(self.gradWeight, true)
+   im2col.convAccGrad(gradWeights, x, go, g, scale, self.finput, self.fgradInput)
+   if self.convGradDone then self:convGradDone(gradWeights) end
    if self.gradBias then
       local sums = im2col.planeSums(go)
       if self.accBias then
@@ -435,6 +439,83 @@ function im2col.moduleAccGrad(self, input, gradOutput, scale)
       else
          self.gradBias:add(scale, sums)
       end
+   end
+end
+
+-- The transposed ("full") convolutions: the adjoint of a convolution, so their passes are the
+-- convolution's with the roles of input and output exchanged. The module's convSpec() also gives
+-- adj (extra output rows/columns at the end); the input may be {input, target}, the target's
+-- last n sizes then giving the output size. The geometry is the output's: its windows are at
+-- the input's positions.
+
+local function fullSetup(self, input)
+   local spec = self:convSpec()
+   local name = torch.type(self)
+   local x, target = input, nil
+   if type(input) == 'table' and not torch.isTensor(input) then x, target = input[1], input[2] end
+   local xb, isBatch = im2col.batch(x, spec.n, name)
+   if xb:size(2) ~= spec.nIn then
+      error(string.format('%s: input has %d planes, expected %d', name, xb:size(2), spec.nIn), 3)
+   end
+   local size, outSize = {}, {}
+   for j = 1, spec.n do
+      size[j] = xb:size(2 + j)
+      local adj = spec.adj[j]
+      if target then
+         local t = target:size(target:dim() - spec.n + j)
+         adj = (t + 2 * spec.pad[j] - spec.k[j]) % spec.d[j]
+      end
+      outSize[j] = (size[j] - 1) * spec.d[j] - 2 * spec.pad[j] + (spec.k[j] - 1) * spec.dil[j] + 1 + adj
+      if outSize[j] < 1 then
+         error(string.format('%s: the output would be empty (input size %d, kernel %d, padding %d)', name, size[j],
+            spec.k[j], spec.pad[j]), 3)
+      end
+   end
+   self.finput = self.finput or xb.new()
+   self.fgradInput = self.fgradInput or xb.new()
+   return xb, isBatch, im2col.geometry(outSize, spec.k, spec.d, spec.pad, spec.dil, size), target
+end
+
+function im2col.fullForward(self, input)
+   local x, isBatch, g = fullSetup(self, input)
+   local spec = self:convSpec()
+   self.output:resize(im2col.shape({ x:size(1), spec.nOut }, g, 'size'))
+   im2col.convBackward(self.output, x, self:convWeights(self.weight), g, self.finput, self.fgradInput)
+   if self.bias then
+      local N = x:size(1)
+      self.output:view(N, spec.nOut, -1):add(self.bias:view(1, spec.nOut, 1):expand(N, spec.nOut, g.S))
+   end
+   self.output = unbatch(self.output, isBatch)
+   return self.output
+end
+
+function im2col.fullGradInput(self, input, gradOutput)
+   if not self.gradInput then return end
+   local x, isBatch, g, target = fullSetup(self, input)
+   if not torch.isTensor(self.gradInput) then self.gradInput = self.gradInput[1] or x.new() end
+   local go = isBatch and gradOutput or nn.utils.addSingletonDimension(gradOutput, 1)
+   im2col.convForward(self.gradInput, go, self:convWeights(self.weight), nil, g, self.finput, self.fgradInput)
+   self.gradInput = unbatch(self.gradInput, isBatch)
+   if target then
+      -- The target only gives a size: its gradient is zero, one stored zero seen in its shape.
+      self.zeroScalar = self.zeroScalar or target.new(1):zero()
+      local ones = {}
+      for i = 1, target:dim() do ones[i] = 1 end
+      local zero = self.zeroScalar:view(torch.LongStorage(ones)):expandAs(target)
+      self.gradInput = { self.gradInput, zero }
+   end
+   return self.gradInput
+end
+
+function im2col.fullAccGrad(self, input, gradOutput, scale)
+   scale = scale or 1
+   local x, isBatch, g = fullSetup(self, input)
+   local go = isBatch and gradOutput or nn.utils.addSingletonDimension(gradOutput, 1)
+   local gradWeights = self:convWeights(self.gradWeight, true)
+   im2col.convAccGrad(gradWeights, go, x, g, scale, self.finput, self.fgradInput)
+   if self.convGradDone then self:convGradDone(gradWeights) end
+   if self.gradBias then
+      self.gradBias:add(scale, im2col.planeSums(go))
    end
 end
 

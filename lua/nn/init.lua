@@ -25,9 +25,10 @@ end
 for _, name in ipairs {
    'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
    'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape', 'Sigmoid',
-   'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialConvolutionMM', 'SpatialDilatedConvolution',
-   'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh', 'TemporalConvolution', 'Threshold', 'View',
-   'VolumetricConvolution', 'VolumetricDilatedConvolution',
+   'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialConvolutionLocal', 'SpatialConvolutionMM',
+   'SpatialConvolutionMap', 'SpatialDepthWiseConvolution', 'SpatialDilatedConvolution', 'SpatialFullConvolution',
+   'SpatialFullConvolutionMap', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh', 'TemporalConvolution', 'Threshold',
+   'View', 'VolumetricConvolution', 'VolumetricDilatedConvolution', 'VolumetricFullConvolution',
 } do
    load(name)
 end
