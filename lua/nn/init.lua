@@ -16,7 +16,7 @@ end
 
 -- The base classes first; a module whose parent is another module requires its parent itself.
 for _, name in ipairs {
-   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
+   'utils', 'im2col', 'pooling', 'sampling', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
 } do
    load(name)
 end
@@ -24,11 +24,18 @@ end
 -- Every other module, in alphabetical order (the list is checked against the folder by a test).
 for _, name in ipairs {
    'BatchNormalization', 'CAddTable', 'ClassNLLCriterion', 'Concat', 'ConcatTable', 'CrossEntropyCriterion',
-   'Dropout', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max', 'ReLU', 'Reshape', 'Sigmoid',
-   'SoftMax', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialConvolutionLocal', 'SpatialConvolutionMM',
-   'SpatialConvolutionMap', 'SpatialDepthWiseConvolution', 'SpatialDilatedConvolution', 'SpatialFullConvolution',
-   'SpatialFullConvolutionMap', 'SpatialMaxPooling', 'SpatialZeroPadding', 'Tanh', 'TemporalConvolution', 'Threshold',
-   'View', 'VolumetricConvolution', 'VolumetricDilatedConvolution', 'VolumetricFullConvolution',
+   'Dropout', 'FeatureLPPooling', 'Identity', 'Linear', 'LogSoftMax', 'LookupTable', 'MSECriterion', 'Max',
+   'PixelShuffle', 'ReLU', 'Reshape', 'Sigmoid', 'SoftMax', 'SpatialAdaptiveAveragePooling',
+   'SpatialAdaptiveMaxPooling', 'SpatialAveragePooling', 'SpatialBatchNormalization', 'SpatialConvolution',
+   'SpatialConvolutionLocal', 'SpatialConvolutionMM', 'SpatialConvolutionMap', 'SpatialDepthWiseConvolution',
+   'SpatialDilatedConvolution', 'SpatialDilatedMaxPooling', 'SpatialFractionalMaxPooling', 'SpatialFullConvolution',
+   'SpatialFullConvolutionMap', 'SpatialLPPooling', 'SpatialMaxPooling', 'SpatialMaxUnpooling',
+   'SpatialReflectionPadding', 'SpatialReplicationPadding', 'SpatialSubSampling', 'SpatialUpSamplingBilinear',
+   'SpatialUpSamplingNearest', 'SpatialZeroPadding', 'Tanh', 'TemporalConvolution', 'TemporalDynamicKMaxPooling',
+   'TemporalMaxPooling', 'TemporalSubSampling', 'Threshold', 'UpSampling', 'View', 'VolumetricAveragePooling',
+   'VolumetricConvolution', 'VolumetricDilatedConvolution', 'VolumetricDilatedMaxPooling',
+   'VolumetricFractionalMaxPooling', 'VolumetricFullConvolution', 'VolumetricMaxPooling', 'VolumetricMaxUnpooling',
+   'VolumetricReplicationPadding',
 } do
    load(name)
 end
