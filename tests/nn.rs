@@ -7,7 +7,7 @@ mod common;
 use common::{lua_dir, run_th_in};
 
 /// The scripts, one test each; `every_script_is_listed` keeps the list and the folder in step.
-const SCRIPTS: &[&str] = &["core.lua"];
+const SCRIPTS: &[&str] = &["core.lua", "spatial.lua", "temporal.lua", "volumetric.lua"];
 
 fn run_script(name: &str) {
     let out = run_th_in(&lua_dir().join("nn"), &[name], "", &[]);
@@ -23,6 +23,21 @@ fn run_script(name: &str) {
 #[test]
 fn core() {
     run_script("core.lua");
+}
+
+#[test]
+fn spatial() {
+    run_script("spatial.lua");
+}
+
+#[test]
+fn temporal() {
+    run_script("temporal.lua");
+}
+
+#[test]
+fn volumetric() {
+    run_script("volumetric.lua");
 }
 
 #[test]

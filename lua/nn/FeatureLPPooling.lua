@@ -39,7 +39,7 @@ end
 
 function FeatureLPPooling:updateOutput(input)
    local planes, g, outSize, B, R = setup(self, input)
-   local out = nn.pooling.lp(planes, nn.im2col.indexMap(g), self.power, self._buffer)
+   local out = nn.pooling.regularLp(planes, g, self.power, self._buffer)
    self.output:resize(outSize)
    self.output:view(B, g.O, R):copy(out:view(B, R, g.O):transpose(2, 3))
    return self.output
@@ -51,7 +51,7 @@ function FeatureLPPooling:updateGradInput(input, gradOutput)
    local go = gradOutput:contiguous():view(B, g.O, R):transpose(2, 3):contiguous():view(B * R, g.O)
    local out = self.output:contiguous():view(B, g.O, R):transpose(2, 3):contiguous():view(B * R, g.O)
    local gradPlanes = planes.new(B * R, F)
-   nn.pooling.lpBackward(gradPlanes, go, planes, out, nn.im2col.indexMap(g), self.power, self._buffer)
+   nn.pooling.regularLpBackward(gradPlanes, go, planes, out, g, self.power, self._buffer)
    self.gradInput:resizeAs(input)
    self.gradInput:view(B, F, R):copy(gradPlanes:view(B, R, F):transpose(2, 3))
    return self.gradInput

@@ -112,7 +112,8 @@ function SpatialConvolutionMap:convWeights(w, forGradient)
    local K = self.kH * self.kW
    local dense = w.new(self.nOutputPlane * self.nInputPlane, K):zero()
    if not forGradient then
-      dense:indexAdd(1, SpatialConvolutionMap.denseRows(self.connTable, 2, 1, self.nInputPlane), w:contiguous():view(-1, K))
+      local rows = SpatialConvolutionMap.denseRows(self.connTable, 2, 1, self.nInputPlane)
+      dense:indexAdd(1, rows, w:contiguous():view(-1, K))
    end
    return { dense:view(self.nOutputPlane, -1) }
 end

@@ -21,8 +21,8 @@ local function noiseShape(self, input)
    local n = self.planeDims
    local d = input:dim()
    if d ~= n + 1 and d ~= n + 2 then
-      error(string.format('%s: input must be %dD (planes x ...) or %dD (batch x planes x ...), got %dD', torch.type(self),
-         n + 1, n + 2, d), 3)
+      error(string.format('%s: input must be %dD (planes x ...) or %dD (batch x planes x ...), got %dD',
+         torch.type(self), n + 1, n + 2, d), 3)
    end
    local shape = {}
    for i = 1, d do shape[i] = i <= d - n and input:size(i) or 1 end

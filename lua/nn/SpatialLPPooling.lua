@@ -32,7 +32,7 @@ end
 
 function SpatialLPPooling:updateOutput(input)
    local x, isBatch, g = setup(self, input)
-   local out = nn.pooling.lp(nn.pooling.planes(x, 2), nn.im2col.indexMap(g), norm(self), self._buffer)
+   local out = nn.pooling.regularLp(x, g, norm(self), self._buffer)
    self.output:resize(x:size(1), x:size(2), g.out[1], g.out[2]):copy(out)
    self.output = nn.im2col.unbatch(self.output, isBatch)
    return self.output
@@ -42,8 +42,8 @@ function SpatialLPPooling:updateGradInput(input, gradOutput)
    local x, isBatch, g = setup(self, input)
    local L = x:size(1) * x:size(2)
    self.gradInput:resize(x:size())
-   nn.pooling.lpBackward(self.gradInput:view(L, -1), gradOutput:contiguous():view(L, g.O), nn.pooling.planes(x, 2),
-      self.output:contiguous():view(L, g.O), nn.im2col.indexMap(g), norm(self), self._buffer)
+   nn.pooling.regularLpBackward(self.gradInput, gradOutput:contiguous():view(L, g.O), x,
+      self.output:contiguous():view(L, g.O), g, norm(self), self._buffer)
    self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end

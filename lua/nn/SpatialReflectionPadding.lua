@@ -1,6 +1,7 @@
 -- nn.SpatialReflectionPadding(pad_l[, pad_r, pad_t, pad_b]): pads each plane of C x H x W images
--- (or a batch) on the left, right, top and bottom (pad_l on every side not given) with
--- the input mirrored about its edge rows and columns (the edge itself not repeated); each padding must be smaller than the input. A negative padding crops.
+-- (or a batch) on the left, right, top and bottom (pad_l on every side not given) with the input
+-- mirrored about its edge rows and columns (the edge itself not repeated); each padding must be
+-- smaller than the input. A negative padding crops.
 
 local SpatialReflectionPadding, parent = torch.class('nn.SpatialReflectionPadding', 'nn.Module')
 
@@ -21,8 +22,9 @@ local function rules(self, input)
       error('nn.SpatialReflectionPadding: the output would be empty', 3)
    end
    if self.pad_t >= H or self.pad_b >= H or self.pad_l >= W or self.pad_r >= W then
-      error(string.format('nn.SpatialReflectionPadding: padding (%d, %d, %d, %d) must be smaller than the input (%dx%d)',
-         self.pad_l, self.pad_r, self.pad_t, self.pad_b, H, W), 3)
+      error(string.format(
+         'nn.SpatialReflectionPadding: padding (%d, %d, %d, %d) must be smaller than the input (%dx%d)', self.pad_l,
+         self.pad_r, self.pad_t, self.pad_b, H, W), 3)
    end
    return { d - 1, d }, {
       nn.sampling.pad(H, self.pad_t, self.pad_b, 'reflect'), nn.sampling.pad(W, self.pad_l, self.pad_r, 'reflect'),

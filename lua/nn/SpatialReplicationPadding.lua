@@ -1,6 +1,6 @@
 -- nn.SpatialReplicationPadding(pad_l[, pad_r, pad_t, pad_b]): pads each plane of C x H x W images
--- (or a batch) on the left, right, top and bottom (pad_l on every side not given) with
--- the input's edge rows and columns repeated. A negative padding crops.
+-- (or a batch) on the left, right, top and bottom (pad_l on every side not given) with the
+-- input's edge rows and columns repeated. A negative padding crops.
 
 local SpatialReplicationPadding, parent = torch.class('nn.SpatialReplicationPadding', 'nn.Module')
 

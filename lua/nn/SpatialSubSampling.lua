@@ -26,7 +26,7 @@ function SpatialSubSampling:reset(stdv)
    self.bias:uniform(-stdv, stdv)
 end
 
--- The input as a batch, its planes (N*C x H*W), the window map and the output's shape.
+-- The input as a batch and the windows' geometry.
 local function setup(self, input)
    local x, isBatch = nn.im2col.batch(input, 2, 'nn.SpatialSubSampling')
    if x:size(2) ~= self.nInputPlane then
@@ -34,13 +34,13 @@ local function setup(self, input)
    end
    local g = nn.pooling.geometry(self, x, { n = 2, k = { self.kH, self.kW }, d = { self.dH, self.dW }, pad = { 0, 0 } })
    self._buffer = self._buffer or x.new()
-   return x, isBatch, g, nn.im2col.indexMap(g)
+   return x, isBatch, g
 end
 
 function SpatialSubSampling:updateOutput(input)
-   local x, isBatch, g, idx = setup(self, input)
+   local x, isBatch, g = setup(self, input)
    local N, C = x:size(1), x:size(2)
-   local sums = nn.pooling.sum(nn.pooling.planes(x, 2), idx, self._buffer):view(N, C, g.O)
+   local sums = nn.pooling.regularSum(x, g, self._buffer):view(N, C, g.O)
    sums:cmul(self.weight:view(1, C, 1):expandAs(sums)):add(self.bias:view(1, C, 1):expandAs(sums))
    self.output:resize(N, C, g.out[1], g.out[2]):copy(sums)
    self.output = nn.im2col.unbatch(self.output, isBatch)
@@ -49,22 +49,22 @@ end
 
 function SpatialSubSampling:updateGradInput(input, gradOutput)
    if not self.gradInput then return end
-   local x, isBatch, g, idx = setup(self, input)
+   local x, isBatch, g = setup(self, input)
    local N, C = x:size(1), x:size(2)
    local go = gradOutput:contiguous():view(N, C, g.O)
    go = torch.cmul(go, self.weight:view(1, C, 1):expandAs(go))
    self.gradInput:resize(x:size())
-   nn.pooling.sumBackward(self.gradInput:view(N * C, -1), go:view(N * C, g.O), idx, self._buffer)
+   nn.pooling.regularSumBackward(self.gradInput, go:view(N * C, g.O), g, self._buffer)
    self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 
 function SpatialSubSampling:accGradParameters(input, gradOutput, scale)
    scale = scale or 1
-   local x, _, g, idx = setup(self, input)
+   local x, _, g = setup(self, input)
    local N, C = x:size(1), x:size(2)
    local go = gradOutput:contiguous():view(N, C, g.O)
-   local sums = nn.pooling.sum(nn.pooling.planes(x, 2), idx, self._buffer):view(N, C, g.O)
+   local sums = nn.pooling.regularSum(x, g, self._buffer):view(N, C, g.O)
    self.gradWeight:add(scale, sums:cmul(go):sum(3):sum(1):view(C))
    self.gradBias:add(scale, go:sum(3):sum(1):view(C))
 end

@@ -31,7 +31,7 @@ function TemporalMaxPooling:updateOutput(input)
    local N, T, F = x:size(1), x:size(2), x:size(3)
    local planes = x:transpose(2, 3):contiguous():view(N * F, T)
    self._buffer = self._buffer or x.new()
-   local values, positions = nn.pooling.max(planes, nn.im2col.indexMap(g), self._buffer)
+   local values, positions = nn.pooling.regularMax(planes, g, self._buffer)
    local oT = g.out[1]
    self.output:resize(N, oT, F):copy(values:view(N, F, oT):transpose(2, 3))
    self.indices = positions:view(N, F, oT):transpose(2, 3):contiguous()

@@ -27,7 +27,7 @@ function TemporalSubSampling:reset(stdv)
    self.bias:uniform(-stdv, stdv)
 end
 
--- The input as a batch N x T x F, its planes (N*F x T), the window map and the number of windows.
+-- The input as a batch N x T x F, its planes (N*F x T), the windows' geometry and their number.
 local function setup(self, input)
    local d = input:dim()
    if d ~= 2 and d ~= 3 then
@@ -45,13 +45,13 @@ local function setup(self, input)
    end
    local g = nn.im2col.geometry({ T }, { self.kW }, { self.dW }, { 0 })
    self._buffer = self._buffer or x.new()
-   return x, d == 3, x:transpose(2, 3):contiguous():view(N * F, T), nn.im2col.indexMap(g), g.out[1]
+   return x, d == 3, x:transpose(2, 3):contiguous():view(N * F, T), g, g.out[1]
 end
 
 function TemporalSubSampling:updateOutput(input)
-   local x, isBatch, planes, idx, oT = setup(self, input)
+   local x, isBatch, planes, g, oT = setup(self, input)
    local N, F = x:size(1), x:size(3)
-   local sums = nn.pooling.sum(planes, idx, self._buffer):view(N, F, oT)
+   local sums = nn.pooling.regularSum(planes, g, self._buffer):view(N, F, oT)
    sums:cmul(self.weight:view(1, F, 1):expandAs(sums)):add(self.bias:view(1, F, 1):expandAs(sums))
    self.output:resize(N, oT, F):copy(sums:transpose(2, 3))
    self.output = nn.im2col.unbatch(self.output, isBatch)
@@ -60,12 +60,12 @@ end
 
 function TemporalSubSampling:updateGradInput(input, gradOutput)
    if not self.gradInput then return end
-   local x, isBatch, _, idx, oT = setup(self, input)
+   local x, isBatch, _, g, oT = setup(self, input)
    local N, T, F = x:size(1), x:size(2), x:size(3)
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3)
    go = torch.cmul(go, self.weight:view(1, F, 1):expandAs(go))
    local planes = x.new(N * F, T)
-   nn.pooling.sumBackward(planes, go:contiguous():view(N * F, oT), idx, self._buffer)
+   nn.pooling.regularSumBackward(planes, go:contiguous():view(N * F, oT), g, self._buffer)
    self.gradInput:resize(N, T, F):copy(planes:view(N, F, T):transpose(2, 3))
    self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
    return self.gradInput
@@ -73,10 +73,10 @@ end
 
 function TemporalSubSampling:accGradParameters(input, gradOutput, scale)
    scale = scale or 1
-   local x, _, planes, idx, oT = setup(self, input)
+   local x, _, planes, g, oT = setup(self, input)
    local N, F = x:size(1), x:size(3)
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3)
-   local sums = nn.pooling.sum(planes, idx, self._buffer):view(N, F, oT)
+   local sums = nn.pooling.regularSum(planes, g, self._buffer):view(N, F, oT)
    self.gradWeight:add(scale, sums:cmul(go):sum(3):sum(1):view(F))
    self.gradBias:add(scale, go:sum(3):sum(1):view(F))
 end

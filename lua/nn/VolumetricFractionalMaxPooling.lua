@@ -31,7 +31,8 @@ function VolumetricFractionalMaxPooling:getOutputSizes_(input)
       local outT = math.floor(input:size(d) * self.ratioT)
       local outW = math.floor(input:size(d - 1) * self.ratioW)
       local outH = math.floor(input:size(d - 2) * self.ratioH)
-      assert(outT > 0 and outW > 0 and outH > 0, 'nn.VolumetricFractionalMaxPooling: reduction ratio or input too small')
+      assert(outT > 0 and outW > 0 and outH > 0,
+         'nn.VolumetricFractionalMaxPooling: reduction ratio or input too small')
       return outT, outW, outH
    end
    return self.outT, self.outW, self.outH

@@ -158,9 +158,34 @@ function im2col.unfold(cols, x, g, scratch)
    return cols
 end
 
--- Adds the columns (L x K x O, contiguous) onto gradX (lead... x size..., not cleared here) at
--- the positions im2col.unfold took them from.
-function im2col.fold(gradX, cols, g, scratch)
+-- Calls fn(kk, view) for each kernel offset kk = 1..K (the last dimension fastest), view (L x
+-- out...) holding the element at that offset of every window of the contiguous padded buffer p
+-- (L x P...). For a fixed offset distinct windows hold distinct elements, so adding into a view
+-- never adds twice into one element.
+function im2col.eachOffset(p, g, P, L, fn)
+   local st = strides(L, P)
+   local sizes, strs = { L }, { st[1] }
+   for j = 1, g.n do
+      sizes[j + 1], strs[j + 1] = g.out[j], st[j + 1] * g.d[j]
+   end
+   local base = p:storageOffset()
+   local offset = {}
+   for j = 1, g.n do offset[j] = 0 end
+   for kk = 1, g.K do
+      local at = base
+      for j = 1, g.n do at = at + offset[j] * g.dil[j] * st[j + 1] end
+      fn(kk, strided(p, at, sizes, strs))
+      for j = g.n, 1, -1 do
+         offset[j] = offset[j] + 1
+         if offset[j] < g.k[j] then break end
+         offset[j] = 0
+      end
+   end
+end
+
+-- Adds, for each kernel offset kk, source(kk) (L x out...) onto gradX (lead... x size..., not
+-- cleared here) at the elements of the windows at that offset: the adjoint of reading windows.
+function im2col.foldEach(gradX, g, scratch, source)
    local leadSizes, L = lead(gradX, g)
    local P = paddedSize(g)
    local same = true
@@ -177,36 +202,7 @@ function im2col.fold(gradX, cols, g, scratch)
       for j = 1, g.n do sizes[#sizes + 1] = P[j] end
       p:resize(torch.LongStorage(sizes)):zero()
    end
-   local st = strides(L, P)
-   -- One strided add per kernel offset: for a fixed offset, distinct windows hit distinct positions.
-   local tsizes, tstrides = { L }, { st[1] }
-   local csizes, cstrides = { L }, { g.K * g.O }
-   local acc = 1
-   local ostr = {}
-   for j = g.n, 1, -1 do
-      ostr[j] = acc
-      acc = acc * g.out[j]
-   end
-   for j = 1, g.n do
-      tsizes[j + 1], tstrides[j + 1] = g.out[j], st[j + 1] * g.d[j]
-      csizes[j + 1], cstrides[j + 1] = g.out[j], ostr[j]
-   end
-   local base = p:storageOffset()
-   local cbase = cols:storageOffset()
-   local offset = {}
-   for j = 1, g.n do offset[j] = 0 end
-   for kk = 1, g.K do
-      local at = base
-      for j = 1, g.n do at = at + offset[j] * g.dil[j] * st[j + 1] end
-      local target = strided(p, at, tsizes, tstrides)
-      target:add(strided(cols, cbase + (kk - 1) * g.O, csizes, cstrides))
-      -- Next kernel offset, the last dimension fastest.
-      for j = g.n, 1, -1 do
-         offset[j] = offset[j] + 1
-         if offset[j] < g.k[j] then break end
-         offset[j] = 0
-      end
-   end
+   im2col.eachOffset(p, g, P, L, function(kk, view) view:add(source(kk)) end)
    if p ~= gradX then
       local inner = p
       local first = #leadSizes
@@ -214,6 +210,22 @@ function im2col.fold(gradX, cols, g, scratch)
       gradX:add(inner)
    end
    return gradX
+end
+
+-- Adds the columns (L x K x O, contiguous) onto gradX (lead... x size..., not cleared here) at
+-- the positions im2col.unfold took them from.
+function im2col.fold(gradX, cols, g, scratch)
+   local _, L = lead(gradX, g)
+   local sizes, strs = { L }, { g.K * g.O }
+   local acc = 1
+   for j = g.n, 1, -1 do
+      sizes[j + 1], strs[j + 1] = g.out[j], acc
+      acc = acc * g.out[j]
+   end
+   local cbase = cols:storageOffset()
+   return im2col.foldEach(gradX, g, scratch, function(kk)
+      return strided(cols, cbase + (kk - 1) * g.O, sizes, strs)
+   end)
 end
 
 -- Window index maps, for pooling: for each window position and each element of the window, the
@@ -352,14 +364,17 @@ function im2col.convAccGrad(gradWeights, x, gradOut, g, scale, cols, scratch)
    local nOut = G * nOutG
    local CgK = (C / G) * g.K
    local go = gradOut:contiguous():view(N, nOut, g.O)
+   -- The columns transposed into a contiguous O x CgK matrix: a product with a transposed right
+   -- operand is many times slower in our addmm today.
+   local colsT = x.new(g.O, CgK)
    local B = chunkSize(N, C, g)
    for n0 = 1, N, B do
       local b = math.min(B, N - n0 + 1)
       local c = im2col.unfold(cols, x:narrow(1, n0, b), g, scratch):view(b, C * g.K, g.O)
       for i = 1, b do
          for gi = 1, G do
-            gradWeights[gi]:addmm(scale, go[n0 + i - 1]:narrow(1, (gi - 1) * nOutG + 1, nOutG),
-               c[i]:narrow(1, (gi - 1) * CgK + 1, CgK):t())
+            colsT:copy(c[i]:narrow(1, (gi - 1) * CgK + 1, CgK):t())
+            gradWeights[gi]:addmm(scale, go[n0 + i - 1]:narrow(1, (gi - 1) * nOutG + 1, nOutG), colsT)
          end
       end
    end
@@ -371,11 +386,13 @@ function im2col.planeSums(gradOut)
    return gradOut:contiguous():view(N, nOut, -1):sum(3):sum(1):view(nOut)
 end
 
--- The convolution modules' shared passes. A module provides convSpec() ({n, nIn, k, d, pad, dil}
--- in the tensor's dimension order), convWeights(w) (its weight tensor w, or its gradient, as the
--- list of group matrices; with `forGradient`, matrices the gradient is accumulated into, which
--- convGradDone(matrices), when present, moves into gradWeight) and, when its bias is not one value per output plane, convBias() and
--- accBias(sums, scale). Scratch space lives in finput and fgradInput, as in the original.
+-- The convolution modules' shared passes. A module provides:
+--   convSpec(): {n, nIn, k, d, pad, dil}, in the tensor's dimension order;
+--   convWeights(w, forGradient): its weight w (or gradient) as the list of group matrices; with
+--     forGradient, matrices to accumulate the gradient in, which convGradDone(matrices), when the
+--     module has it, then moves into gradWeight;
+--   convBias() and accBias(sums, scale), when its bias is not one value per output plane.
+-- Scratch space lives in finput and fgradInput, as in the original.
 
 local function convSetup(self, input)
    local spec = self:convSpec()

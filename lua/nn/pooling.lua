@@ -1,8 +1,10 @@
 -- Pooling over windows, shared by the max, average, sum, LP, adaptive and fractional pooling
 -- modules in 1 to 3 dimensions.
 --
--- The planes are rows: x2 is L x S (L planes of S elements, the pooled dimensions flattened).
--- The windows are an index map `idx` (B x O x K, B = 1 when every plane has the same windows,
+-- Regular windows (a geometry, nn.im2col) are read as strided views of the padded planes, one
+-- kernel offset at a time. Irregular windows (adaptive, fractional) go through an index map:
+-- the planes are rows, x2 is L x S (L planes of S elements, the pooled dimensions flattened),
+-- and the windows are `idx` (B x O x K, B = 1 when every plane has the same windows,
 -- else L): window o of plane l holds the elements idx[l][o][1..K], 1-based positions in the
 -- plane, S + 1 marking an element outside it (padding, or a shorter window); see
 -- nn.im2col.combine and nn.im2col.indexMap. Each function below is one pass with plain tensor
@@ -71,24 +73,57 @@ function pooling.sumBackward(gradX2, gradOut2, idx, buffer)
    return pooling.scatterWindows(gradX2, gradOut2:contiguous():view(L, O, 1):expand(L, O, K), idx, buffer)
 end
 
--- (sum of x^p over each window)^(1/p) (L x O).
-function pooling.lp(x2, idx, p, buffer)
-   local win = pooling.windows(x2, idx, 0, buffer)
-   local s = win:pow(p):sum(3):view(win:size(1), win:size(2))
-   return s:pow(1 / p)
+-- Regular windows ---------------------------------------------------------------------------------
+-- x is lead... x size... (any strides) for a geometry g; the results are L x O, L the product of
+-- the leading sizes.
+
+-- The sum of each window.
+function pooling.regularSum(x, g, buffer)
+   local p, P, L = nn.im2col.padded(x, g, 0, buffer)
+   local out = x.new(nn.im2col.shape({ L }, g, 'out')):zero()
+   nn.im2col.eachOffset(p, g, P, L, function(_, v) out:add(v) end)
+   return out:view(L, g.O)
 end
 
--- gradX2 (L x S, cleared here) for the LP pooling giving out2 (L x O): each element x of a window
--- gets gradOut * x^(p-1) * out^(1-p).
-function pooling.lpBackward(gradX2, gradOut2, x2, out2, idx, p, buffer)
-   local L, O, K = gradX2:size(1), idx:size(2), idx:size(3)
-   local win = pooling.windows(x2, idx, 0, buffer)
-   -- A window whose norm is zero passes no gradient (its subgradient 0), rather than 0 * inf.
-   local scale = torch.pow(out2, 1 - p):maskedFill(torch.eq(out2, 0), 0):cmul(gradOut2)
-   scale = scale:view(L, O, 1):expand(L, O, K)
-   local values = win:pow(p - 1):cmul(scale)
-   gradX2:zero()
-   return pooling.scatterWindows(gradX2, values, idx)
+-- gradX (lead... x size..., cleared here) = gradOut (L x O) spread over each window's elements.
+function pooling.regularSumBackward(gradX, gradOut, g, scratch)
+   local go = gradOut:contiguous():view(nn.im2col.shape({ gradOut:size(1) }, g, 'out'))
+   gradX:zero()
+   return nn.im2col.foldEach(gradX, g, scratch, function() return go end)
+end
+
+-- The largest element of each window and its 1-based position in its plane (LongTensor). Padding
+-- counts as minus infinity; ties go to the first element in the window.
+function pooling.regularMax(x, g, buffer)
+   local p, P, L = nn.im2col.padded(x, g, -math.huge, buffer)
+   local values, arg
+   nn.im2col.eachOffset(p, g, P, L, function(kk, v)
+      if kk == 1 then
+         values = v:clone()
+         arg = torch.LongTensor():resize(values:size()):fill(1)
+      else
+         local better = torch.gt(v, values)
+         values:cmax(v)
+         arg:maskedFill(better, kk)
+      end
+   end)
+   local idx = nn.im2col.indexMap(g)
+   local positions = idx:expand(L, g.O, g.K):gather(3, arg:view(L, g.O, 1))
+   return values:view(L, g.O), positions:view(L, g.O)
+end
+
+-- (sum of x^p over each window)^(1/p).
+function pooling.regularLp(x, g, p, buffer)
+   return pooling.regularSum(torch.pow(x, p), g, buffer):pow(1 / p)
+end
+
+-- gradX (lead... x size..., cleared here) for the LP pooling that gave out (L x O): each element x
+-- of a window gets gradOut * x^(p-1) * out^(1-p); a window whose norm is zero passes no gradient
+-- (its subgradient 0) rather than 0 * inf.
+function pooling.regularLpBackward(gradX, gradOut, x, out, g, p, scratch)
+   local scale = torch.pow(out, 1 - p):maskedFill(torch.eq(out, 0), 0):cmul(gradOut:contiguous():viewAs(out))
+   pooling.regularSumBackward(gradX, scale, g, scratch)
+   return gradX:cmul(torch.pow(x, p - 1))
 end
 
 -- Geometry and bookkeeping shared by the pooling modules -------------------------------------------
@@ -128,7 +163,7 @@ function pooling.maxForward(self, input, spec)
    local g = pooling.geometry(self, x, spec)
    local N, C = x:size(1), x:size(2)
    self._buffer = self._buffer or x.new()
-   local values, positions = pooling.max(pooling.planes(x, spec.n), nn.im2col.indexMap(g), self._buffer)
+   local values, positions = pooling.regularMax(x, g, self._buffer)
    local shape = nn.im2col.shape({ N, C }, g, 'out')
    self.output:resize(shape):copy(values:view(shape))
    self.indices = positions:view(shape)
@@ -267,7 +302,7 @@ end
 
 function pooling.averageForward(self, input, spec)
    local x, isBatch, g, divisor = averageSetup(self, input, spec)
-   local sums = pooling.sum(pooling.planes(x, spec.n), nn.im2col.indexMap(g), self._buffer)
+   local sums = pooling.regularSum(x, g, self._buffer)
    sums:cdiv(divisor:expandAs(sums))
    self.output:resize(nn.im2col.shape({ x:size(1), x:size(2) }, g, 'out')):copy(sums)
    self.output = nn.im2col.unbatch(self.output, isBatch)
@@ -280,7 +315,7 @@ function pooling.averageGradInput(self, input, gradOutput, spec)
    local go = gradOutput:contiguous():view(L, g.O)
    go = torch.cdiv(go, divisor:expandAs(go))
    self.gradInput:resize(x:size())
-   pooling.sumBackward(self.gradInput:view(L, -1), go, nn.im2col.indexMap(g), self._buffer)
+   pooling.regularSumBackward(self.gradInput, go, g, self._buffer)
    self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
