@@ -160,21 +160,25 @@ end
 
 -- Calls fn(kk, view) for each kernel offset kk = 1..K (the last dimension fastest), view (L x
 -- out...) holding the element at that offset of every window of the contiguous padded buffer p
--- (L x P...). For a fixed offset distinct windows hold distinct elements, so adding into a view
--- never adds twice into one element.
+-- (L x P...); the view is only valid during the call. For a fixed offset distinct windows hold
+-- distinct elements, so adding into a view never adds twice into one element.
 function im2col.eachOffset(p, g, P, L, fn)
    local st = strides(L, P)
    local sizes, strs = { L }, { st[1] }
    for j = 1, g.n do
       sizes[j + 1], strs[j + 1] = g.out[j], st[j + 1] * g.d[j]
    end
+   sizes, strs = torch.LongStorage(sizes), torch.LongStorage(strs)
+   -- One view, moved from offset to offset (fn uses it at once).
+   local view = p.new()
+   local storage = p:storage()
    local base = p:storageOffset()
    local offset = {}
    for j = 1, g.n do offset[j] = 0 end
    for kk = 1, g.K do
       local at = base
       for j = 1, g.n do at = at + offset[j] * g.dil[j] * st[j + 1] end
-      fn(kk, strided(p, at, sizes, strs))
+      fn(kk, view:set(storage, at, sizes, strs))
       for j = g.n, 1, -1 do
          offset[j] = offset[j] + 1
          if offset[j] < g.k[j] then break end

@@ -97,12 +97,13 @@ end
 function pooling.regularMax(x, g, buffer)
    local p, P, L = nn.im2col.padded(x, g, -math.huge, buffer)
    local values, arg
+   local better = torch.ByteTensor()
    nn.im2col.eachOffset(p, g, P, L, function(kk, v)
       if kk == 1 then
          values = v:clone()
          arg = torch.LongTensor():resize(values:size()):fill(1)
       else
-         local better = torch.gt(v, values)
+         better:gt(v, values)
          values:cmax(v)
          arg:maskedFill(better, kk)
       end
