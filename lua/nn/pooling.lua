@@ -13,6 +13,8 @@
 local pooling = {}
 nn.pooling = pooling
 
+-- Irregular windows (index maps) ------------------------------------------------------------------
+
 -- The index map as L x (O*K) rows (a view; shared maps are expanded, not copied).
 local function rows(idx, L)
    local B, O, K = idx:size(1), idx:size(2), idx:size(3)
