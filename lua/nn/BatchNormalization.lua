@@ -51,8 +51,12 @@ function BN:checkInputDim(input)
 end
 
 -- The input seen as rows of features (M x nFeature), contiguous, and how to put a result of that
--- shape back into the input's.
-local function rows(input)
+-- shape back into the input's (element order; copy it in). A single sample of a module with
+-- nDim > 2 (one dimension fewer than a batch) is a batch of one.
+local function rows(input, nDim)
+   if nDim > 2 and input:dim() == nDim - 1 then
+      input = nn.utils.addSingletonDimension(input, 1)
+   end
    if input:dim() == 1 then
       return input:view(1, -1), function(r) return r:view(input:size()) end
    end
@@ -84,7 +88,7 @@ end
 function BN:updateOutput(input)
    self:checkInputDim(input)
    self:backCompatibility()
-   local x, back = rows(input)
+   local x, back = rows(input, self.nDim)
    local M = x:size(1)
    local mean, invstd
    if self.train then
@@ -113,8 +117,8 @@ end
 
 -- The normalised input and the gradient in row form.
 local function backwardRows(self, input, gradOutput)
-   local x = rows(input)
-   local g, back = rows(gradOutput)
+   local x = rows(input, self.nDim)
+   local g, back = rows(gradOutput, self.nDim)
    local mean, invstd
    if self.train then
       mean, invstd = self.save_mean:view(1, -1), self.save_std:view(1, -1)

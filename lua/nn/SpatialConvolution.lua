@@ -50,93 +50,31 @@ function SpatialConvolution:backCompatibility()
    self.padH = self.padH or 0
 end
 
--- The input as a batch (N x C x H x W), and whether it was one.
-local function batched(self, input)
-   if input:dim() == 3 then
-      return input:view(1, input:size(1), input:size(2), input:size(3)), false
-   elseif input:dim() == 4 then
-      return input, true
-   end
-   error('nn.SpatialConvolution: input must be 3D (C x H x W) or 4D (N x C x H x W), got ' .. input:dim()
-      .. 'D')
+-- The geometry for the shared convolution passes (nn.im2col): kernel, step, padding, dilation
+-- in the tensor's order (height, width).
+function SpatialConvolution:convSpec()
+   self:backCompatibility()
+   return {
+      n = 2, nIn = self.nInputPlane, k = { self.kH, self.kW }, d = { self.dH, self.dW },
+      pad = { self.padH, self.padW }, dil = { self.dilationH or 1, self.dilationW or 1 },
+   }
 end
 
-local function geometry(self, input)
-   if input:size(2) ~= self.nInputPlane then
-      error(string.format('nn.SpatialConvolution: input has %d planes, expected %d', input:size(2), self.nInputPlane))
-   end
-   local H, W = input:size(3), input:size(4)
-   local oH = math.floor((H + 2 * self.padH - self.kH) / self.dH) + 1
-   local oW = math.floor((W + 2 * self.padW - self.kW) / self.dW) + 1
-   if oH < 1 or oW < 1 then
-      error(string.format('nn.SpatialConvolution: input of %dx%d is too small for kernel %dx%d with padding %dx%d',
-         H, W, self.kH, self.kW, self.padH, self.padW))
-   end
-   return oH, oW
+-- The weight (or its gradient) as one nOutputPlane x (nInputPlane*kH*kW) matrix.
+function SpatialConvolution:convWeights(w)
+   return { w:view(self.nOutputPlane, -1) }
 end
 
 function SpatialConvolution:updateOutput(input)
-   self:backCompatibility()
-   local batch, isBatch = batched(self, input)
-   local oH, oW = geometry(self, batch)
-   local N = batch:size(1)
-   self.finput = self.finput or input.new()
-   local w = self.weight:view(self.nOutputPlane, -1)
-   self.output:resize(N, self.nOutputPlane, oH, oW)
-   for n = 1, N do
-      local cols = nn.im2col.columns(self.finput, batch[n], self.kH, self.kW, self.dH, self.dW, self.padH, self.padW,
-         oH, oW)
-      local out = self.output[n]:view(self.nOutputPlane, oH * oW)
-      out:addmm(0, out, 1, w, cols)
-      if self.bias then
-         out:add(self.bias:view(-1, 1):expandAs(out))
-      end
-   end
-   if not isBatch then
-      self.output = self.output:view(self.nOutputPlane, oH, oW)
-   end
-   return self.output
+   return nn.im2col.moduleForward(self, input)
 end
 
 function SpatialConvolution:updateGradInput(input, gradOutput)
-   if not self.gradInput then return end
-   self:backCompatibility()
-   local batch, isBatch = batched(self, input)
-   local oH, oW = geometry(self, batch)
-   local N = batch:size(1)
-   local gradOut = gradOutput:contiguous():view(N, self.nOutputPlane, oH * oW)
-   self.gradInput:resizeAs(batch):zero()
-   self.fgradInput = self.fgradInput or input.new()
-   local w = self.weight:view(self.nOutputPlane, -1)
-   for n = 1, N do
-      self.fgradInput:resize(w:size(2), oH * oW)
-      self.fgradInput:addmm(0, self.fgradInput, 1, w:t(), gradOut[n])
-      nn.im2col.addColumns(self.gradInput[n], self.fgradInput, self.kH, self.kW, self.dH, self.dW, self.padH,
-         self.padW, oH, oW)
-   end
-   if not isBatch then
-      self.gradInput = self.gradInput:view(input:size())
-   end
-   return self.gradInput
+   return nn.im2col.moduleGradInput(self, input, gradOutput)
 end
 
 function SpatialConvolution:accGradParameters(input, gradOutput, scale)
-   scale = scale or 1
-   self:backCompatibility()
-   local batch = batched(self, input)
-   local oH, oW = geometry(self, batch)
-   local N = batch:size(1)
-   local gradOut = gradOutput:contiguous():view(N, self.nOutputPlane, oH * oW)
-   self.finput = self.finput or input.new()
-   local gw = self.gradWeight:view(self.nOutputPlane, -1)
-   for n = 1, N do
-      local cols = nn.im2col.columns(self.finput, batch[n], self.kH, self.kW, self.dH, self.dW, self.padH, self.padW,
-         oH, oW)
-      gw:addmm(scale, gradOut[n], cols:t())
-      if self.bias then
-         self.gradBias:add(scale, gradOut[n]:sum(2):view(-1))
-      end
-   end
+   return nn.im2col.moduleAccGrad(self, input, gradOutput, scale)
 end
 
 function SpatialConvolution:type(type, tensorCache)

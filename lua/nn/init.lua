@@ -16,7 +16,8 @@ end
 
 -- The base classes first; a module whose parent is another module requires its parent itself.
 for _, name in ipairs {
-   'utils', 'im2col', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian', 'SparseJacobian', 'hessian',
+   'utils', 'im2col', 'pooling', 'sampling', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
+   'SparseJacobian', 'hessian',
 } do
    load(name)
 end
@@ -28,20 +29,32 @@ for _, name in ipairs {
    'CSubTable', 'Clamp', 'ClassNLLCriterion', 'ClassSimplexCriterion', 'Collapse', 'Concat', 'ConcatTable',
    'Constant', 'Contiguous', 'Convert', 'Copy', 'Cosine', 'CosineDistance', 'CosineEmbeddingCriterion',
    'CriterionTable', 'CrossEntropyCriterion', 'Decorator', 'DepthConcat', 'DistKLDivCriterion',
-   'DistanceRatioCriterion', 'DontCast', 'DotProduct', 'Dropout', 'ELU', 'Euclidean', 'Exp', 'FlattenTable',
-   'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'HingeEmbeddingCriterion', 'Identity',
-   'Index', 'IndexLinear', 'JoinTable', 'Kmeans', 'L1Cost', 'L1HingeEmbeddingCriterion', 'L1Penalty', 'LeakyReLU',
-   'Linear', 'LinearWeightNorm', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM', 'MSECriterion', 'MV',
-   'MapTable', 'MarginCriterion', 'MarginRankingCriterion', 'MaskedSelect', 'Max', 'Mean', 'Min', 'MixtureTable',
-   'ModuleCriterion', 'Mul', 'MulConstant', 'MultiCriterion', 'MultiLabelMarginCriterion',
+   'DistanceRatioCriterion', 'DontCast', 'DotProduct', 'Dropout', 'ELU', 'Euclidean', 'Exp', 'FeatureLPPooling',
+   'FlattenTable', 'GatedLinearUnit', 'GradientReversal', 'HardShrink', 'HardTanh', 'HingeEmbeddingCriterion',
+   'Identity', 'Index', 'IndexLinear', 'JoinTable', 'Kmeans', 'L1Cost', 'L1HingeEmbeddingCriterion', 'L1Penalty',
+   'LeakyReLU', 'Linear', 'LinearWeightNorm', 'Log', 'LogSigmoid', 'LogSoftMax', 'LookupTable', 'MM',
+   'MSECriterion', 'MV', 'MapTable', 'MarginCriterion', 'MarginRankingCriterion', 'MaskedSelect', 'Max', 'Mean',
+   'Min', 'MixtureTable', 'ModuleCriterion', 'Mul', 'MulConstant', 'MultiCriterion', 'MultiLabelMarginCriterion',
    'MultiLabelSoftMarginCriterion', 'MultiMarginCriterion', 'NaN', 'Narrow', 'NarrowTable', 'Normalize', 'OneHot',
    'PReLU', 'Padding', 'PairwiseDistance', 'Parallel', 'ParallelCriterion', 'ParallelTable', 'PartialLinear',
-   'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'SelectTable', 'Sigmoid',
+   'PixelShuffle', 'Power', 'Profile', 'RReLU', 'ReLU', 'ReLU6', 'Replicate', 'Reshape', 'SelectTable', 'Sigmoid',
    'SmoothL1Criterion', 'SoftMarginCriterion', 'SoftMax', 'SoftMin', 'SoftPlus', 'SoftShrink', 'SoftSign',
-   'SparseLinear', 'SpatialBatchNormalization', 'SpatialConvolution', 'SpatialMaxPooling', 'SpatialZeroPadding',
-   'SplitTable', 'Sqrt', 'Square', 'Squeeze', 'StochasticGradient', 'Sum', 'Tanh', 'TemporalConvolution',
-   'Threshold', 'Unsqueeze', 'View', 'WeightNorm', 'WeightedEuclidean', 'WeightedMSECriterion', 'WhiteNoise',
-   'ZeroGrad', 'ZipTable', 'ZipTableOneToMany',
+   'SparseLinear', 'SpatialAdaptiveAveragePooling', 'SpatialAdaptiveMaxPooling', 'SpatialAutoCropMSECriterion',
+   'SpatialAveragePooling', 'SpatialBatchNormalization', 'SpatialClassNLLCriterion',
+   'SpatialContrastiveNormalization', 'SpatialConvolution', 'SpatialConvolutionLocal', 'SpatialConvolutionMM',
+   'SpatialConvolutionMap', 'SpatialCrossMapLRN', 'SpatialDepthWiseConvolution', 'SpatialDilatedConvolution',
+   'SpatialDilatedMaxPooling', 'SpatialDivisiveNormalization', 'SpatialDropout', 'SpatialFractionalMaxPooling',
+   'SpatialFullConvolution', 'SpatialFullConvolutionMap', 'SpatialLPPooling', 'SpatialLogSoftMax',
+   'SpatialMaxPooling', 'SpatialMaxUnpooling', 'SpatialReflectionPadding', 'SpatialReplicationPadding',
+   'SpatialSoftMax', 'SpatialSubSampling', 'SpatialSubtractiveNormalization', 'SpatialUpSamplingBilinear',
+   'SpatialUpSamplingNearest', 'SpatialZeroPadding', 'SplitTable', 'Sqrt', 'Square', 'Squeeze',
+   'StochasticGradient', 'Sum', 'Tanh', 'TemporalConvolution', 'TemporalDynamicKMaxPooling', 'TemporalMaxPooling',
+   'TemporalRowConvolution', 'TemporalSubSampling', 'Threshold', 'Unsqueeze', 'UpSampling', 'View',
+   'VolumetricAveragePooling', 'VolumetricBatchNormalization', 'VolumetricConvolution',
+   'VolumetricDilatedConvolution', 'VolumetricDilatedMaxPooling', 'VolumetricDropout',
+   'VolumetricFractionalMaxPooling', 'VolumetricFullConvolution', 'VolumetricMaxPooling',
+   'VolumetricMaxUnpooling', 'VolumetricReplicationPadding', 'WeightNorm', 'WeightedEuclidean',
+   'WeightedMSECriterion', 'WhiteNoise', 'ZeroGrad', 'ZipTable', 'ZipTableOneToMany',
 } do
    load(name)
 end
