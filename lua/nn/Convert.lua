@@ -65,10 +65,8 @@ function Convert:updateOutput(input)
    self.batchMode = true
    if input:dim() < self.nInputDim then
       -- one sample: add the batch dimension
-      local sizes = input:size():totable()
-      table.insert(sizes, self.inputBatchDim, 1)
-      self.__input = self.__input or input.new()
-      self.__input:set(input):resize(unpack(sizes))
+      -- A view with the batch dimension added (strides kept: the input may be a transposed view).
+      self.__input = nn.utils.addSingletonDimension(self.__input or input.new(), input, self.inputBatchDim)
       input = self.__input
       self.batchMode = false
    end
@@ -77,28 +75,25 @@ function Convert:updateOutput(input)
    end
    self.output = self.converter:updateOutput(input)
    if not self.batchMode then
-      local sizes = self.output:size():totable()
-      table.remove(sizes, self.outputBatchDim)
       self.__output = self.__output or self.output.new()
-      self.__output:set(self.output):resize(unpack(sizes))
+      self.__output:set(self.output:select(self.outputBatchDim, 1))
       self.output = self.__output
    end
    return self.output
 end
 
 function Convert:updateGradInput(input, gradOutput)
-   local originalInput = input
    input = self._input or input
    if not self.batchMode then
       input = self.__input
-      self.__gradOutput = self.__gradOutput or gradOutput.new()
-      self.__gradOutput:set(gradOutput):resize(self.converter.output:size())
+      self.__gradOutput = nn.utils.addSingletonDimension(self.__gradOutput or gradOutput.new(), gradOutput,
+         self.outputBatchDim)
       gradOutput = self.__gradOutput
    end
    local gradInput = self.converter:updateGradInput(input, gradOutput)
    if not self.batchMode then
       self.__gradInput = self.__gradInput or gradInput.new()
-      self.__gradInput:set(gradInput):resize(originalInput:size())
+      self.__gradInput:set(gradInput:select(self.inputBatchDim, 1))
       gradInput = self.__gradInput
    end
    if self._input then

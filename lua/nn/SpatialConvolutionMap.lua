@@ -124,16 +124,33 @@ function SpatialConvolutionMap:convGradDone(dense)
    self.gradWeight:view(-1, K):add(dense[1]:view(-1, K):index(1, rows))
 end
 
+-- The input planes the table reads: a table need not name the last planes of its input (a
+-- random one may leave them out), which then have no effect and get a zero gradient.
+local function usedPlanes(self, input)
+   local planeDim = input:dim() == 4 and 2 or 1
+   if input:dim() >= 3 and input:size(planeDim) > self.nInputPlane then
+      return input:narrow(planeDim, 1, self.nInputPlane), planeDim
+   end
+   return input
+end
+
 function SpatialConvolutionMap:updateOutput(input)
-   return nn.im2col.moduleForward(self, input)
+   return nn.im2col.moduleForward(self, usedPlanes(self, input))
 end
 
 function SpatialConvolutionMap:updateGradInput(input, gradOutput)
-   return nn.im2col.moduleGradInput(self, input, gradOutput)
+   local used, planeDim = usedPlanes(self, input)
+   local gradInput = nn.im2col.moduleGradInput(self, used, gradOutput)
+   if planeDim and gradInput then
+      self._gradUsed = gradInput
+      self.gradInput = input.new():resizeAs(input):zero()
+      self.gradInput:narrow(planeDim, 1, self.nInputPlane):copy(gradInput)
+   end
+   return self.gradInput
 end
 
 function SpatialConvolutionMap:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.moduleAccGrad(self, input, gradOutput, scale)
+   return nn.im2col.moduleAccGrad(self, usedPlanes(self, input), gradOutput, scale)
 end
 
 function SpatialConvolutionMap:decayParameters(decay)
@@ -142,7 +159,7 @@ function SpatialConvolutionMap:decayParameters(decay)
 end
 
 function SpatialConvolutionMap:clearState()
-   nn.utils.clear(self, 'finput', 'fgradInput')
+   nn.utils.clear(self, 'finput', 'fgradInput', '_gradUsed')
    return parent.clearState(self)
 end
 
