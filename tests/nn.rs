@@ -7,7 +7,17 @@ mod common;
 use common::{lua_dir, run_th_in};
 
 /// The scripts, one test each; `every_script_is_listed` keeps the list and the folder in step.
-const SCRIPTS: &[&str] = &["containers.lua", "core.lua", "criterions.lua", "layers.lua", "spatial.lua", "tables.lua", "temporal.lua", "transfer.lua", "volumetric.lua"];
+const SCRIPTS: &[&str] = &[
+    "containers.lua",
+    "core.lua",
+    "criterions.lua",
+    "layers.lua",
+    "spatial.lua",
+    "tables.lua",
+    "temporal.lua",
+    "transfer.lua",
+    "volumetric.lua",
+];
 
 fn run_script(name: &str) {
     let out = run_th_in(&lua_dir().join("nn"), &[name], "", &[]);
