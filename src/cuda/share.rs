@@ -85,7 +85,7 @@ impl Stager {
             Some(i) => self.free.remove(i),
             None => {
                 let dev = memory::device_for(s, M).map_err(device_error)?;
-                let staging = memory::alloc_unset(&dev, s.dtype(), s.len()).map_err(device_error)?;
+                let staging = memory::alloc_unset(&dev, s.dtype(), s.len())?;
                 (NEXT_LOAN.fetch_add(1, Ordering::Relaxed), staging)
             }
         };
@@ -141,9 +141,8 @@ pub fn open_briefly(l: &Lent) -> Result<Storage> {
     if l.pid == std::process::id() {
         ipc::own_memory(l.addr, &e)
     } else {
-        ipc::import_ipc(&e, None)
+        ipc::import_ipc(&e, None).map_err(device_error)
     }
-    .map_err(device_error)
 }
 
 /// Closes the cached mappings of what process `pid` lent (it is gone).
