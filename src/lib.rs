@@ -10,3 +10,4 @@ pub mod parallel;
 pub mod repl;
 pub mod runtime;
 pub mod torch;
+pub mod wire;

@@ -668,7 +668,7 @@ methods.equal = function(x, y, ...)
 end
 functions.equal = methods.equal
 
--- Moving by position (native methods, src/cuda/gather.rs): torch.f takes the method's arguments.
+-- Moving by position (native methods, src/cuda/lua/gather.rs): torch.f takes the method's arguments.
 for _, name in ipairs { 'index', 'indexCopy', 'indexAdd', 'indexFill', 'gather', 'scatter', 'scatterAdd',
    'maskedSelect', 'maskedCopy', 'nonzero' } do
    functions[name] = function(x, ...)

@@ -1,5 +1,6 @@
 //! The device tensor family: `torch.CudaTensor`, `torch.CudaDoubleTensor`, `torch.CudaLongTensor`
-//! and their storages.
+//! and their storages (on top of the tensor operations; what the host code and the Lua glue know
+//! of device tensors).
 //!
 //! A device tensor is the host tensor's `layout::Tensor` (sizes, strides, offset: every view
 //! operation is the same arithmetic) over a `Storage` whose backing is device memory
@@ -8,10 +9,13 @@
 //! .t7 format serve both families; the host code cannot reach device memory because device
 //! tensors are userdata of other types (`TensorUd<T, Cuda>`), which the host functions never
 //! accept. New storages go on the calling thread's current device, as in cutorch.
+//!
+//! `torch::family::Family` takes errors as text: each is named here after the step that failed
+//! ("allocate", "resize", ...), as the host code then names the Lua function.
 
 use super::device;
 use super::memory;
-use super::ops;
+use super::ops::{self, copy};
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::layout::Tensor;
@@ -33,32 +37,34 @@ impl Family for Cuda {
     }
 
     fn new_storage(dtype: DType, len: usize) -> Result<Storage, String> {
-        let dev = device::current_device("allocate")?;
-        memory::alloc(&dev, dtype, len)
+        let dev = device::current_device().map_err(|e| format!("allocate: {e}"))?;
+        Ok(memory::alloc(&dev, dtype, len)?)
     }
 
     fn resize_storage(s: &Storage, len: usize) -> Result<(), String> {
         if len == s.len() {
             return Ok(());
         }
-        let dev = memory::device_for(s, "resize")?;
-        let fresh = memory::alloc(&dev, s.dtype(), len)?;
-        memory::copy_device(&fresh, 0, s, 0, len.min(s.len()), "resize")?;
-        s.take_memory_of(fresh)
+        let resized = memory::open_device(s).and_then(|dev| {
+            let fresh = memory::alloc(&dev, s.dtype(), len)?;
+            memory::copy(&fresh, 0, s, 0, len.min(s.len()))?;
+            Ok(fresh)
+        });
+        s.take_memory_of(resized.map_err(|e| format!("resize: {e}"))?)
     }
 
     fn read(s: &Storage, offset: usize) -> Result<f64, String> {
-        memory::read(s, offset)
+        memory::read(s, offset).map_err(|e| format!("read: {e}"))
     }
 
     fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
-        memory::write(s, offset, v)
+        memory::write(s, offset, v).map_err(|e| format!("write: {e}"))
     }
 
     fn from_host(t: Tensor) -> Result<Tensor, String> {
-        let dev = device::current_device("upload")?;
-        let d = ops::empty_like(&dev, t.dtype, &t.size)?;
-        ops::copy_from_host(&d, &t, "upload")?;
+        let dev = device::current_device().map_err(|e| format!("upload: {e}"))?;
+        let d = ops::operands::empty_like(&dev, t.dtype, &t.size)?;
+        copy::from_host(&d, &t).map_err(|e| format!("upload: {e}"))?;
         Ok(d)
     }
 }

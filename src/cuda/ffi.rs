@@ -1,6 +1,7 @@
-//! The C functions FFI code written against cutorch calls: `THCState_getCurrentStream` and
-//! friends, exported by the `th` binary (th.dynlist exports `THCState_*`), so that for example
-//! NCCL called through `ffi.load` gets the stream cutorch work is queued on.
+//! The C functions FFI code written against cutorch calls (a C face beside the Lua glue, on top of
+//! `device`): `THCState_getCurrentStream` and friends, exported by the `th` binary (th.dynlist
+//! exports `THCState_*`), so that for example NCCL called through `ffi.load` gets the stream
+//! cutorch work is queued on.
 //!
 //! `cutorch.getState()` hands out the address of a process-wide placeholder: cutorch passed its
 //! THCState around the same way, and these functions only need to know it is ours.
@@ -26,7 +27,7 @@ pub fn state() -> *mut c_void {
 /// default stream, when there is no such device, or on any failure (C callers cannot take an
 /// error).
 fn stream_on(ordinal: usize) -> *mut c_void {
-    std::panic::catch_unwind(|| match device::get(ordinal, "THCState_getCurrentStream") {
+    std::panic::catch_unwind(|| match device::get(ordinal) {
         Ok(dev) => dev
             .current_stream()
             .map(|s| s as *mut c_void)

@@ -3,30 +3,47 @@
 //! runs on machines without CUDA: there `cutorch.getDeviceCount()` is 0 and anything that needs a
 //! device raises a clear error.
 //!
-//! Layers, bottom up: `libs` (finding the libraries; no cudarc panic reaches Lua), `device`
-//! (contexts, current device and stream per thread), `events` (ordering between streams), `peer`
-//! (peer-to-peer access between devices), `memory` (device storages and host
-//! copies) with `cache` (freed allocations kept for reuse), `kernels` (NVRTC-compiled elementwise and reduction kernels), `ops`, `sort` and `blas` (the
-//! operations on device tensors), `family` (device tensors as a torch tensor family), `ipc`
-//! and `share` (sharing storages between processes), `ffi` (the THCState_* C functions), and `lua` with
-//! `methods` (the `libcutorch` module under `lua/cutorch`).
+//! Layers, bottom up; a file uses only the layers below its own (and its own layer's files
+//! listed before it):
+//!
+//! 1. driver and libraries: `driver` (cudarc's panics kept out of Lua, the driver's errors in
+//!    words), `libraries` (finding cuBLAS and NVRTC);
+//! 2. devices, memory, streams: `block_cache` (freed allocations kept for reuse), `device`
+//!    (contexts, the current device and stream per thread, per-device slots for the layers
+//!    above), `events` (ordering between streams), `peer` (peer access between devices),
+//!    `generators` (the devices' random generators), `memory` (device storages and the copies
+//!    between host and device), `ipc` (CUDA IPC handles) and `share` (staging storages for
+//!    another process); `ffi` (the THCState_* C functions) sits on `device`;
+//! 3. kernels: `kernels` (compiling and launching; the program's text in `kernels/source`);
+//! 4. tensor operations: `ops` (elementwise, copies, reductions, moves by position, sorting,
+//!    cuBLAS products), and `family` (device tensors as a torch tensor family);
+//! 5. the Lua glue: `lua` (the `libcutorch` module under `lua/cutorch`) and `nccl` (the
+//!    `libnccl` module under `lua/nccl`, with its own loader and communicators).
+//!
+//! Below the Lua glue errors are `crate::error::Error`s that do not know the Lua function; the
+//! glue names them (`crate::error::Named`).
 
-pub mod blas;
-pub mod cache;
+pub mod block_cache;
 pub mod device;
+pub mod driver;
 pub mod events;
 pub mod family;
 pub mod ffi;
-pub mod gather;
+pub mod generators;
 pub mod ipc;
 pub mod kernels;
-pub mod libs;
+pub mod libraries;
 pub mod lua;
 pub mod memory;
-pub mod methods;
 pub mod nccl;
-pub mod operand;
 pub mod ops;
 pub mod peer;
 pub mod share;
-pub mod sort;
+
+/// An error as text, for callers outside `cuda` that still take errors as text (src/cuda/share.rs,
+/// src/ipc/net/cuda.rs, and `torch::family::Family`): `?` converts.
+impl From<crate::error::Error> for String {
+    fn from(e: crate::error::Error) -> String {
+        e.message().to_string()
+    }
+}

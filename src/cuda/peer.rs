@@ -1,8 +1,8 @@
-//! Peer-to-peer access between devices, as cutorch exposed it: on by default for every pair
-//! whose hardware supports it, switchable per pair, and enabled in the driver when a pair is
-//! first used (cutorch enabled every pair at start, which opens a context on every GPU; here only
-//! devices in use get one). Copies between devices go peer to peer where it is on, and through
-//! the host otherwise (the driver decides). Kernels may read tensors of other devices only
+//! Peer-to-peer access between devices (the devices layer), as cutorch exposed it: on by default
+//! for every pair whose hardware supports it, switchable per pair, and enabled in the driver when a
+//! pair is first used (cutorch enabled every pair at start, which opens a context on every GPU;
+//! here only devices in use get one). Copies between devices go peer to peer where it is on, and
+//! through the host otherwise (the driver decides). Kernels may read tensors of other devices only
 //! after cutorch.setKernelPeerToPeerAccess(true), and then only across pairs where it is on.
 
 use std::collections::HashMap;
@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use cudarc::driver::sys;
 
 use super::device;
-use super::libs;
-use super::memory::drv;
+use super::driver::{self, guard};
+use crate::error::{Error, Result};
 
 /// What is known of a pair (device, peer it accesses).
 #[derive(Clone, Copy, Default)]
@@ -34,119 +34,117 @@ fn with_pair<R>(d: usize, p: usize, f: impl FnOnce(&mut Pair) -> R) -> R {
     f(pairs.get_or_insert_with(HashMap::new).entry((d, p)).or_default())
 }
 
-fn check(d: usize, p: usize, method: &str) -> Result<(), String> {
-    device::available(method)?;
+fn check(d: usize, p: usize) -> Result<()> {
+    device::usable()?;
     for x in [d, p] {
         if x >= device::count() {
-            return Err(format!(
-                "{method}: device {} does not exist (devices are numbered 1 to {})",
+            return Err(Error::argument(format!(
+                "device {} does not exist (devices are numbered 1 to {})",
                 x + 1,
                 device::count()
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 /// Whether the hardware lets device `d` access `p`'s memory (a device its own: yes).
-pub fn supported(d: usize, p: usize, method: &str) -> Result<bool, String> {
-    check(d, p, method)?;
+pub fn supported(d: usize, p: usize) -> Result<bool> {
+    check(d, p)?;
     if d == p {
         return Ok(true);
     }
     if let Some(s) = with_pair(d, p, |pair| pair.supported) {
         return Ok(s);
     }
-    let can = libs::guard(method, || {
+    let can = guard("cuDeviceCanAccessPeer", || {
         let mut can = 0;
         let (mut dev, mut peer): (sys::CUdevice, sys::CUdevice) = (0, 0);
         // SAFETY: plain queries with out-pointers to locals.
         unsafe {
-            sys::cuDeviceGet(&mut dev, d as std::ffi::c_int).result().map_err(drv)?;
+            sys::cuDeviceGet(&mut dev, d as std::ffi::c_int)
+                .result()
+                .map_err(driver::error)?;
             sys::cuDeviceGet(&mut peer, p as std::ffi::c_int)
                 .result()
-                .map_err(drv)?;
-            sys::cuDeviceCanAccessPeer(&mut can, dev, peer).result().map_err(drv)?;
+                .map_err(driver::error)?;
+            sys::cuDeviceCanAccessPeer(&mut can, dev, peer)
+                .result()
+                .map_err(driver::error)?;
         }
         Ok(can != 0)
-    })
-    .map_err(|e| format!("{method}: {e}"))?;
+    })?;
     with_pair(d, p, |pair| pair.supported = Some(can));
     Ok(can)
 }
 
 /// cutorch.getPeerToPeerAccess: whether `d` may access `p`'s memory.
-pub fn get(d: usize, p: usize, method: &str) -> Result<bool, String> {
-    let supported = supported(d, p, method)?;
+pub fn get(d: usize, p: usize) -> Result<bool> {
+    let supported = supported(d, p)?;
     Ok(d == p || with_pair(d, p, |pair| pair.wanted).unwrap_or(supported))
 }
 
 /// cutorch.setPeerToPeerAccess: turns `d`'s access to `p`'s memory on or off.
-pub fn set(d: usize, p: usize, on: bool, method: &str) -> Result<(), String> {
+pub fn set(d: usize, p: usize, on: bool) -> Result<()> {
     if d == p {
         return match on {
             true => Ok(()),
-            false => Err(format!("{method}: a device always accesses its own memory")),
+            false => Err(Error::argument("a device always accesses its own memory")),
         };
     }
-    if on && !supported(d, p, method)? {
-        return Err(format!(
-            "{method}: device {} cannot access device {} (the hardware does not support peer access between them)",
+    if on && !supported(d, p)? {
+        return Err(Error::device(format!(
+            "device {} cannot access device {} (the hardware does not support peer access between them)",
             d + 1,
             p + 1
-        ));
+        )));
     }
     with_pair(d, p, |pair| pair.wanted = Some(on));
-    if on {
-        ensure(d, p, method).map(|_| ())
-    } else {
-        switch_off(d, p, method)
-    }
+    if on { ensure(d, p).map(|_| ()) } else { switch_off(d, p) }
 }
 
 /// Enables `d`'s access to `p` in the driver if it is wanted and not on yet; whether it is on.
-pub fn ensure(d: usize, p: usize, method: &str) -> Result<bool, String> {
+pub fn ensure(d: usize, p: usize) -> Result<bool> {
     if d == p {
         return Ok(true);
     }
-    if !get(d, p, method)? {
+    if !get(d, p)? {
         return Ok(false);
     }
     if with_pair(d, p, |pair| pair.enabled) {
         return Ok(true);
     }
-    let (dev, peer) = (device::get(d, method)?, device::get(p, method)?);
+    let (dev, peer) = (device::get(d)?, device::get(p)?);
     dev.bind()?;
-    libs::guard(method, || {
+    guard("cuCtxEnablePeerAccess", || {
         // SAFETY: both contexts are alive; the peer's context is passed as the driver expects.
         match unsafe { sys::cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) } {
             sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
-            rc => Err(drv(cudarc::driver::DriverError(rc))),
+            rc => Err(driver::error(cudarc::driver::DriverError(rc))),
         }
     })
     .map_err(|e| {
         // Not tried again: the pair reads as off from now on.
         with_pair(d, p, |pair| pair.wanted = Some(false));
-        format!("{method}: enabling peer access from device {} to {}: {e}", d + 1, p + 1)
+        e.context(format!("enabling peer access from device {} to {}", d + 1, p + 1))
     })?;
     with_pair(d, p, |pair| pair.enabled = true);
     Ok(true)
 }
 
-fn switch_off(d: usize, p: usize, method: &str) -> Result<(), String> {
+fn switch_off(d: usize, p: usize) -> Result<()> {
     if !with_pair(d, p, |pair| pair.enabled) {
         return Ok(());
     }
-    let (dev, peer) = (device::get(d, method)?, device::get(p, method)?);
+    let (dev, peer) = (device::get(d)?, device::get(p)?);
     dev.bind()?;
-    libs::guard(method, || {
+    guard("cuCtxDisablePeerAccess", || {
         // SAFETY: as in `ensure`.
         match unsafe { sys::cuCtxDisablePeerAccess(peer.ctx.cu_ctx()) } {
             sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_NOT_ENABLED => Ok(()),
-            rc => Err(drv(cudarc::driver::DriverError(rc))),
+            rc => Err(driver::error(cudarc::driver::DriverError(rc))),
         }
-    })
-    .map_err(|e| format!("{method}: {e}"))?;
+    })?;
     with_pair(d, p, |pair| pair.enabled = false);
     Ok(())
 }

@@ -1,28 +1,27 @@
-//! Device storages sent to another process of this machine (parallel's send/receive) by CUDA IPC
-//! handle, without a trip through host memory.
+//! Lending device memory to a process of this machine, and opening what another lent: the one
+//! device-sharing protocol of `parallel` and ipc's client/server (`wire::cuda` describes it and
+//! says why it is the one).
 //!
-//! A send must carry the value as it was when sent, while the sender goes on changing its tensors;
-//! so the sender copies each device storage into a staging allocation of its own (one
-//! device-to-device copy, the only one) and sends that allocation's handle. The receiver maps the
-//! staging memory as the storage it hands to Lua; when that storage is collected it tells the
-//! sender, which then reuses the allocation for its next send of that size. Opening a handle
-//! costs much more than a message, so the receiver keeps its mappings of the latest allocations
-//! open for the next storage staged in them.
-//! This mirrors `parallel::shm`, whose release messages carry these names too.
+//! A sender that does not wait for its receiver (`parallel.send`) lends a staged copy: each
+//! device storage is copied into a staging allocation of its own (one device-to-device copy, the
+//! only one), lent, and used again for the next storage of its size once released. The number of
+//! a loan is its staging allocation's, so a receiver that keeps its mapping of that allocation
+//! open finds it again (opening a handle costs far more than a message). A sender that waits for
+//! the release (ipc's `send`) lends its storage's own memory, once the work queued on it is done.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::ipc::{self, Exported};
 use super::memory;
+use crate::error::{Error, Result};
 use crate::torch::storage::Storage;
+use crate::wire::cuda::Lent;
 
-/// Names of staging allocations start with this (shared-memory segments' names do not).
-pub const NAME_PREFIX: &str = "cuda-";
 /// Released staging allocations a sender keeps for reuse, per peer, at most.
 const FREE_MAX_BYTES: usize = 1 << 30;
 
-static NEXT: AtomicU64 = AtomicU64::new(0);
+static NEXT_LOAN: AtomicU64 = AtomicU64::new(1);
 
 /// Whether CUDA IPC is turned off (`LUATORCH_CUDA_IPC=0`): device storages then travel through
 /// host memory, as between machines.
@@ -30,62 +29,80 @@ pub fn disabled() -> bool {
     std::env::var("LUATORCH_CUDA_IPC").is_ok_and(|v| v == "0")
 }
 
-pub fn is_staging_name(name: &str) -> bool {
-    name.starts_with(NAME_PREFIX)
-}
-
-/// The staging allocations one sender made for one peer.
-#[derive(Default)]
-pub struct Stager {
-    /// Sent and not yet released, by name.
-    lent: HashMap<String, Storage>,
-    /// Released, oldest first.
-    free: Vec<(String, Storage)>,
-}
-
 fn bytes_of(s: &Storage) -> usize {
     s.len() * s.dtype().size_of()
 }
 
+fn device_error(e: String) -> Error {
+    Error::device(e)
+}
+
+/// The descriptor of `s`, exported as `e`, lent as `loan`.
+fn lent(s: &Storage, e: Exported, loan: u64) -> Result<Lent> {
+    Ok(Lent {
+        loan,
+        handle: e.handle,
+        offset: e.offset as u64,
+        len: s.len() as u64,
+        dtype: e.dtype,
+        device: e.device as u32,
+        uuid: e.uuid,
+        pid: std::process::id(),
+        addr: memory::addr_of(s, 0).map_err(device_error)?,
+    })
+}
+
+fn exported(l: &Lent) -> Exported {
+    Exported {
+        handle: l.handle,
+        offset: l.offset as usize,
+        bytes: l.bytes(),
+        device: l.device as usize,
+        uuid: l.uuid,
+        dtype: l.dtype,
+    }
+}
+
+/// The staged copies one sender lent to one peer.
+#[derive(Default)]
+pub struct Stager {
+    /// Lent and not yet released, by loan.
+    lent: HashMap<u64, Storage>,
+    /// Released, oldest first.
+    free: Vec<(u64, Storage)>,
+}
+
 impl Stager {
-    /// Copies device storage `s` into a staging allocation (waiting for the copy) and returns the
-    /// allocation's name and export.
-    pub fn stage(&mut self, s: &Storage) -> Result<(String, Exported), String> {
+    /// Copies device storage `s` into a staging allocation (waiting for the copy) and lends it.
+    pub fn stage(&mut self, s: &Storage) -> Result<Lent> {
         const M: &str = "send";
-        let device = memory::device_of(s).ok_or_else(|| format!("{M}: internal error: not a device storage"))?;
+        let device = memory::device_of(s).ok_or_else(|| Error::device("not a device storage"))?;
         let reuse = self
             .free
             .iter()
             .position(|(_, b)| b.dtype() == s.dtype() && b.len() == s.len() && memory::device_of(b) == Some(device));
-        let (name, staging) = match reuse {
+        let (loan, staging) = match reuse {
             Some(i) => self.free.remove(i),
             None => {
-                let dev = memory::device_for(s, M)?;
-                let name = format!(
-                    "{NAME_PREFIX}{}-{}",
-                    std::process::id(),
-                    NEXT.fetch_add(1, Ordering::Relaxed)
-                );
-                (name, memory::alloc_unset(&dev, s.dtype(), s.len())?)
+                let dev = memory::device_for(s, M).map_err(device_error)?;
+                let staging = memory::alloc_unset(&dev, s.dtype(), s.len())?;
+                (NEXT_LOAN.fetch_add(1, Ordering::Relaxed), staging)
             }
         };
         let exported = memory::copy_device(&staging, 0, s, 0, s.len(), M)
             .and_then(|()| memory::device_for(s, M)?.synchronize())
-            .and_then(|()| ipc::export_ipc(&staging));
-        match exported {
-            Ok(e) => {
-                self.lent.insert(name.clone(), staging);
-                Ok((name, e))
-            }
-            Err(e) => Err(format!("{M}: cannot share a device storage: {e}")),
-        }
+            .and_then(|()| ipc::export_ipc(&staging))
+            .map_err(|e| Error::device(format!("cannot share a device storage: {e}")))?;
+        let l = lent(&staging, exported, loan)?;
+        self.lent.insert(loan, staging);
+        Ok(l)
     }
 
-    /// The receiver is done with `name` (its storage over it was collected): the allocation can
+    /// The receiver is done with `loan` (its storage over it was collected): the allocation can
     /// carry the next storage.
-    pub fn release(&mut self, name: &str) {
-        let Some(staging) = self.lent.remove(name) else { return };
-        self.free.push((name.to_string(), staging));
+    pub fn release(&mut self, loan: u64) {
+        let Some(staging) = self.lent.remove(&loan) else { return };
+        self.free.push((loan, staging));
         let mut free_bytes: usize = self.free.iter().map(|(_, s)| bytes_of(s)).sum();
         while free_bytes > FREE_MAX_BYTES && !self.free.is_empty() {
             free_bytes -= bytes_of(&self.free.remove(0).1);
@@ -93,14 +110,42 @@ impl Stager {
     }
 }
 
-/// Maps what a sender staged, under `name`, as a storage of this process; `released` runs once
-/// the storage is collected and the work reading it is over. The mapping stays open for the next
-/// storage staged in the same allocation.
-pub fn open(name: &str, e: &Exported, released: Box<dyn FnOnce() + Send + Sync>) -> Result<Storage, String> {
-    ipc::import_cached(name, e, Some(released))
+/// Lends `s`'s own memory, as it is once the work queued on it is done, to a receiver that copies
+/// it while the caller waits for the release; None when it cannot be exported (memory opened from
+/// another process), and it must take the host path.
+pub fn lend_in_place(s: &Storage) -> Result<Option<Lent>> {
+    memory::device_for(s, "send")
+        .and_then(|d| d.synchronize())
+        .map_err(device_error)?;
+    let Ok(e) = ipc::export_ipc(s) else { return Ok(None) };
+    lent(s, e, NEXT_LOAN.fetch_add(1, Ordering::Relaxed)).map(Some)
 }
 
-/// Closes the cached mappings of what process `pid` staged (it is gone).
-pub fn forget_sender(pid: u32) {
-    ipc::forget_cached(&format!("{NAME_PREFIX}{pid}-"));
+/// The name under which a receiver keeps its mapping of a lender's allocation open.
+fn mapping_name(pid: u32, loan: u64) -> String {
+    format!("cuda-{pid}-{loan}")
+}
+
+/// Maps what a sender lent as a storage of this process; `released` runs once the storage is
+/// collected and the work reading it is over. The mapping stays open for the next loan of the
+/// same allocation.
+pub fn open(l: &Lent, released: Box<dyn FnOnce() + Send + Sync>) -> Result<Storage> {
+    ipc::import_cached(&mapping_name(l.pid, l.loan), &exported(l), Some(released)).map_err(device_error)
+}
+
+/// Opens what a sender lent for a read now (the caller copies it, then releases it): the memory
+/// itself when the lender is this very process (another thread, waiting), else a mapping closed
+/// when the storage goes.
+pub fn open_briefly(l: &Lent) -> Result<Storage> {
+    let e = exported(l);
+    if l.pid == std::process::id() {
+        ipc::own_memory(l.addr, &e)
+    } else {
+        ipc::import_ipc(&e, None).map_err(device_error)
+    }
+}
+
+/// Closes the cached mappings of what process `pid` lent (it is gone).
+pub fn forget_lender(pid: u32) {
+    ipc::forget_cached(&format!("cuda-{pid}-"));
 }

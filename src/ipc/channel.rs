@@ -7,10 +7,12 @@ use std::sync::Arc;
 
 use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataFields, UserDataMethods, Value};
 
+use super::args::{fail, opt_bool};
 use super::fast;
 use super::fifo::{CLOSED, DRAINED, Fifo, OPEN};
-use super::handle::{HandleUd, Object, checked, fail, method, new_handle, opt_bool, share};
-use super::message::Message;
+use super::handle::{HandleUd, Object, Wrapper, checked, method, new_handle, share};
+use super::packed::Packed;
+use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
@@ -24,12 +26,12 @@ pub struct Channel {
 type Ud = HandleUd<Channel>;
 
 impl Channel {
-    fn write(&self, items: impl IntoIterator<Item = Message>) -> i64 {
+    fn write(&self, items: impl IntoIterator<Item = Packed>) -> i64 {
         self.fifo.push(items)
     }
 
     /// `own`: the references this state and this call hold (see fast::OWN_SLOW and fast::OWN_FAST).
-    fn read(self: &Arc<Self>, noblock: bool, own: usize) -> std::result::Result<(i64, Option<Message>), String> {
+    fn read(self: &Arc<Self>, noblock: bool, own: usize) -> crate::error::Result<(i64, Option<Packed>)> {
         self.fifo.pop(
             noblock,
             || Arc::strong_count(self) <= own,
@@ -64,14 +66,14 @@ impl Object for Channel {
 
 fn slow_write(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<i64> {
     let c = channel(ud, WRITE)?;
-    let items = super::message::pack_all(lua, args, false).map_err(|e| fail(WRITE, e))?;
+    let items = super::packed::pack_all(lua, args, false).map_err(|e| fail(WRITE, e))?;
     Ok(c.write(items))
 }
 
 fn slow_read(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<MultiValue> {
     let c = channel(ud, READ)?;
     let noblock = opt_bool(&args, 0, READ, false)?;
-    let (status, item) = c.read(noblock, fast::OWN_SLOW).map_err(|e| error(READ, e))?;
+    let (status, item) = c.read(noblock, fast::OWN_SLOW).named(READ)?;
     let mut out = MultiValue::with_capacity(2);
     out.push_back(Value::Integer(status));
     if let Some(item) = item {
@@ -110,8 +112,8 @@ unsafe extern "C" fn fast_read(h: *mut fast::Holder, noblock: c_int, out: *mut f
 
 impl UserData for Ud {
     fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
-        f.add_field("write", fast::Wrapper::<Channel>::write());
-        f.add_field("read", fast::Wrapper::<Channel>::read());
+        f.add_field("write", Wrapper::<Channel>::write());
+        f.add_field("read", Wrapper::<Channel>::read());
     }
 
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {

@@ -12,14 +12,12 @@
 
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, c_int, c_void};
-use std::marker::PhantomData;
 use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
-use mlua::{AnyUserData, Function, IntoLua, LightUserData, Lua, Result, Table, Value};
+use mlua::{AnyUserData, Function, LightUserData, Lua, Result, Table, Value};
 
-use super::handle::Object;
-use super::message::{Message, Plain};
+use super::packed::{Packed, Plain};
 
 /// One handle's reference to its object, for the FFI functions.
 pub struct Holder {
@@ -111,9 +109,9 @@ pub type ReadFn = unsafe extern "C" fn(*mut Holder, c_int, *mut Out) -> c_int;
 
 thread_local! {
     /// The item of the last fast read that needs mlua to unpack it.
-    static PENDING: RefCell<Option<Message>> = const { RefCell::new(None) };
+    static PENDING: RefCell<Option<Packed>> = const { RefCell::new(None) };
     /// The last string item read: the wrapper copies it out before the next read.
-    static LAST: RefCell<Option<Message>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<Packed>> = const { RefCell::new(None) };
     /// The error a fast call reported, for the wrapper to raise.
     static FAILED: RefCell<Option<String>> = const { RefCell::new(None) };
 }
@@ -122,7 +120,7 @@ thread_local! {
 ///
 /// # Safety
 /// For STRING, `s` points to `len` readable bytes.
-pub unsafe fn item(kind: c_int, num: f64, s: *const c_char, len: usize) -> Option<Message> {
+pub unsafe fn item(kind: c_int, num: f64, s: *const c_char, len: usize) -> Option<Packed> {
     let plain = match kind {
         NIL => Plain::Nil,
         FALSE | TRUE => Plain::Boolean(num != 0.0),
@@ -131,14 +129,14 @@ pub unsafe fn item(kind: c_int, num: f64, s: *const c_char, len: usize) -> Optio
         STRING => Plain::String(unsafe { std::slice::from_raw_parts(s as *const u8, len) }),
         _ => return None,
     };
-    Some(Message::plain(plain))
+    Some(Packed::plain(plain))
 }
 
 /// Hands `item` (and `status`) to the wrapper through `out`; returns its kind.
 ///
 /// # Safety
 /// `out` is the wrapper's output struct.
-pub unsafe fn deliver(out: *mut Out, status: i64, item: Option<Message>) -> c_int {
+pub unsafe fn deliver(out: *mut Out, status: i64, item: Option<Packed>) -> c_int {
     // SAFETY: as the caller promises.
     let out = unsafe { &mut *out };
     out.status = status as c_int;
@@ -159,7 +157,7 @@ pub unsafe fn deliver(out: *mut Out, status: i64, item: Option<Message>) -> c_in
         None => OTHER,
     };
     match kind {
-        // The bytes stay where they are when the message moves (they are boxed).
+        // The bytes stay where they are when the packed value moves (they are boxed).
         STRING => LAST.with(|l| *l.borrow_mut() = Some(item)),
         OTHER => PENDING.with(|p| *p.borrow_mut() = Some(item)),
         _ => {}
@@ -327,8 +325,8 @@ pub fn install(lua: &Lua, spec: &Spec, slow_write: Function, slow_read: Function
         slow_read,
         spec.with_status,
     ))?;
-    lua.set_named_registry_value(&format!("{}.write", spec.table), write)?;
-    lua.set_named_registry_value(&format!("{}.read", spec.table), read)?;
+    lua.set_named_registry_value(&wrapper_key(spec.table, "write"), write)?;
+    lua.set_named_registry_value(&wrapper_key(spec.table, "read"), read)?;
     lua.set_named_registry_value(spec.table, handles)
 }
 
@@ -353,32 +351,11 @@ pub unsafe fn register(lua: &Lua, table: &str, ud: &AnyUserData, h: *mut Holder)
     made
 }
 
-/// A type's wrapper as a field value of its userdata (`write` or `read`).
-pub struct Wrapper<T> {
-    which: &'static str,
-    kind: PhantomData<fn() -> T>,
+/// The wrapper `which` (`write` or `read`) that [`install`] made for the type of `table`.
+pub fn wrapper(lua: &Lua, table: &str, which: &str) -> Result<Value> {
+    lua.named_registry_value(&wrapper_key(table, which))
 }
 
-impl<T> Wrapper<T> {
-    pub fn write() -> Self {
-        Wrapper {
-            which: "write",
-            kind: PhantomData,
-        }
-    }
-
-    pub fn read() -> Self {
-        Wrapper {
-            which: "read",
-            kind: PhantomData,
-        }
-    }
-}
-
-impl<T: Object> IntoLua for Wrapper<T> {
-    fn into_lua(self, lua: &Lua) -> Result<Value> {
-        T::install_fast(lua)?;
-        let table = T::FAST.unwrap_or_default();
-        lua.named_registry_value(&format!("{table}.{}", self.which))
-    }
+fn wrapper_key(table: &str, which: &str) -> String {
+    format!("{table}.{which}")
 }

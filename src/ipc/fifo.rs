@@ -12,8 +12,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use super::handle::{Signal, interrupted};
-use super::message::Message;
+use super::packed::Packed;
+use super::signal::{Signal, interrupted};
+use crate::error::{Error, Result};
 
 pub const OPEN: i64 = 0;
 pub const CLOSED: i64 = 1;
@@ -25,16 +26,16 @@ struct Padded<T>(T);
 
 #[derive(Default)]
 struct Writers {
-    items: Vec<Message>,
+    items: Vec<Packed>,
     closed: bool,
     drained: bool,
 }
 
 #[derive(Default)]
 struct Readers {
-    items: VecDeque<Message>,
+    items: VecDeque<Packed>,
     /// An empty buffer (with its capacity) to swap in for the writers' one.
-    spare: Vec<Message>,
+    spare: Vec<Packed>,
 }
 
 pub struct Fifo {
@@ -59,7 +60,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// What a read gives: the status and the item, if there was one.
-pub type Popped = (i64, Option<Message>);
+pub type Popped = (i64, Option<Packed>);
 
 impl Fifo {
     fn writers(&self) -> MutexGuard<'_, Writers> {
@@ -75,7 +76,7 @@ impl Fifo {
     }
 
     /// Appends `items` unless the FIFO is closed; the status (OPEN when written).
-    pub fn push(&self, items: impl IntoIterator<Item = Message>) -> i64 {
+    pub fn push(&self, items: impl IntoIterator<Item = Packed>) -> i64 {
         let mut w = self.writers();
         if w.drained {
             return DRAINED;
@@ -145,7 +146,7 @@ impl Fifo {
     /// Takes the next item. When there is none: with `noblock`, the status alone; otherwise waits
     /// for one, or for the FIFO to be drained (then the status alone). `alone()` says that nothing
     /// can ever arrive (the wait then fails with `alone_message`).
-    pub fn pop(&self, noblock: bool, alone: impl Fn() -> bool, alone_message: &str) -> Result<Popped, String> {
+    pub fn pop(&self, noblock: bool, alone: impl Fn() -> bool, alone_message: &str) -> Result<Popped> {
         let mut spun = false;
         loop {
             let mut r = self.readers();
@@ -174,10 +175,10 @@ impl Fifo {
                 return Ok((OPEN, None));
             }
             if alone() {
-                return Err(alone_message.into());
+                return Err(Error::peer(alone_message));
             }
             if interrupted() {
-                return Err("interrupted".into());
+                return Err(Error::peer("interrupted"));
             }
             // Other readers may read while this one waits.
             drop(r);
@@ -194,7 +195,7 @@ impl Fifo {
     }
 
     /// Waits until the FIFO holds at least `n` items (nobody else reading it), or fails as `pop`.
-    pub fn wait_len(&self, n: usize, alone: impl Fn() -> bool, alone_message: &str) -> Result<(), String> {
+    pub fn wait_len(&self, n: usize, alone: impl Fn() -> bool, alone_message: &str) -> Result<()> {
         loop {
             let r = self.readers();
             let w = self.writers();
@@ -202,10 +203,10 @@ impl Fifo {
                 return Ok(());
             }
             if alone() {
-                return Err(alone_message.into());
+                return Err(Error::peer(alone_message));
             }
             if interrupted() {
-                return Err("interrupted".into());
+                return Err(Error::peer("interrupted"));
             }
             drop(r);
             let w = self.signal().wait(w);

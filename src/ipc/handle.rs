@@ -3,13 +3,13 @@
 //! `Arc` (every reference counted: no use-after-free when a copy is collected).
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, MutexGuard};
-use std::time::{Duration, Instant};
+use std::marker::PhantomData;
+use std::sync::Arc;
 
-use mlua::{AnyUserData, IntoLuaMulti, Lua, MaybeSend, MultiValue, Result, UserData, UserDataMethods, Value};
+use mlua::{AnyUserData, IntoLua, IntoLuaMulti, Lua, MaybeSend, MultiValue, Result, UserData, UserDataMethods, Value};
 
 use super::fast;
+use crate::error::{Error, Named};
 
 use crate::torch::t7::codec::Handle;
 
@@ -21,18 +21,18 @@ pub struct HandleUd<T> {
 
 impl<T> HandleUd<T> {
     /// The object, or the error `<what> is not open` once closed.
-    pub fn get(&self, what: &str) -> Result<Arc<T>> {
+    pub fn get(&self, what: &str) -> crate::error::Result<Arc<T>> {
         self.inner
             .borrow()
             .clone()
-            .ok_or_else(|| mlua::Error::RuntimeError(format!("{what} is not open")))
+            .ok_or_else(|| Error::argument(format!("{what} is not open")))
     }
 
     /// Drops this state's reference; `<what> is already closed` the second time.
-    pub fn close(&self, what: &str) -> Result<()> {
+    pub fn close(&self, what: &str) -> crate::error::Result<()> {
         match self.inner.borrow_mut().take() {
             Some(_) => Ok(()),
-            None => Err(mlua::Error::RuntimeError(format!("{what} is already closed"))),
+            None => Err(Error::argument(format!("{what} is already closed"))),
         }
     }
 }
@@ -72,13 +72,14 @@ where
     Ok(ud)
 }
 
-/// Closes the handle `ud` (see [`HandleUd::close`]); its fast methods no longer find the object.
-pub fn close_handle<T: Object>(ud: &AnyUserData, what: &str) -> Result<()>
+/// Closes the handle `ud` (see [`HandleUd::close`]) for Lua function `method`; its fast methods
+/// no longer find the object.
+pub fn close_handle<T: Object>(ud: &AnyUserData, what: &str, method: &str) -> Result<()>
 where
     HandleUd<T>: UserData,
 {
     let h = ud.borrow::<HandleUd<T>>()?;
-    h.close(what)?;
+    h.close(what).named(method)?;
     // SAFETY: the holder lives while the userdata does (see fast::register).
     unsafe { fast::Holder::clear(h.holder.get()) };
     Ok(())
@@ -104,139 +105,6 @@ where
     let h = ud.borrow::<HandleUd<T>>().ok()?;
     let inner = h.inner.borrow().clone()?;
     Some(Arc::new(Shared(inner)))
-}
-
-/// Where threads wait for a shared object to change: a condition variable that is signalled only
-/// when someone waits on it (a signal is a system call), and a count of changes that a reader
-/// about to sleep spins on for a moment first (an item usually follows within microseconds, and
-/// sleeping and waking cost far more).
-#[derive(Default)]
-pub struct Signal {
-    cond: Condvar,
-    waiters: AtomicUsize,
-    changes: AtomicU64,
-}
-
-/// How long a reader spins before it sleeps.
-const SPIN: Duration = Duration::from_micros(50);
-/// A reader that saw a change looks again this much later, then twice as late each time, while
-/// changes keep coming...
-const GATHER_POLL: Duration = Duration::from_nanos(100);
-/// ... until this many have come, or for at most this long.
-const GATHER_ITEMS: u64 = 256;
-const GATHER_MAX: Duration = Duration::from_micros(20);
-
-impl Signal {
-    /// The number of changes so far; read it under the object's lock, before deciding to wait.
-    pub fn seen(&self) -> u64 {
-        self.changes.load(Ordering::Acquire)
-    }
-
-    /// Records a change made under the object's lock (call before unlocking), and wakes every
-    /// waiter (call [`Signal::wake`] after unlocking).
-    pub fn changed(&self) {
-        self.changes.fetch_add(1, Ordering::AcqRel);
-    }
-
-    pub fn wake(&self) {
-        if self.waiters.load(Ordering::Acquire) > 0 {
-            self.cond.notify_all();
-        }
-    }
-
-    /// Spins until a change after `seen` or for at most SPIN; whether something changed. Call
-    /// without holding the object's lock.
-    pub fn spin(&self, seen: u64) -> bool {
-        let start = Instant::now();
-        let mut i = 0u32;
-        loop {
-            if self.changes.load(Ordering::Acquire) != seen {
-                return true;
-            }
-            i = i.wrapping_add(1);
-            if i < 256 {
-                std::hint::spin_loop();
-                continue;
-            }
-            if start.elapsed() > SPIN {
-                return false;
-            }
-            // Past the first few hundred checks, give the core to a writer that may share it.
-            std::thread::yield_now();
-        }
-    }
-
-    /// [`Signal::spin`], then, once something changed, a little longer while changes keep
-    /// coming (a writer in full flow), so that a reader takes a batch at once instead of paying a
-    /// handoff between cores for every item. While gathering it reads the shared counter only
-    /// at growing intervals (a lone item is taken at once): every read pulls the writer's cache line away from it, which on a
-    /// machine with many cores costs the writer more than the item itself. Whether something
-    /// changed.
-    pub fn spin_gather(&self, seen: u64) -> bool {
-        if !self.spin(seen) {
-            return false;
-        }
-        let start = Instant::now();
-        let mut last = self.changes.load(Ordering::Acquire);
-        let mut polled = start;
-        let mut gap = GATHER_POLL;
-        loop {
-            std::hint::spin_loop();
-            let now = Instant::now();
-            if now.duration_since(polled) < gap {
-                continue;
-            }
-            polled = now;
-            gap *= 2;
-            let changes = self.changes.load(Ordering::Acquire);
-            if changes == last || changes.wrapping_sub(seen) >= GATHER_ITEMS || now - start > GATHER_MAX {
-                return true;
-            }
-            last = changes;
-        }
-    }
-
-    /// Waits for a wakeup, at most a slice of time, so that a wait can notice what it must (an
-    /// interrupt, a queue nobody else holds any more) without missing a wakeup.
-    pub fn wait<'a, S>(&self, guard: MutexGuard<'a, S>) -> MutexGuard<'a, S> {
-        // Counted under the lock: a writer that changes the object after this sees the count.
-        self.waiters.fetch_add(1, Ordering::AcqRel);
-        let g = match self.cond.wait_timeout(guard, Duration::from_millis(100)) {
-            Ok((g, _)) => g,
-            Err(e) => e.into_inner().0,
-        };
-        self.waiters.fetch_sub(1, Ordering::AcqRel);
-        g
-    }
-}
-
-pub fn interrupted() -> bool {
-    crate::repl::interrupt::pending()
-}
-
-/// An error from a call, as `method: message` (without mlua's "runtime error: " wording).
-pub fn fail(method: &str, e: impl Into<Failure>) -> mlua::Error {
-    crate::torch::args::error(method, e.into().0)
-}
-
-pub struct Failure(String);
-
-impl From<mlua::Error> for Failure {
-    fn from(e: mlua::Error) -> Failure {
-        Failure(crate::runtime::errors::message_of(&e))
-    }
-}
-
-impl From<String> for Failure {
-    fn from(e: String) -> Failure {
-        Failure(e)
-    }
-}
-
-impl From<&str> for Failure {
-    fn from(e: &str) -> Failure {
-        Failure(e.to_string())
-    }
 }
 
 /// Adds method `name` to handle type `T`, named `full` (`ipc.workqueue:read`) in its errors. A call
@@ -280,35 +148,31 @@ where
     }
 }
 
-/// An optional boolean argument (nil or absent: `default`).
-pub fn opt_bool(args: &MultiValue, i: usize, full: &str, default: bool) -> Result<bool> {
-    match args.get(i) {
-        None | Some(Value::Nil) => Ok(default),
-        Some(Value::Boolean(b)) => Ok(*b),
-        Some(other) => Err(crate::torch::args::error(
-            full,
-            format!(
-                "bad argument #{} (boolean or nil expected, got {})",
-                i + 1,
-                crate::torch::args::type_name(other)
-            ),
-        )),
+/// A type's fast method as a field value of its userdata (`write` or `read`).
+pub struct Wrapper<T> {
+    which: &'static str,
+    kind: PhantomData<fn() -> T>,
+}
+
+impl<T> Wrapper<T> {
+    pub fn write() -> Self {
+        Wrapper {
+            which: "write",
+            kind: PhantomData,
+        }
+    }
+
+    pub fn read() -> Self {
+        Wrapper {
+            which: "read",
+            kind: PhantomData,
+        }
     }
 }
 
-/// An optional number argument.
-pub fn opt_number(args: &MultiValue, i: usize, full: &str) -> Result<Option<f64>> {
-    match args.get(i) {
-        None | Some(Value::Nil) => Ok(None),
-        Some(v) => crate::torch::args::number(v).map(Some).ok_or_else(|| {
-            crate::torch::args::error(
-                full,
-                format!(
-                    "bad argument #{} (number expected, got {})",
-                    i + 1,
-                    crate::torch::args::type_name(v)
-                ),
-            )
-        }),
+impl<T: Object> IntoLua for Wrapper<T> {
+    fn into_lua(self, lua: &Lua) -> Result<Value> {
+        T::install_fast(lua)?;
+        fast::wrapper(lua, T::FAST.unwrap_or_default(), self.which)
     }
 }

@@ -8,12 +8,21 @@ use std::thread::JoinHandle;
 
 use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
-use super::handle::fail;
-use super::message::{Message, pack_all, unpack_all};
+use super::args::fail;
+use super::packed::{Packed, pack_all, unpack_all};
+use crate::error::Error;
 use crate::torch::args::error;
 
-/// What a worker thread ends with: its packed results, or its error message and traceback.
-type Outcome = std::result::Result<Vec<Message>, String>;
+/// What a worker thread ends with: its packed results, or its error (message and traceback).
+type Outcome = crate::error::Result<Vec<Packed>>;
+
+/// Fresh Lua states for the threads, any thread calling it: each finds the modules its caller
+/// finds.
+pub type NewState = Arc<dyn Fn() -> Result<Lua> + Send + Sync>;
+
+/// The runtime's recipe for a thread's state, given the calling state. The runtime hands it over
+/// when it opens `libipc`, so that ipc does not reach up into the runtime that registers it.
+pub type StateMaker = fn(&Lua) -> Result<NewState>;
 
 enum Slot {
     Running(JoinHandle<Outcome>),
@@ -27,11 +36,10 @@ pub struct Map {
 
 /// The work one thread is given.
 struct Work {
-    /// The caller's `package.path`/`cpath`: a thread finds the modules its caller finds.
-    paths: crate::runtime::SearchPaths,
-    init: Option<Message>,
-    f: Message,
-    args: Vec<Message>,
+    new_state: NewState,
+    init: Option<Packed>,
+    f: Packed,
+    args: Vec<Packed>,
 }
 
 /// Runs `f(args...)` under a traceback handler; returns `ok, results...`.
@@ -50,7 +58,7 @@ return xpcall(function() return f(unpack(args, 1, args.n)) end, traced)
 
 fn worker(work: Arc<Work>, index: usize) -> Outcome {
     let run = move || -> Result<Outcome> {
-        let lua = crate::runtime::new_state_with(&work.paths)?;
+        let lua = (work.new_state)()?;
         lua.load("require 'torch'; require 'libipc'").exec()?;
         let f = work.f.unpack(&lua)?;
         let init = match &work.init {
@@ -69,24 +77,33 @@ fn worker(work: Arc<Work>, index: usize) -> Outcome {
         let mut out = call.call::<MultiValue>(MultiValue::from_iter(args))?.into_iter();
         match out.next() {
             Some(Value::Boolean(true)) => Ok(Ok(pack_all(&lua, out, false)?)),
-            _ => Ok(Err(out
-                .next()
-                .and_then(|v| v.as_string().map(|s| s.to_string_lossy()))
-                .unwrap_or_else(|| "(error object is not a string)".into()))),
+            _ => Ok(Err(Error::peer(
+                out.next()
+                    .and_then(|v| v.as_string().map(|s| s.to_string_lossy()))
+                    .unwrap_or_else(|| "(error object is not a string)".into()),
+            ))),
         }
     };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(outcome)) => outcome,
-        Ok(Err(e)) => Err(crate::runtime::errors::message_of(&e)),
-        Err(_) => Err("the worker thread panicked".into()),
+        Ok(Err(e)) => Err(Error::peer(crate::runtime::errors::message_of(&e))),
+        Err(_) => Err(Error::peer("the worker thread panicked")),
     }
 }
 
 impl Map {
-    fn start(lua: &Lua, n: usize, init: Option<&Value>, f: &Value, args: MultiValue, method: &str) -> Result<Map> {
-        let pack = |v: &Value| Message::pack(lua, v, false).map_err(|e| fail(method, e));
+    fn start(
+        lua: &Lua,
+        maker: StateMaker,
+        n: usize,
+        init: Option<&Value>,
+        f: &Value,
+        args: MultiValue,
+        method: &str,
+    ) -> Result<Map> {
+        let pack = |v: &Value| Packed::pack(lua, v, false).map_err(|e| fail(method, e));
         let work = Arc::new(Work {
-            paths: crate::runtime::SearchPaths::of(lua).map_err(|e| fail(method, e))?,
+            new_state: maker(lua).map_err(|e| fail(method, e))?,
             init: init.map(pack).transpose()?,
             f: pack(f)?,
             args: pack_all(lua, args, false).map_err(|e| fail(method, e))?,
@@ -114,7 +131,10 @@ impl Map {
 
 fn finish(slot: &mut Slot) -> Option<Outcome> {
     match std::mem::replace(slot, Slot::Taken) {
-        Slot::Running(h) => Some(h.join().unwrap_or_else(|_| Err("the worker thread panicked".into()))),
+        Slot::Running(h) => Some(
+            h.join()
+                .unwrap_or_else(|_| Err(Error::peer("the worker thread panicked"))),
+        ),
         Slot::Done(o) => Some(o),
         Slot::Taken => None,
     }
@@ -195,22 +215,22 @@ fn count(v: &Value) -> usize {
     }
 }
 
-pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
+pub fn register(lua: &Lua, ipc: &Table, maker: StateMaker) -> Result<()> {
     ipc.set(
         "map",
-        lua.create_function(|lua, mut args: MultiValue| {
+        lua.create_function(move |lua, mut args: MultiValue| {
             const M: &str = "ipc.map";
             let n = count(&args.pop_front().unwrap_or(Value::Nil));
             let f = args.pop_front().unwrap_or(Value::Nil);
             if !matches!(f, Value::Function(_)) {
                 return Err(error(M, "map arg #2 expected a function"));
             }
-            Map::start(lua, n, None, &f, args, M)
+            Map::start(lua, maker, n, None, &f, args, M)
         })?,
     )?;
     ipc.set(
         "map_extended",
-        lua.create_function(|lua, mut args: MultiValue| {
+        lua.create_function(move |lua, mut args: MultiValue| {
             const M: &str = "ipc.map_extended";
             let n = count(&args.pop_front().unwrap_or(Value::Nil));
             let init = args.pop_front().unwrap_or(Value::Nil);
@@ -222,7 +242,7 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
                 return Err(error(M, "map_extended arg #3 expected a function"));
             }
             let init = (!init.is_nil()).then_some(init);
-            Map::start(lua, n, init.as_ref(), &f, args, M)
+            Map::start(lua, maker, n, init.as_ref(), &f, args, M)
         })?,
     )
 }

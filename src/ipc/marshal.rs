@@ -5,13 +5,14 @@ use std::sync::Arc;
 
 use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
-use super::handle::fail;
-use super::handle::{HandleUd, Object, close_handle, method, new_handle, opt_number, share};
-use super::message::Message;
+use super::args::{fail, opt_number};
+use super::handle::{HandleUd, Object, close_handle, method, new_handle, share};
+use super::packed::Packed;
+use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
-pub struct Marshal(Message);
+pub struct Marshal(Packed);
 
 impl Object for Marshal {}
 
@@ -22,14 +23,10 @@ impl UserData for Ud {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         method(m, "read", "ipc.marshal:read", |lua, _, ud, _| {
             const M: &str = "ipc.marshal:read";
-            ud.get(WHAT)
-                .map_err(|e| fail(M, e))?
-                .0
-                .unpack(lua)
-                .map_err(|e| fail(M, e))
+            ud.get(WHAT).named(M)?.0.unpack(lua).map_err(|e| fail(M, e))
         });
         method(m, "close", "ipc.marshal:close", |_, any, _, _| {
-            close_handle::<Marshal>(any, WHAT).map_err(|e| fail("ipc.marshal:close", e))
+            close_handle::<Marshal>(any, WHAT, "ipc.marshal:close")
         });
         m.add_method("retain", |_, _, ()| Ok(()));
         m.add_method("metatablename", |_, _, ()| Ok("ipc.marshal"));
@@ -55,7 +52,7 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
                 return Err(error(M, "must provide object to serialize at arg 1"));
             }
             let upvalues = !matches!(upvalues, Value::Nil | Value::Boolean(false));
-            let msg = Message::pack(lua, &obj, upvalues).map_err(|e| fail(M, e))?;
+            let msg = Packed::pack(lua, &obj, upvalues).map_err(|e| fail(M, e))?;
             new_handle(lua, Arc::new(Marshal(msg)))
         })?,
     )

@@ -3,30 +3,47 @@
 //! (`spawn`), and TCP client/server for the allreduce trees in lua/ipc/.
 //!
 //! Each file registers its functions on the module table; `require 'ipc'` is the same table
-//! (lua/ipc/init.lua), and the Tree family lives in lua/ipc/. Values cross between states through
-//! `message` (copies of Lua values, shared tensors and handles).
+//! (lua/ipc/init.lua), and the Tree family lives in lua/ipc/. Values cross between the states of
+//! this process `packed` (copies of Lua values, shared tensors and handles); between processes,
+//! `net` sends them in the wire format (src/wire).
 
+pub mod args;
 pub mod channel;
 pub mod fast;
 pub mod fifo;
+pub mod flock;
 pub mod handle;
 pub mod map;
 pub mod marshal;
-pub mod message;
-pub mod misc;
 pub mod mutex;
 pub mod net;
+pub mod packed;
+pub mod process;
 pub mod sharedtable;
+pub mod signal;
 pub mod spawn;
 pub mod workqueue;
 
 use mlua::{Lua, Result, Table};
 
-pub fn open(lua: &Lua) -> Result<Table> {
+/// The handles that travel by reference between the states of this process.
+const BY_REFERENCE: &[crate::torch::t7::codec::HandleOf] = &[
+    workqueue::handle_of,
+    channel::handle_of,
+    mutex::handle_of,
+    marshal::handle_of,
+    sharedtable::handle_of,
+    net::client::handle_of,
+];
+
+/// The module table; `maker` is how `ipc.map` makes its threads' states.
+pub fn open(lua: &Lua, maker: map::StateMaker) -> Result<Table> {
+    packed::share_by_reference(BY_REFERENCE);
     let t = lua.create_table()?;
-    misc::register(lua, &t)?;
+    process::register(lua, &t)?;
+    flock::register(lua, &t)?;
     spawn::register(lua, &t)?;
-    map::register(lua, &t)?;
+    map::register(lua, &t, maker)?;
     workqueue::register(lua, &t)?;
     channel::register(lua, &t)?;
     mutex::register(lua, &t)?;

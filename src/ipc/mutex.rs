@@ -5,8 +5,10 @@ use std::thread::ThreadId;
 
 use mlua::{AnyUserData, Lua, Result, Table, UserData, UserDataMethods};
 
-use super::handle::fail;
-use super::handle::{HandleUd, Object, Signal, interrupted, method, new_handle, opt_number, share};
+use super::args::opt_number;
+use super::handle::{HandleUd, Object, method, new_handle, share};
+use super::signal::{Signal, interrupted};
+use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
@@ -55,7 +57,7 @@ impl UserData for Ud {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         method(m, "lock", "ipc.mutex:lock", |_, _, ud, _| {
             const M: &str = "ipc.mutex:lock";
-            let mx = ud.get(WHAT).map_err(|e| fail(M, e))?;
+            let mx = ud.get(WHAT).named(M)?;
             let me = std::thread::current().id();
             let mut s = mx.lock_state();
             while s.owner.is_some_and(|o| o != me) {
@@ -76,7 +78,7 @@ impl UserData for Ud {
         });
         method(m, "unlock", "ipc.mutex:unlock", |_, _, ud, _| {
             const M: &str = "ipc.mutex:unlock";
-            let mx = ud.get(WHAT).map_err(|e| fail(M, e))?;
+            let mx = ud.get(WHAT).named(M)?;
             let mut s = mx.lock_state();
             if s.owner != Some(std::thread::current().id()) {
                 return Err(error(M, "the mutex is not locked by this thread"));
@@ -92,7 +94,7 @@ impl UserData for Ud {
         });
         method(m, "barrier", "ipc.mutex:barrier", |_, _, ud, args| {
             const M: &str = "ipc.mutex:barrier";
-            let mx = ud.get(WHAT).map_err(|e| fail(M, e))?;
+            let mx = ud.get(WHAT).named(M)?;
             let n = match opt_number(&args, 0, M)? {
                 Some(n) if n >= 1.0 => n as usize,
                 Some(n) => return Err(error(M, format!("the barrier needs at least 1 thread, got {n}"))),

@@ -7,9 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
-use super::handle::fail;
-use super::handle::{HandleUd, Object, new_handle, opt_bool, opt_number, share};
-use super::message::Message;
+use super::args::{fail, opt_bool, opt_number};
+use super::handle::{HandleUd, Object, new_handle, share};
+use super::packed::Packed;
+use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
@@ -50,7 +51,7 @@ impl Key {
 
 #[derive(Default)]
 pub struct SharedTable {
-    entries: Mutex<HashMap<Key, Message>>,
+    entries: Mutex<HashMap<Key, Packed>>,
 }
 
 type Ud = HandleUd<SharedTable>;
@@ -59,7 +60,7 @@ impl Object for SharedTable {}
 const WHAT: &str = "sharedtable";
 
 impl SharedTable {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Message>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Packed>> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -69,7 +70,7 @@ impl SharedTable {
             self.lock().remove(&key);
             return Ok(());
         }
-        let msg = Message::pack(lua, v, false).map_err(|e| fail(method, e))?;
+        let msg = Packed::pack(lua, v, false).map_err(|e| fail(method, e))?;
         self.lock().insert(key, msg);
         Ok(())
     }
@@ -79,7 +80,7 @@ impl UserData for Ud {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_meta_method(MetaMethod::Index, |lua, ud, k: Value| {
             const M: &str = "ipc.sharedtable";
-            let st = ud.get(WHAT).map_err(|e| fail(M, e))?;
+            let st = ud.get(WHAT).named(M)?;
             let key = Key::of(&k, M)?;
             // Unpacked outside the lock: unpacking may run Lua code.
             let found = st.lock().get(&key).map(|m| m.unpack(lua));
@@ -87,14 +88,14 @@ impl UserData for Ud {
         });
         m.add_meta_method(MetaMethod::NewIndex, |lua, ud, (k, v): (Value, Value)| {
             const M: &str = "ipc.sharedtable";
-            ud.get(WHAT).map_err(|e| fail(M, e))?.set(lua, &k, &v, M)
+            ud.get(WHAT).named(M)?.set(lua, &k, &v, M)
         });
         m.add_meta_method(MetaMethod::Len, |_, ud, ()| {
-            Ok(ud.get(WHAT).map_err(|e| error("ipc.sharedtable", e))?.lock().len())
+            Ok(ud.get(WHAT).named("ipc.sharedtable")?.lock().len())
         });
         m.add_meta_method("__pairs", |lua, ud, ()| {
             // A snapshot: each key and value copied as they were when the loop started.
-            let st = ud.get(WHAT).map_err(|e| error("ipc.sharedtable", e))?;
+            let st = ud.get(WHAT).named("ipc.sharedtable")?;
             let snapshot = lua.create_table()?;
             let keys: Vec<Key> = st.lock().keys().cloned().collect();
             for key in keys {
@@ -171,7 +172,7 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
                     ),
                 )
             })?;
-            let st = h.get(WHAT).map_err(|e| fail(M, e))?;
+            let st = h.get(WHAT).named(M)?;
             let bytes: usize = st
                 .lock()
                 .iter()

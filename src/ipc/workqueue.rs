@@ -9,11 +9,12 @@ use std::thread::ThreadId;
 
 use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataFields, UserDataMethods, Value, Variadic};
 
+use super::args::{fail, opt_bool, opt_number};
 use super::fast;
 use super::fifo::Fifo;
-use super::handle::fail;
-use super::handle::{HandleUd, Object, checked, close_handle, method, new_handle, opt_bool, opt_number, share};
-use super::message::Message;
+use super::handle::{HandleUd, Object, Wrapper, checked, close_handle, method, new_handle, share};
+use super::packed::Packed;
+use crate::error::{Error, Named};
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
@@ -57,7 +58,7 @@ impl WorkQueue {
         !self.named && Arc::strong_count(self) <= own
     }
 
-    fn write(&self, items: impl IntoIterator<Item = Message>) {
+    fn write(&self, items: impl IntoIterator<Item = Packed>) {
         let fifo = if self.is_owner() {
             &self.questions
         } else {
@@ -68,7 +69,7 @@ impl WorkQueue {
 
     /// The next item for this thread; None when `noblock` and there is none.
     /// `own`: the references this state and this call hold (see fast::OWN_SLOW and fast::OWN_FAST).
-    fn read(self: &Arc<Self>, noblock: bool, own: usize) -> std::result::Result<Option<Message>, String> {
+    fn read(self: &Arc<Self>, noblock: bool, own: usize) -> crate::error::Result<Option<Packed>> {
         let fifo = if self.is_owner() {
             &self.answers
         } else {
@@ -77,9 +78,9 @@ impl WorkQueue {
         fifo.pop(noblock, || self.alone(own), NOTHING).map(|(_, item)| item)
     }
 
-    fn drain(self: &Arc<Self>) -> std::result::Result<(), String> {
+    fn drain(self: &Arc<Self>) -> crate::error::Result<()> {
         if !self.is_owner() {
-            return Err("workqueue drain is only available on the owner thread".into());
+            return Err(Error::argument("workqueue drain is only available on the owner thread"));
         }
         let mark = self.answers.len() + self.questions.len();
         self.answers.wait_len(
@@ -114,17 +115,17 @@ impl Object for WorkQueue {
 }
 
 fn write(lua: &Lua, ud: &Ud, args: MultiValue, method: &str, upvalues: bool) -> Result<()> {
-    let q = ud.get(WHAT).map_err(|e| fail(method, e))?;
+    let q = ud.get(WHAT).named(method)?;
     // Everything is packed before anything is written: a bad item writes nothing.
-    let items = super::message::pack_all(lua, args, upvalues).map_err(|e| fail(method, e))?;
+    let items = super::packed::pack_all(lua, args, upvalues).map_err(|e| fail(method, e))?;
     q.write(items);
     Ok(())
 }
 
 fn slow_read(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<Variadic<Value>> {
-    let q = ud.get(WHAT).map_err(|e| fail(READ, e))?;
+    let q = ud.get(WHAT).named(READ)?;
     let noblock = opt_bool(&args, 0, READ, false)?;
-    match q.read(noblock, fast::OWN_SLOW).map_err(|e| fail(READ, e))? {
+    match q.read(noblock, fast::OWN_SLOW).named(READ)? {
         Some(msg) => Ok(Variadic::from_iter([msg.unpack(lua)?])),
         None => Ok(Variadic::new()),
     }
@@ -161,8 +162,8 @@ unsafe extern "C" fn fast_read(h: *mut fast::Holder, noblock: c_int, out: *mut f
 
 impl UserData for Ud {
     fn add_fields<F: UserDataFields<Self>>(f: &mut F) {
-        f.add_field("write", fast::Wrapper::<WorkQueue>::write());
-        f.add_field("read", fast::Wrapper::<WorkQueue>::read());
+        f.add_field("write", Wrapper::<WorkQueue>::write());
+        f.add_field("read", Wrapper::<WorkQueue>::read());
     }
 
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
@@ -171,10 +172,10 @@ impl UserData for Ud {
         });
         method(m, "drain", "ipc.workqueue:drain", |_, _, ud, _| {
             const M: &str = "ipc.workqueue:drain";
-            ud.get(WHAT).map_err(|e| fail(M, e))?.drain().map_err(|e| fail(M, e))
+            ud.get(WHAT).named(M)?.drain().named(M)
         });
         method(m, "close", "ipc.workqueue:close", |_, any, _, _| {
-            close_handle::<WorkQueue>(any, WHAT).map_err(|e| fail("ipc.workqueue:close", e))
+            close_handle::<WorkQueue>(any, WHAT, "ipc.workqueue:close")
         });
         m.add_method("retain", |_, _, ()| Ok(()));
         m.add_method("metatablename", |_, _, ()| Ok("ipc.workqueue"));

@@ -9,10 +9,13 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::process::ChildStdin;
 use std::time::{Duration, Instant};
 
+use super::data::{Reach, Serialized};
+use super::envelope::{Bootstrap, Envelope};
 use super::launch::{self, Spec, StderrTail};
-use super::shm::{self, Peer};
-use super::values::Reach;
-use super::wire::{self, Bootstrap, Envelope};
+use super::owed::{self, Owed, Peer};
+use super::shm;
+use crate::error::{Error, Result};
+use crate::wire::handshake::{self, Challenge};
 
 /// How long one poll of the socket lasts before the children's processes are looked at again.
 const POLL_MS: i64 = 100;
@@ -20,10 +23,15 @@ const POLL_MS: i64 = 100;
 const QUIT_GRACE: Duration = Duration::from_secs(2);
 /// How long `exec` waits for a child's previous code to return.
 const EXEC_PATIENCE: Duration = Duration::from_secs(10);
+/// Handshakes a child may have under way at once (others from its id, an impostor's, push out the
+/// oldest).
+const CHALLENGES_MAX: usize = 4;
+/// What `wait` says when its deadline passed.
+const TIMED_OUT: &str = "timed out";
 
 #[derive(Debug, Clone, PartialEq)]
 enum State {
-    /// Started, not yet proved the secret.
+    /// Started, not yet proved the run's secret.
     Connecting,
     /// Connected, waiting for code.
     Idle,
@@ -49,6 +57,8 @@ struct Child {
     ended: Option<String>,
     /// Sent with the welcome (`.t7`).
     welcome: Vec<u8>,
+    /// The handshakes under way for this child's id, by route, oldest first.
+    challenges: VecDeque<(Vec<u8>, Challenge)>,
     /// Shared-memory segments of what we sent this child.
     pool: shm::Pool,
 }
@@ -71,13 +81,13 @@ impl Child {
     }
 
     /// The error for a child that failed or ended, if it did.
-    fn trouble(&self) -> Option<String> {
+    fn trouble(&self) -> Option<Error> {
         if let State::Failed(m) = &self.state {
-            return Some(format!("{} failed: {m}", self.label));
+            return Some(Error::peer(format!("{} failed: {m}", self.label)));
         }
         self.ended
             .as_ref()
-            .map(|how| format!("{} died ({how}){}", self.label, self.stderr_text()))
+            .map(|how| Error::peer(format!("{} died ({how}){}", self.label, self.stderr_text())))
     }
 
     /// Ends the process: asks politely when it is idle, then kills. Remote children end when
@@ -123,10 +133,8 @@ pub struct Hub {
     rcvtimeo: i32,
 }
 
-type Res<T> = std::result::Result<T, String>;
-
-fn zmq_err(what: &str, e: zmq::Error) -> String {
-    format!("{what}: {e}")
+fn zmq_err(what: &str, e: zmq::Error) -> Error {
+    Error::io(format!("{what}: {e}"))
 }
 
 /// What the parent is waiting for.
@@ -138,7 +146,7 @@ enum Want {
 }
 
 impl Hub {
-    pub fn new(run: &str) -> Res<Hub> {
+    pub fn new(run: &str) -> Result<Hub> {
         let ctx = zmq::Context::new();
         let router = ctx
             .socket(zmq::ROUTER)
@@ -151,7 +159,7 @@ impl Hub {
             Ok(())
         };
         setup().map_err(|e| zmq_err("cannot set up the socket", e))?;
-        let nonce = wire::hex(&wire::random_bytes(8).map_err(|e| e.to_string())?);
+        let nonce = handshake::hex(&handshake::random_bytes(8)?);
         // An abstract unix socket: nothing in the file system to clean up, and no port.
         let ipc_endpoint = format!("ipc://@luatorch-{}-{nonce}", std::process::id());
         router
@@ -162,7 +170,7 @@ impl Hub {
             router,
             ipc_endpoint,
             tcp_endpoints: HashMap::new(),
-            secret: wire::random_bytes(32).map_err(|e| e.to_string())?,
+            secret: handshake::random_bytes(32)?,
             run: run.to_string(),
             children: BTreeMap::new(),
             routes: HashMap::new(),
@@ -176,7 +184,7 @@ impl Hub {
     }
 
     /// The TCP endpoint remote children reach us on, bound on `ip` at first use.
-    fn tcp_endpoint(&mut self, ip: &str) -> Res<String> {
+    fn tcp_endpoint(&mut self, ip: &str) -> Result<String> {
         if let Some(e) = self.tcp_endpoints.get(ip) {
             return Ok(e.clone());
         }
@@ -197,20 +205,22 @@ impl Hub {
             .router
             .get_last_endpoint()
             .map_err(|e| zmq_err("cannot read the endpoint", e))?
-            .map_err(|_| "the endpoint is not text".to_string())?;
+            .map_err(|_| Error::io("the endpoint is not text"))?;
         self.tcp_endpoints.insert(ip.to_string(), endpoint.clone());
         Ok(endpoint)
     }
 
     /// Starts child `id`; `connect_ip` is the address a remote child connects back to.
-    pub fn fork(&mut self, id: u32, spec: &Spec, connect_ip: Option<&str>, welcome: Vec<u8>) -> Res<u32> {
+    pub fn fork(&mut self, id: u32, spec: &Spec, connect_ip: Option<&str>, welcome: Vec<u8>) -> Result<u32> {
         if self.children.contains_key(&id) {
-            return Err(format!("child {id} exists already"));
+            return Err(Error::argument(format!("child {id} exists already")));
         }
         let (endpoint, reach) = match (&spec.host, connect_ip) {
             (None, _) => (self.ipc_endpoint.clone(), Reach::Local),
             (Some(_), Some(ip)) => (self.tcp_endpoint(ip)?, Reach::Remote),
-            (Some(_), None) => return Err("no address for the remote child to connect back to".into()),
+            (Some(_), None) => {
+                return Err(Error::argument("no address for the remote child to connect back to"));
+            }
         };
         let boot = Bootstrap {
             endpoint,
@@ -239,17 +249,18 @@ impl Hub {
                 acks: 0,
                 ended: None,
                 welcome,
+                challenges: VecDeque::new(),
                 pool: shm::Pool::new(&self.run),
             },
         );
         Ok(pid)
     }
 
-    fn child(&mut self, id: u32) -> Res<&mut Child> {
+    fn child(&mut self, id: u32) -> Result<&mut Child> {
         if !self.children.contains_key(&id) {
             return Err(match self.gone.get(&id) {
-                Some(why) => format!("child {id} {why}"),
-                None => format!("there is no child {id}"),
+                Some(why) => Error::peer(format!("child {id} {why}")),
+                None => Error::argument(format!("there is no child {id}")),
             });
         }
         Ok(self.children.get_mut(&id).expect("checked"))
@@ -258,7 +269,7 @@ impl Hub {
     /// Reads everything the socket has, waiting up to `timeout_ms` for the first message; returns
     /// how many messages came. A blocking receive with a timeout rather than poll-then-receive:
     /// half the system calls on the round trip.
-    fn pump(&mut self, timeout_ms: i64) -> Res<usize> {
+    fn pump(&mut self, timeout_ms: i64) -> Result<usize> {
         self.send_releases();
         let mut flags = zmq::DONTWAIT;
         if timeout_ms != 0 {
@@ -287,17 +298,17 @@ impl Hub {
         }
     }
 
-    /// Tells children which of their segments our collected storages no longer use.
+    /// Tells children what they sent that our collected storages no longer use.
     fn send_releases(&mut self) {
-        let mut by_child: BTreeMap<u32, Vec<String>> = BTreeMap::new();
-        for (peer, name) in shm::take_releases(|p| matches!(p, Peer::Child(_))) {
+        let mut by_child: BTreeMap<u32, Vec<Owed>> = BTreeMap::new();
+        for (peer, o) in owed::take_releases(|p| matches!(p, Peer::Child(_))) {
             if let Peer::Child(id) = peer {
-                by_child.entry(id).or_default().push(name);
+                by_child.entry(id).or_default().push(o);
             }
         }
-        for (id, names) in by_child {
+        for (id, owed) in by_child {
             if let Some(route) = self.children.get(&id).and_then(|c| c.route.clone()) {
-                let env = Envelope::Release { names }.encode();
+                let env = Envelope::Release { owed }.encode();
                 let _ = self.router.send_multipart([route, env], zmq::DONTWAIT);
             }
         }
@@ -312,9 +323,11 @@ impl Hub {
             return;
         };
         let Some(&id) = self.routes.get(&route) else {
-            // Nothing from an unknown peer is looked at but a hello with the secret.
-            if let Envelope::Hello { id, secret, .. } = env {
-                self.welcome(id, &secret, route);
+            // Nothing from an unknown peer is looked at but the handshake.
+            match env {
+                Envelope::Hello { id, .. } => self.challenge(id, route),
+                Envelope::Answer { answer } => self.welcome(&answer, route),
+                _ => {}
             }
             return;
         };
@@ -323,11 +336,11 @@ impl Hub {
         };
         match env {
             Envelope::YieldAck => child.acks += 1,
-            Envelope::Data { .. } => child.data.push_back(frames),
+            Envelope::Data => child.data.push_back(frames),
             Envelope::Done if child.state == State::Running => child.state = State::Idle,
-            Envelope::Release { names } => {
-                for n in names {
-                    child.pool.release(&n);
+            Envelope::Release { owed } => {
+                for o in owed {
+                    child.pool.release(o);
                 }
             }
             Envelope::Failed => {
@@ -341,21 +354,56 @@ impl Hub {
         }
     }
 
-    fn welcome(&mut self, id: u32, secret: &[u8], route: Vec<u8>) {
-        if !wire::same_secret(secret, &self.secret) {
-            return;
-        }
+    /// A peer that says it is child `id` gets a challenge, if that child is still to connect.
+    fn challenge(&mut self, id: u32, route: Vec<u8>) {
         let Some(child) = self.children.get_mut(&id) else {
             return;
         };
         if child.state != State::Connecting {
             return;
         }
-        let env = Envelope::Welcome;
+        let Ok(challenge) = Challenge::new() else { return };
+        let env = Envelope::Challenge {
+            challenge: challenge.bytes(),
+        };
+        if self
+            .router
+            .send_multipart([route.clone(), env.encode()], zmq::DONTWAIT)
+            .is_ok()
+        {
+            child.challenges.retain(|(r, _)| *r != route);
+            if child.challenges.len() >= CHALLENGES_MAX {
+                child.challenges.pop_front();
+            }
+            child.challenges.push_back((route, challenge));
+        }
+    }
+
+    /// A peer whose answer proves the run's secret is the child it said it was: welcomed, with
+    /// the parent's own proof.
+    fn welcome(&mut self, answer: &[u8], route: Vec<u8>) {
+        let found = self.children.iter_mut().find_map(|(&id, child)| {
+            let at = child.challenges.iter().position(|(r, _)| *r == route)?;
+            Some((id, child, at))
+        });
+        let Some((id, child, at)) = found else {
+            return;
+        };
+        let Some((_, challenge)) = child.challenges.remove(at) else {
+            return;
+        };
+        if child.state != State::Connecting {
+            return;
+        }
+        let Ok(confirmation) = challenge.check(&self.secret, answer) else {
+            return;
+        };
+        let env = Envelope::Welcome { confirmation };
         let sent = self
             .router
             .send_multipart([route.clone(), env.with_body(&child.welcome)], 0);
         if sent.is_ok() {
+            child.challenges.clear();
             child.route = Some(route.clone());
             child.state = State::Idle;
             self.routes.insert(route, id);
@@ -364,11 +412,13 @@ impl Hub {
 
     /// Whether `want` holds; an error when it never will (the child failed, died, or finished its
     /// code with nothing more to give).
-    fn satisfied(child: &mut Child, want: &Want) -> Res<bool> {
-        let idle = |child: &mut Child, what: &str| -> Res<bool> {
+    fn satisfied(child: &mut Child, want: &Want) -> Result<bool> {
+        let idle = |child: &mut Child, what: &str| -> Result<bool> {
             // A dead child is reported as dead, not as idle.
             child.reap();
-            Err(child.trouble().unwrap_or_else(|| format!("{} {what}", child.label)))
+            Err(child
+                .trouble()
+                .unwrap_or_else(|| Error::peer(format!("{} {what}", child.label))))
         };
         let done = match want {
             Want::Connected => child.state != State::Connecting,
@@ -384,14 +434,17 @@ impl Hub {
             }
             Want::Ack | Want::Data => false,
         };
-        if !done && let State::Failed(_) = child.state {
-            return Err(child.trouble().unwrap_or_default());
+        if !done
+            && matches!(child.state, State::Failed(_))
+            && let Some(t) = child.trouble()
+        {
+            return Err(t);
         }
         Ok(done)
     }
 
     /// Waits until `want` holds for child `id`, its code fails, or its process ends.
-    fn wait(&mut self, id: u32, want: Want, deadline: Option<Instant>) -> Res<()> {
+    fn wait(&mut self, id: u32, want: Want, deadline: Option<Instant>) -> Result<()> {
         let mut drained_after_end = false;
         // Whether the last look at the socket found nothing: only then is the process checked
         // (a message answers sooner than a look at the process would).
@@ -405,18 +458,20 @@ impl Hub {
                 if quiet {
                     child.reap();
                 }
-                if child.ended.is_some() {
+                if let Some(how) = &child.ended {
                     if drained_after_end {
-                        return Err(child.trouble().unwrap_or_default());
+                        return Err(child
+                            .trouble()
+                            .unwrap_or_else(|| Error::peer(format!("{} {how}", child.label))));
                     }
                     drained_after_end = true;
                 }
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
-                return Err("timed out".into());
+                return Err(Error::peer(TIMED_OUT));
             }
             if crate::repl::interrupt::pending() {
-                return Err("interrupted".into());
+                return Err(Error::peer("interrupted"));
             }
             if drained_after_end {
                 // The process ended: give what it sent last time to arrive. A child whose code
@@ -441,21 +496,27 @@ impl Hub {
 
     /// Waits until every child in `ids` has connected; the first failure is the error (after
     /// which the caller should `kill` them).
-    pub fn await_connected(&mut self, ids: &[u32], timeout: Duration) -> Res<()> {
+    pub fn await_connected(&mut self, ids: &[u32], timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         for &id in ids {
             match self.wait(id, Want::Connected, Some(deadline)) {
                 Ok(()) => {}
-                Err(e) if e == "timed out" => {
+                Err(e) if e.message() == TIMED_OUT => {
                     let label = self.child(id)?.label.clone();
-                    return Err(format!("{label} did not connect within {} s", timeout.as_secs()));
+                    return Err(Error::peer(format!(
+                        "{label} did not connect within {} s",
+                        timeout.as_secs()
+                    )));
                 }
                 Err(e) => {
                     let child = self.child(id)?;
-                    let why = child
-                        .ended
-                        .as_ref()
-                        .map(|how| format!("{} {how} before connecting{}", child.label, child.stderr_text()));
+                    let why = child.ended.as_ref().map(|how| {
+                        Error::peer(format!(
+                            "{} {how} before connecting{}",
+                            child.label,
+                            child.stderr_text()
+                        ))
+                    });
                     return Err(why.unwrap_or(e));
                 }
             }
@@ -463,12 +524,13 @@ impl Hub {
         Ok(())
     }
 
-    fn send_frames(&mut self, id: u32, frames: Vec<Vec<u8>>) -> Res<()> {
-        let child = self.children.get_mut(&id).ok_or("no such child")?;
+    fn send_frames(&mut self, id: u32, frames: Vec<Vec<u8>>) -> Result<()> {
+        let no_such_child = || Error::argument("no such child");
+        let child = self.children.get_mut(&id).ok_or_else(no_such_child)?;
         let route = child
             .route
             .clone()
-            .ok_or_else(|| format!("{} is not connected", child.label))?;
+            .ok_or_else(|| Error::peer(format!("{} is not connected", child.label)))?;
         let mut all = Vec::with_capacity(frames.len() + 1);
         all.push(route);
         all.extend(frames);
@@ -479,13 +541,13 @@ impl Hub {
             Err(_) => {
                 let deadline = Instant::now() + QUIT_GRACE;
                 loop {
-                    let child = self.children.get_mut(&id).ok_or("no such child")?;
+                    let child = self.children.get_mut(&id).ok_or_else(no_such_child)?;
                     child.reap();
                     if let Some(t) = child.trouble() {
                         return Err(t);
                     }
                     if Instant::now() >= deadline {
-                        return Err(format!("{} cannot be reached", child.label));
+                        return Err(Error::peer(format!("{} cannot be reached", child.label)));
                     }
                     self.pump(20)?;
                 }
@@ -495,7 +557,7 @@ impl Hub {
 
     /// Refuses to talk to a child known to have failed or ended (a send to a child that died
     /// unnoticed fails, and its wait notices).
-    fn usable(&mut self, id: u32) -> Res<&mut Child> {
+    fn usable(&mut self, id: u32) -> Result<&mut Child> {
         let child = self.child(id)?;
         match child.trouble() {
             Some(t) => Err(t),
@@ -503,17 +565,17 @@ impl Hub {
         }
     }
 
-    pub fn exec(&mut self, id: u32, code: Vec<u8>, bytecode: bool) -> Res<()> {
+    pub fn exec(&mut self, id: u32, code: Vec<u8>, bytecode: bool) -> Result<()> {
         self.pump(0)?;
         if self.usable(id)?.state == State::Running {
             // The code may be finishing (it sent its last result, its `Done` is on the way):
             // give it a while before calling this a mistake.
             match self.wait(id, Want::NotRunning, Some(Instant::now() + EXEC_PATIENCE)) {
-                Err(e) if e == "timed out" => {
+                Err(e) if e.message() == TIMED_OUT => {
                     let label = &self.child(id)?.label;
-                    return Err(format!(
+                    return Err(Error::peer(format!(
                         "{label} is still running code (exec works again once that code has returned)"
-                    ));
+                    )));
                 }
                 other => other?,
             }
@@ -527,7 +589,7 @@ impl Hub {
     /// Sends the join message to every child first, then collects the answers: the children
     /// meet the parent at the same time rather than one after another. The first error is
     /// returned after every answer has been collected.
-    pub fn join(&mut self, ids: &[u32], msg: &[u8]) -> Res<()> {
+    pub fn join(&mut self, ids: &[u32], msg: &[u8]) -> Result<()> {
         let mut first_err = None;
         let mut sent = Vec::with_capacity(ids.len());
         for &id in ids {
@@ -535,7 +597,10 @@ impl Hub {
                 .usable(id)
                 .and_then(|child| match child.state {
                     // Nothing would answer: a join queued now would meet the next exec's yield.
-                    State::Idle => Err(format!("{} has finished its code (nothing yields)", child.label)),
+                    State::Idle => Err(Error::peer(format!(
+                        "{} has finished its code (nothing yields)",
+                        child.label
+                    ))),
                     _ => Ok(()),
                 })
                 .and_then(|_| self.send_frames(id, vec![Envelope::Join.with_body(msg)]));
@@ -554,7 +619,7 @@ impl Hub {
         first_err.map_or(Ok(()), Err)
     }
 
-    pub fn send(&mut self, ids: &[u32], value: &super::values::Serialized) -> Res<()> {
+    pub fn send(&mut self, ids: &[u32], value: &Serialized) -> Result<()> {
         self.send_releases();
         for &id in ids {
             let child = self.usable(id)?;
@@ -566,7 +631,7 @@ impl Hub {
 
     /// The next data message of child `id` (frames after the envelope's routing), waiting for one
     /// unless `noblock`.
-    pub fn receive(&mut self, id: u32, noblock: bool) -> Res<Option<Vec<Vec<u8>>>> {
+    pub fn receive(&mut self, id: u32, noblock: bool) -> Result<Option<Vec<Vec<u8>>>> {
         if noblock {
             self.pump(0)?;
         }
@@ -587,10 +652,12 @@ impl Hub {
 
     /// Waits for the child's code to finish, then ends the child. Its failure, if any, is the
     /// error, after the child is gone.
-    pub fn sync(&mut self, id: u32) -> Res<()> {
+    pub fn sync(&mut self, id: u32) -> Result<()> {
         let waited = self.wait(id, Want::NotRunning, None);
         let Some(mut child) = self.children.remove(&id) else {
-            return Err(waited.err().unwrap_or_else(|| format!("there is no child {id}")));
+            return Err(waited
+                .err()
+                .unwrap_or_else(|| Error::argument(format!("there is no child {id}"))));
         };
         if let Some(route) = &child.route {
             self.routes.remove(route);
@@ -611,7 +678,7 @@ impl Hub {
     fn forget_segments(&self, child: &Child) {
         if child.reach == Reach::Local {
             shm::forget_sender(&self.run, child.process.id());
-            crate::cuda::share::forget_sender(child.process.id());
+            crate::cuda::share::forget_lender(child.process.id());
         }
     }
 

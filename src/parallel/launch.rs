@@ -10,6 +10,8 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
+use crate::error::{Error, Result};
+
 /// Lua the child runs: `require 'parallel'` reads the bootstrap line and serves its parent.
 pub const CHILD_CHUNK: &str = "require([[parallel]])._child()";
 
@@ -77,13 +79,13 @@ fn local_chunk(spec: &Spec) -> Vec<u8> {
     chunk
 }
 
-fn command(spec: &Spec) -> Result<Command, String> {
+fn command(spec: &Spec) -> Result<Command> {
     let Some(host) = &spec.host else {
         let program = match &spec.program {
             Some(p) => std::path::PathBuf::from(p),
             // The very binary this process runs, even if its file was replaced since.
             None if std::path::Path::new("/proc/self/exe").exists() => std::path::PathBuf::from("/proc/self/exe"),
-            None => std::env::current_exe().map_err(|e| format!("cannot find the th binary: {e}"))?,
+            None => std::env::current_exe().map_err(|e| Error::io(format!("cannot find the th binary: {e}")))?,
         };
         let mut cmd = Command::new(program);
         cmd.arg("-e").arg(std::ffi::OsStr::from_bytes(&local_chunk(spec)));
@@ -91,7 +93,7 @@ fn command(spec: &Spec) -> Result<Command, String> {
     };
     let protocol = spec.protocol.as_deref().unwrap_or("ssh -Y");
     let mut words = protocol.split_whitespace();
-    let program = words.next().ok_or("the protocol is empty")?;
+    let program = words.next().ok_or_else(|| Error::argument("the protocol is empty"))?;
     let mut cmd = Command::new(program);
     cmd.args(words);
     if is_ssh(program) {
@@ -108,7 +110,7 @@ fn command(spec: &Spec) -> Result<Command, String> {
 }
 
 /// Starts the child and hands it the bootstrap line.
-pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched, String> {
+pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched> {
     let mut cmd = command(spec)?;
     cmd.stdin(Stdio::piped());
     if spec.host.is_some() {
@@ -131,9 +133,9 @@ pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched, String> {
     }
     let mut process = cmd.spawn().map_err(|e| {
         let what = cmd.get_program().to_string_lossy().into_owned();
-        format!("cannot start {what}: {e}")
+        Error::io(format!("cannot start {what}: {e}"))
     })?;
-    let mut stdin = process.stdin.take().ok_or("no stdin pipe")?;
+    let mut stdin = process.stdin.take().ok_or_else(|| Error::io("no stdin pipe"))?;
     let stderr = process.stderr.take().map(|mut err| {
         let tail: StderrTail = Arc::default();
         let keep = tail.clone();

@@ -8,11 +8,12 @@ use std::collections::VecDeque;
 use std::io::Read;
 use std::time::{Duration, Instant};
 
-use super::shm::{self, Peer};
-use super::values::Reach;
-use super::wire::{Bootstrap, Envelope};
-
-type Res<T> = std::result::Result<T, String>;
+use super::data::Reach;
+use super::envelope::{Bootstrap, Envelope};
+use super::owed::{self, Peer};
+use super::shm;
+use crate::error::{Error, Result};
+use crate::wire::handshake;
 
 /// How long a child waits for its parent's welcome before giving up.
 const WELCOME_TIMEOUT: Duration = Duration::from_secs(60);
@@ -40,7 +41,7 @@ pub struct Link {
 
 /// Reads one line from fd 0 a byte at a time (nothing past it may be consumed: the rest of stdin
 /// is the watchdog's).
-fn read_line_from_stdin() -> Res<String> {
+fn read_line_from_stdin() -> Result<String> {
     let mut line = Vec::new();
     let mut stdin = std::io::stdin().lock();
     let mut byte = [0u8; 1];
@@ -51,14 +52,14 @@ fn read_line_from_stdin() -> Res<String> {
             Ok(_) => {
                 line.push(byte[0]);
                 if line.len() > 4096 {
-                    return Err("the bootstrap line is too long".into());
+                    return Err(Error::corrupt("the bootstrap line is too long"));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("cannot read stdin: {e}")),
+            Err(e) => return Err(Error::io(format!("cannot read stdin: {e}"))),
         }
     }
-    String::from_utf8(line).map_err(|_| "the bootstrap line is not text".into())
+    String::from_utf8(line).map_err(|_| Error::corrupt("the bootstrap line is not text"))
 }
 
 /// Ends the process when stdin reaches its end: the parent is gone or closed us.
@@ -79,16 +80,17 @@ fn watch_stdin() {
     });
 }
 
-fn zmq_err(what: &str, e: zmq::Error) -> String {
-    format!("{what}: {e}")
+fn zmq_err(what: &str, e: zmq::Error) -> Error {
+    Error::io(format!("{what}: {e}"))
 }
 
 impl Link {
-    /// Reads the bootstrap line, connects to the parent, proves the secret and waits for the
-    /// welcome, whose `.t7` body is returned.
-    pub fn connect() -> Res<(Link, Vec<u8>)> {
+    /// Reads the bootstrap line, connects to the parent, and waits for the welcome, the two having
+    /// proved the run's secret to each other; returns the welcome's `.t7` body.
+    pub fn connect() -> Result<(Link, Vec<u8>)> {
         let line = read_line_from_stdin()?;
-        let boot = Bootstrap::parse(&line).ok_or("this process was not started by parallel.fork")?;
+        let boot =
+            Bootstrap::parse(&line).ok_or_else(|| Error::argument("this process was not started by parallel.fork"))?;
         watch_stdin();
         let ctx = zmq::Context::new();
         let dealer = ctx
@@ -103,7 +105,6 @@ impl Link {
         setup().map_err(|e| zmq_err(&format!("cannot connect to {}", boot.endpoint), e))?;
         let hello = Envelope::Hello {
             id: boot.id,
-            secret: boot.secret.clone(),
             pid: std::process::id(),
         };
         dealer
@@ -129,30 +130,49 @@ impl Link {
             pool: shm::Pool::new(&boot.run),
         };
         let deadline = Instant::now() + WELCOME_TIMEOUT;
+        let mut answered = None;
         loop {
             let remaining = deadline.saturating_duration_since(Instant::now());
             if remaining.is_zero() {
-                return Err("the parent did not answer".into());
+                return Err(Error::peer("the parent did not answer"));
             }
-            let frames = link.recv(remaining.as_millis() as i64)?;
-            if let Some(frames) = frames
-                && let Some((Envelope::Welcome, body)) = frames.first().and_then(|f| Envelope::split(f))
-            {
-                return Ok((link, body.to_vec()));
+            let Some(frames) = link.recv(remaining.as_millis() as i64)? else {
+                continue;
+            };
+            match frames.first().and_then(|f| Envelope::split(f)) {
+                Some((Envelope::Challenge { challenge }, _)) => {
+                    let (answer, expect) = handshake::answer(&boot.secret, &challenge)?;
+                    link.send_frames(vec![Envelope::Answer { answer }.encode()])?;
+                    answered = Some(expect);
+                }
+                // Nothing from the parent is run before it proved the secret too.
+                Some((Envelope::Welcome { confirmation }, body)) => {
+                    let expect = answered
+                        .take()
+                        .ok_or_else(|| Error::peer("the parent welcomed this child unasked"))?;
+                    expect
+                        .check(&confirmation)
+                        .map_err(|_| Error::peer("the parent does not know the run's secret"))?;
+                    return Ok((link, body.to_vec()));
+                }
+                _ => {}
             }
         }
     }
 
-    fn socket(&self) -> Res<&zmq::Socket> {
+    fn socket(&self) -> Result<&zmq::Socket> {
         self.dealer
             .as_ref()
-            .ok_or_else(|| "the connection to the parent is closed".into())
+            .ok_or_else(|| Error::peer("the connection to the parent is closed"))
     }
 
     /// One message, waiting up to `timeout_ms` (-1: forever; 0: only what is there).
-    fn recv(&mut self, timeout_ms: i64) -> Res<Option<Vec<Vec<u8>>>> {
+    fn recv(&mut self, timeout_ms: i64) -> Result<Option<Vec<Vec<u8>>>> {
         let t = i32::try_from(timeout_ms).unwrap_or(i32::MAX);
-        let s = self.dealer.as_ref().ok_or("the connection to the parent is closed")?;
+        let s = self
+            .dealer
+            .as_ref()
+            .ok_or_else(|| Error::peer("the connection to the parent is closed"))?;
         let flags = if t == 0 {
             zmq::DONTWAIT
         } else {
@@ -170,7 +190,7 @@ impl Link {
     }
 
     /// Sorts everything that arrived into its queue; waits up to `timeout_ms` for the first.
-    fn pump(&mut self, timeout_ms: i64) -> Res<()> {
+    fn pump(&mut self, timeout_ms: i64) -> Result<()> {
         self.send_releases()?;
         let mut wait = timeout_ms;
         while let Some(frames) = self.recv(wait)? {
@@ -182,7 +202,7 @@ impl Link {
             };
             match env {
                 Envelope::Join => self.joins.push_back(body.to_vec()),
-                Envelope::Data { .. } => self.data.push_back(frames),
+                Envelope::Data => self.data.push_back(frames),
                 Envelope::Exec { bytecode } => {
                     // Joins from before the exec were meant for the code that ended.
                     self.joins.clear();
@@ -190,9 +210,9 @@ impl Link {
                 }
                 Envelope::Quit => self.quit = true,
                 Envelope::FailureSeen => self.failure_seen = true,
-                Envelope::Release { names } => {
-                    for n in names {
-                        self.pool.release(&n);
+                Envelope::Release { owed } => {
+                    for o in owed {
+                        self.pool.release(o);
                     }
                 }
                 _ => {}
@@ -205,46 +225,46 @@ impl Link {
     }
 
     /// Waits (a parent that dies ends this process: no timeout needed) until `ready` holds.
-    fn wait_for(&mut self, mut ready: impl FnMut(&mut Link) -> bool) -> Res<()> {
+    fn wait_for(&mut self, mut ready: impl FnMut(&mut Link) -> bool) -> Result<()> {
         while !ready(self) {
             if self.quit {
-                return Err("the parent asked this child to quit".into());
+                return Err(Error::peer("the parent asked this child to quit"));
             }
             if crate::repl::interrupt::pending() {
-                return Err("interrupted".into());
+                return Err(Error::peer("interrupted"));
             }
             self.pump(1000)?;
         }
         Ok(())
     }
 
-    /// Tells the parent which of its segments our collected storages no longer use.
-    pub fn send_releases(&self) -> Res<()> {
-        let names: Vec<String> = shm::take_releases(|p| p == Peer::Parent)
+    /// Tells the parent what it sent that our collected storages no longer use.
+    pub fn send_releases(&self) -> Result<()> {
+        let owed: Vec<_> = owed::take_releases(|p| p == Peer::Parent)
             .into_iter()
-            .map(|(_, n)| n)
+            .map(|(_, o)| o)
             .collect();
-        if names.is_empty() {
+        if owed.is_empty() {
             return Ok(());
         }
-        self.send_frames(vec![Envelope::Release { names }.encode()])
+        self.send_frames(vec![Envelope::Release { owed }.encode()])
     }
 
-    pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Res<()> {
+    pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Result<()> {
         self.socket()?
             .send_multipart(frames, 0)
             .map_err(|e| zmq_err("cannot send to the parent", e))
     }
 
     /// `parallel.yield()`: the next join's message, acknowledged.
-    pub fn yield_now(&mut self) -> Res<Vec<u8>> {
+    pub fn yield_now(&mut self) -> Result<Vec<u8>> {
         self.wait_for(|l| !l.joins.is_empty())?;
         let msg = self.joins.pop_front().unwrap_or_default();
         self.send_frames(vec![Envelope::YieldAck.encode()])?;
         Ok(msg)
     }
 
-    pub fn receive(&mut self, noblock: bool) -> Res<Option<Vec<Vec<u8>>>> {
+    pub fn receive(&mut self, noblock: bool) -> Result<Option<Vec<Vec<u8>>>> {
         if noblock {
             self.pump(0)?;
         } else {
@@ -254,7 +274,7 @@ impl Link {
     }
 
     /// The next code to run, or None when the parent wants this child to end.
-    pub fn next_exec(&mut self) -> Res<Option<(bool, Vec<u8>)>> {
+    pub fn next_exec(&mut self) -> Result<Option<(bool, Vec<u8>)>> {
         match self.wait_for(|l| !l.execs.is_empty() || l.quit) {
             Ok(()) => Ok(self.execs.pop_front()),
             Err(e) if self.quit => {
@@ -265,7 +285,7 @@ impl Link {
         }
     }
 
-    pub fn done(&mut self) -> Res<()> {
+    pub fn done(&mut self) -> Result<()> {
         // A join that arrived as the code ended belongs to no yield; the next code must not take it.
         self.pump(0)?;
         self.joins.clear();
@@ -273,10 +293,10 @@ impl Link {
     }
 
     /// Reports a failure and makes sure it has left before the process ends.
-    pub fn failed(&mut self, message: &str) -> Res<()> {
+    pub fn failed(&mut self, message: &str) -> Result<()> {
         let sent = self.send_frames(vec![Envelope::Failed.with_body(message.as_bytes())]);
-        // Stay connected until the parent has taken the failure (it answers with a Release of
-        // nothing) or a while has passed: a message from a peer that disconnected at once can
+        // Stay connected until the parent has taken the failure (it answers FailureSeen) or a
+        // while has passed: a message from a peer that disconnected at once can
         // sit unread in the parent's socket.
         if sent.is_ok() {
             let deadline = std::time::Instant::now() + FAILED_PATIENCE;

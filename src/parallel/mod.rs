@@ -2,12 +2,13 @@
 //! shapes). A process is a parent through its [`hub::Hub`] once it forks, and a child through its
 //! [`link::Link`] when `parallel.fork` started it; it can be both.
 
+pub mod data;
+pub mod envelope;
 pub mod hub;
 pub mod launch;
 pub mod link;
+pub mod owed;
 pub mod shm;
-pub mod values;
-pub mod wire;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,7 +16,9 @@ use std::time::Duration;
 
 use mlua::{Lua, LuaString, Result, Table, Value, Variadic};
 
+use crate::error::{Error, Named};
 use crate::torch::args::error;
+use crate::wire::handshake::{hex, random_bytes};
 use hub::Hub;
 use link::Link;
 
@@ -32,36 +35,29 @@ fn busy(method: &str) -> mlua::Error {
 }
 
 /// Runs `f` on this process's hub, made on first use.
-fn with_hub<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Hub) -> std::result::Result<R, String>) -> Result<R> {
+fn with_hub<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Hub) -> crate::error::Result<R>) -> Result<R> {
     let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
     if p.hub.is_none() {
         // A child's children share its run, so one sweep at the top removes every segment.
         let run = match &p.link {
             Some(l) => l.run.clone(),
             None => {
-                let run = wire::hex(&wire::random_bytes(6).map_err(|e| error(method, e))?);
+                let run = hex(&random_bytes(6).map_err(|e| error(method, e))?);
                 shm::sweep_on_exit(&run);
                 run
             }
         };
-        p.hub = Some(Hub::new(&run).map_err(|e| error(method, e))?);
+        p.hub = Some(Hub::new(&run).named(method)?);
     }
-    f(p.hub.as_mut().expect("made above")).map_err(|e| error(method, e))
+    f(p.hub.as_mut().expect("made above")).named(method)
 }
 
-fn with_link<R>(
-    state: &Shared,
-    method: &str,
-    f: impl FnOnce(&mut Link) -> std::result::Result<R, String>,
-) -> Result<R> {
+fn with_link<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Link) -> crate::error::Result<R>) -> Result<R> {
     let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
     let link = p.link.as_mut().ok_or_else(|| {
-        error(
-            method,
-            "this process has no parent (it was not started by parallel.fork)",
-        )
+        Error::argument("this process has no parent (it was not started by parallel.fork)").named(method)
     })?;
-    f(link).map_err(|e| error(method, e))
+    f(link).named(method)
 }
 
 fn id_of(method: &str, v: Value) -> Result<u32> {
@@ -77,16 +73,6 @@ fn ids(method: &str, v: Value) -> Result<Vec<u32>> {
     match v {
         Value::Table(t) => t.sequence_values::<Value>().map(|v| id_of(method, v?)).collect(),
         v => Ok(vec![id_of(method, v)?]),
-    }
-}
-
-/// A received message's value.
-fn decode(lua: &Lua, frames: Vec<Vec<u8>>, from: shm::Peer, method: &str) -> Result<Value> {
-    match frames.first().and_then(|f| wire::Envelope::split(f)) {
-        Some((wire::Envelope::Data { beside }, body)) => {
-            values::deserialize(lua, &beside, body, &frames[1..], from, method)
-        }
-        _ => Err(error(method, "corrupt message")),
     }
 }
 
@@ -164,7 +150,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
         lua.create_function(move |lua, (list, value): (Value, Value)| {
             const M: &str = "parallel.send";
             let ids = ids(M, list)?;
-            let ser = values::serialize(lua, &value).map_err(|e| error(M, e))?;
+            let ser = data::serialize(lua, &value).map_err(|e| error(M, e))?;
             with_hub(&s, M, |hub| hub.send(&ids, &ser))
         })?,
     )?;
@@ -178,7 +164,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
             match frames {
                 Some(f) => Ok(Variadic::from_iter([
                     Value::Boolean(true),
-                    decode(lua, f, shm::Peer::Child(id), M)?,
+                    data::deserialize(lua, &f, owed::Peer::Child(id), M)?,
                 ])),
                 None => Ok(Variadic::from_iter([Value::Boolean(false)])),
             }
@@ -231,7 +217,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
             if p.link.is_some() {
                 return Err(error(M, "this child is already connected"));
             }
-            let (link, body) = Link::connect().map_err(|e| error(M, e))?;
+            let (link, body) = Link::connect().named(M)?;
             p.link = Some(link);
             drop(p);
             crate::torch::t7::deserialize(lua, &body, crate::torch::t7::Mode::Binary)
@@ -243,7 +229,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "parent_send",
         lua.create_function(move |lua, value: Value| {
             const M: &str = "parallel.parent:send";
-            let ser = values::serialize(lua, &value).map_err(|e| error(M, e))?;
+            let ser = data::serialize(lua, &value).map_err(|e| error(M, e))?;
             with_link(&s, M, |link| {
                 link.send_releases()?;
                 let reach = link.reach;
@@ -261,7 +247,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
             match with_link(&s, M, |link| link.receive(noblock))? {
                 Some(f) => Ok(Variadic::from_iter([
                     Value::Boolean(true),
-                    decode(lua, f, shm::Peer::Parent, M)?,
+                    data::deserialize(lua, &f, owed::Peer::Parent, M)?,
                 ])),
                 None => Ok(Variadic::from_iter([Value::Boolean(false)])),
             }

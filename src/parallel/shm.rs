@@ -15,8 +15,10 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use super::owed::{self, Owed, Peer};
 use crate::torch::dtype::DType;
 use crate::torch::storage::{Storage, track_external_bytes};
+use crate::wire::handshake::{hex, random_bytes};
 
 const DIR: &str = "/dev/shm";
 const PREFIX: &str = "luatorch-";
@@ -26,13 +28,6 @@ const POOL_FREE_MAX_BYTES: usize = 1 << 30;
 const CACHE_MAX_ENTRIES: usize = 32;
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
-
-/// Whom a received segment belongs to: releases go back there.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Peer {
-    Parent,
-    Child(u32),
-}
 
 fn path_of(name: &str) -> io::Result<CString> {
     let valid = name.starts_with(PREFIX)
@@ -127,8 +122,8 @@ struct Segment {
     map: Option<Mapped>,
 }
 
-/// The segments one sender made for one peer (and the device memory it staged for it, whose
-/// releases travel in the same messages).
+/// The segments one sender made for one peer (and the device memory it lent it, whose releases
+/// travel in the same messages).
 pub struct Pool {
     run: String,
     segments: HashMap<String, Segment>,
@@ -160,7 +155,7 @@ impl Pool {
             }
             return Ok(name);
         }
-        let nonce = super::wire::hex(&super::wire::random_bytes(6)?);
+        let nonce = hex(&random_bytes(6)?);
         let name = format!(
             "{PREFIX}{}-{}-{}-{nonce}",
             self.run,
@@ -205,11 +200,16 @@ impl Pool {
         let _ = unlink(name);
     }
 
-    /// The receiver is done with `name`: it can carry the next storage of its size.
-    pub fn release(&mut self, name: &str) {
-        if crate::cuda::share::is_staging_name(name) {
-            return self.device.release(name);
+    /// The receiver no longer reads what it was sent: a segment can carry the next storage of
+    /// its size, lent device memory the next device storage.
+    pub fn release(&mut self, owed: Owed) {
+        match owed {
+            Owed::Segment(name) => self.release_segment(&name),
+            Owed::Loan(loan) => self.device.release(loan),
         }
+    }
+
+    fn release_segment(&mut self, name: &str) {
         if !self.segments.contains_key(name) || self.free.iter().any(|n| n == name) {
             return;
         }
@@ -243,31 +243,12 @@ struct Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         track_external_bytes(-(self.bytes as isize));
-        queue_release(self.peer, std::mem::take(&mut self.name));
+        owed::queue_release(self.peer, Owed::Segment(std::mem::take(&mut self.name)));
     }
 }
 
-/// Owes `peer` the news that what it sent under `name` is no longer used here.
-pub fn queue_release(peer: Peer, name: String) {
-    let mut q = RELEASES.lock().unwrap_or_else(|e| e.into_inner());
-    q.push((peer, name));
-}
-
-/// Segments released by storages that were collected, waiting to be reported to their senders.
-static RELEASES: Mutex<Vec<(Peer, String)>> = Mutex::new(Vec::new());
 /// Receivers' mappings by segment name, most recently used last.
 static CACHE: Mutex<Vec<(String, Arc<Mapped>)>> = Mutex::new(Vec::new());
-
-/// Takes the releases owed to peers that `which` selects.
-pub fn take_releases(which: impl Fn(Peer) -> bool) -> Vec<(Peer, String)> {
-    let mut q = RELEASES.lock().unwrap_or_else(|e| e.into_inner());
-    if q.is_empty() {
-        return Vec::new();
-    }
-    let (mine, rest): (Vec<_>, Vec<_>) = q.drain(..).partition(|(p, _)| which(*p));
-    *q = rest;
-    mine
-}
 
 /// Maps segment `name` (from `peer`) as a storage of `len` elements of `dtype`.
 pub fn import(name: &str, dtype: DType, len: usize, peer: Peer) -> io::Result<Storage> {
@@ -405,10 +386,13 @@ mod tests {
         let other = pool.export(&s).unwrap();
         assert_ne!(other, name);
         drop(back);
-        let released = take_releases(|p| p == Peer::Child(7));
-        assert!(released.iter().any(|(_, n)| *n == name), "{released:?}");
+        let released = owed::take_releases(|p| p == Peer::Child(7));
+        assert!(
+            released.iter().any(|(_, n)| *n == Owed::Segment(name.clone())),
+            "{released:?}"
+        );
         for (_, n) in released {
-            pool.release(&n);
+            pool.release(n);
         }
         let twice: Vec<f32> = data.iter().map(|x| x * 2.0).collect();
         let again = pool.export(&Storage::from_slice(&twice).unwrap()).unwrap();
@@ -418,7 +402,7 @@ mod tests {
         drop(back);
         drop(pool);
         assert!(open(&name, false).is_err(), "the pool removes its segments");
-        take_releases(|_| true);
+        owed::take_releases(|_| true);
     }
 
     #[test]
@@ -447,8 +431,8 @@ mod tests {
             let back = import(&name, DType::Float, 16 << 20, Peer::Parent).unwrap();
             let i = t.elapsed();
             drop(back);
-            for (_, n) in take_releases(|_| true) {
-                pool.release(&n);
+            for (_, n) in owed::take_releases(|_| true) {
+                pool.release(n);
             }
             eprintln!("export {e:?} import {i:?}");
         }

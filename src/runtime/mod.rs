@@ -10,6 +10,8 @@ pub mod paths;
 mod search_path;
 pub mod sys;
 
+use std::sync::Arc;
+
 use mlua::{Function, Lua, Result, Table};
 
 /// A native module compiled into the binary: `require(name)` returns what `open` builds.
@@ -21,7 +23,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libsys", sys::open),
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
-    ("libipc", crate::ipc::open),
+    ("libipc", |lua| crate::ipc::open(lua, thread_state_maker)),
     ("libcutorch", crate::cuda::lua::open),
     ("libnccl", crate::cuda::nccl::open),
 ];
@@ -51,6 +53,12 @@ pub fn new_state_with(paths: &SearchPaths) -> Result<Lua> {
     let lua = new_state()?;
     paths.apply(&lua)?;
     Ok(lua)
+}
+
+/// How `ipc.map` makes its threads' states: fresh ones that search what `lua` searches.
+fn thread_state_maker(lua: &Lua) -> Result<crate::ipc::map::NewState> {
+    let paths = SearchPaths::of(lua)?;
+    Ok(Arc::new(move || new_state_with(&paths)))
 }
 
 /// A state's `package.path` and `package.cpath`, to hand to another state.

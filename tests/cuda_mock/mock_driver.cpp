@@ -189,7 +189,7 @@ struct Function {
 
 static bool starts(const std::string &s, const char *prefix) { return s.rfind(prefix, 0) == 0; }
 
-// The caller of a kernel, from its name (the kernels of kernels/source.rs).
+// The caller of a kernel, from its name (the kernels of src/cuda/kernels/source).
 static Caller caller_of(const std::string &name, bool *barrier) {
    *barrier = starts(name, "red_part_") || starts(name, "red_partc_") || starts(name, "red_fin_") || starts(name, "red_dimb_") ||
               starts(name, "arg_dimb_") || starts(name, "scan_dimb_") || name == "sort_block";

@@ -1,4 +1,6 @@
-//! Compiling the kernels (NVRTC, once per device, on first use) and launching them.
+//! The kernels layer, on top of the devices: compiling the program of `source` (NVRTC, once per
+//! device, on first use; kept in the device's slot), launching its kernels, and the `Geo` in which
+//! they take a tensor's geometry.
 //!
 //! The program is compiled to a CUBIN for the device's own architecture (`sm_XY`), which loads on
 //! any driver that supports the device even when NVRTC is newer than the driver; when NVRTC
@@ -17,8 +19,9 @@ use cudarc::nvrtc::result as rtc;
 use cudarc::nvrtc::sys as rtc_sys;
 
 use super::device::Device;
-use super::libs::{self, Lib};
-use super::memory::drv;
+use super::driver::{self, guard};
+use super::libraries::{self, Lib};
+use crate::error::{Error, Result};
 use crate::torch::apply::Geometry;
 use crate::torch::layout::Tensor;
 pub use source::{BLOCK, MAX_DIMS};
@@ -33,16 +36,18 @@ pub enum Target {
 }
 
 /// Compiles `src` for compute capability `arch`; the error holds NVRTC's log.
-pub fn compile(src: &str, arch: (i32, i32), target: Target) -> Result<Vec<u8>, String> {
-    libs::ensure(Lib::Nvrtc)?;
-    let csrc = CString::new(src).map_err(|_| "kernel source holds a NUL byte".to_string())?;
+pub fn compile(src: &str, arch: (i32, i32), target: Target) -> Result<Vec<u8>> {
+    libraries::ensure(Lib::Nvrtc)?;
+    let csrc = CString::new(src).map_err(|_| Error::device("kernel source holds a NUL byte"))?;
     let arch_opt = match target {
         Target::Cubin => format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
         Target::Ptx => format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
     };
     let options = [arch_opt, "--std=c++14".to_string()];
-    libs::guard("NVRTC", || {
-        let prog = rtc::create_program(&csrc, Some(c"luatorch_kernels.cu")).map_err(|e| format!("{e:?}"))?;
+    // NVRTC's errors in words (its result codes' names).
+    let nvrtc = |e: &dyn std::fmt::Debug| Error::device(format!("{e:?}"));
+    guard("NVRTC", || {
+        let prog = rtc::create_program(&csrc, Some(c"luatorch_kernels.cu")).map_err(|e| nvrtc(&e))?;
         // SAFETY: `prog` is a live program until destroyed at the end of this block.
         let result = unsafe {
             match rtc::compile_program(prog, &options) {
@@ -53,22 +58,25 @@ pub fn compile(src: &str, arch: (i32, i32), target: Target) -> Result<Vec<u8>, S
                             String::from_utf8_lossy(&bytes).into_owned()
                         })
                         .unwrap_or_default();
-                    Err(format!("compiling the kernels ({}) failed: {e:?}\n{log}", options[0]))
+                    Err(Error::device(format!(
+                        "compiling the kernels ({}) failed: {e:?}\n{log}",
+                        options[0]
+                    )))
                 }
                 Ok(()) => match target {
                     Target::Ptx => rtc::get_ptx(prog)
                         .map(|p| p.iter().map(|&c| c as u8).collect())
-                        .map_err(|e| format!("{e:?}")),
+                        .map_err(|e| nvrtc(&e)),
                     Target::Cubin => {
                         let mut size = 0usize;
                         rtc_sys::nvrtcGetCUBINSize(prog, &mut size)
                             .result()
-                            .map_err(|e| format!("{e:?}"))?;
+                            .map_err(|e| nvrtc(&e))?;
                         let mut out = vec![0u8; size];
                         rtc_sys::nvrtcGetCUBIN(prog, out.as_mut_ptr().cast())
                             .result()
                             .map(|()| out)
-                            .map_err(|e| format!("{e:?}"))
+                            .map_err(|e| nvrtc(&e))
                     }
                 },
             }
@@ -92,15 +100,15 @@ pub struct Module {
 unsafe impl Send for Module {}
 unsafe impl Sync for Module {}
 
-fn build(dev: &Device) -> Result<Module, String> {
+fn build(dev: &Device) -> Result<Module> {
     let src = source::program();
-    let load = |image: &[u8]| -> Result<usize, String> {
+    let load = |image: &[u8]| -> Result<usize> {
         dev.bind()?;
-        libs::guard("cuModuleLoadData", || {
+        guard("cuModuleLoadData", || {
             // SAFETY: a complete CUBIN, or PTX text ending in NUL.
             unsafe { cu::module::load_data(image.as_ptr().cast()) }
                 .map(|m| m as usize)
-                .map_err(drv)
+                .map_err(driver::error)
         })
     };
     let cached = cache_path(&src, dev.arch);
@@ -129,11 +137,11 @@ fn build(dev: &Device) -> Result<Module, String> {
     let module = match cubin {
         Ok(m) => m,
         Err(first) => {
-            let mut ptx = compile(&src, dev.arch, Target::Ptx).map_err(|e| format!("{first}\n{e}"))?;
+            let mut ptx = compile(&src, dev.arch, Target::Ptx).map_err(|e| Error::device(format!("{first}\n{e}")))?;
             if ptx.last() != Some(&0) {
                 ptx.push(0);
             }
-            load(&ptx).map_err(|e| format!("{first}\nloading PTX: {e}"))?
+            load(&ptx).map_err(|e| Error::device(format!("{first}\nloading PTX: {e}")))?
         }
     };
     Ok(Module {
@@ -173,25 +181,34 @@ fn store(path: &std::path::Path, image: &[u8]) {
     }
 }
 
+/// What a device's slot keeps of its kernels: the loaded program, or why there is none (tried
+/// once).
+struct Compiled(Result<Module>);
+
 /// The kernels of `dev`, compiled on first use.
-pub fn module(dev: &Device) -> Result<&Module, String> {
-    dev.kernels
-        .get_or_init(|| build(dev))
-        .as_ref()
-        .map_err(|e| format!("the CUDA kernels are not available on device {}: {e}", dev.ordinal + 1))
+pub fn module(dev: &Device) -> Result<&Module> {
+    dev.slot(|| Compiled(build(dev))).0.as_ref().map_err(|e| {
+        Error::device(format!(
+            "the CUDA kernels are not available on device {}: {e}",
+            dev.ordinal + 1
+        ))
+    })
 }
 
 impl Module {
-    fn function(&self, name: &str) -> Result<sys::CUfunction, String> {
-        let mut functions = self.functions.lock().map_err(|_| "kernel table poisoned".to_string())?;
+    fn function(&self, name: &str) -> Result<sys::CUfunction> {
+        let mut functions = self
+            .functions
+            .lock()
+            .map_err(|_| Error::device("kernel table poisoned"))?;
         if let Some(&f) = functions.get(name) {
             return Ok(f as sys::CUfunction);
         }
-        let cname = CString::new(name).map_err(|_| "bad kernel name".to_string())?;
-        let f = libs::guard("cuModuleGetFunction", || {
+        let cname = CString::new(name).map_err(|_| Error::argument("bad kernel name"))?;
+        let f = guard("cuModuleGetFunction", || {
             // SAFETY: the module stays loaded for the life of the process.
             unsafe { cu::module::get_function(self.module as sys::CUmodule, cname) }
-                .map_err(|e| format!("kernel {name}: {}", drv(e)))
+                .map_err(|e| driver::error(e).context(format!("kernel {name}")))
         })?;
         functions.insert(name.to_string(), f as usize);
         Ok(f)
@@ -214,20 +231,20 @@ pub fn wave(dev: &Device, name: &str, fallback: u32) -> u32 {
     let Ok(f) = m.function(name) else {
         return fallback;
     };
-    let per_sm = libs::guard("cuOccupancyMaxActiveBlocksPerMultiprocessor", || {
+    let per_sm = guard("cuOccupancyMaxActiveBlocksPerMultiprocessor", || {
         let mut blocks: std::ffi::c_int = 0;
         // SAFETY: f is a loaded kernel; the call writes one int.
         let rc = unsafe { sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, f, BLOCK as i32, 0) };
         if rc == sys::CUresult::CUDA_SUCCESS {
             Ok(blocks)
         } else {
-            Err(format!("{rc:?}"))
+            Err(Error::device(format!("{rc:?}")))
         }
     });
-    let sms = libs::guard("cuDeviceGetAttribute", || {
+    let sms = guard("cuDeviceGetAttribute", || {
         dev.ctx
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(drv)
+            .map_err(driver::error)
     });
     let w = match (per_sm, sms) {
         (Ok(b), Ok(n)) if b > 0 && n > 0 => (b as u32).saturating_mul(n as u32),
@@ -249,14 +266,14 @@ pub fn grid_for(n: usize, cap: u32) -> u32 {
 /// # Safety
 /// `params` must point at values of the kernel's parameter types, in order, and every device
 /// address among them must be valid for what the kernel touches.
-pub unsafe fn launch(dev: &Device, name: &str, grid: u32, params: &mut [*mut c_void]) -> Result<(), String> {
+pub unsafe fn launch(dev: &Device, name: &str, grid: u32, params: &mut [*mut c_void]) -> Result<()> {
     let m = module(dev)?;
     let f = m.function(name)?;
     let stream = dev.current_stream()?;
-    libs::guard("cuLaunchKernel", || {
+    guard("cuLaunchKernel", || {
         // SAFETY: as the caller promises.
         unsafe { cu::launch_kernel(f, (grid, 1, 1), (BLOCK, 1, 1), 0, stream, params) }
-            .map_err(|e| format!("kernel {name}: {}", drv(e)))
+            .map_err(|e| driver::error(e).context(format!("kernel {name}")))
     })
 }
 
@@ -278,7 +295,7 @@ impl Geo {
     };
 
     /// From sizes and strides, merging what can be merged.
-    pub fn new(size: &[usize], stride: &[usize]) -> Result<Geo, String> {
+    pub fn new(size: &[usize], stride: &[usize]) -> Result<Geo> {
         let t = Tensor {
             dtype: crate::torch::dtype::DType::Float,
             storage: None,
@@ -288,9 +305,9 @@ impl Geo {
         };
         let g = Geometry::of(&t);
         if g.size.len() > MAX_DIMS {
-            return Err(format!(
+            return Err(Error::shape(format!(
                 "tensors with more than {MAX_DIMS} dimensions that cannot be merged are not supported on the GPU"
-            ));
+            )));
         }
         let mut geo = Geo::NONE;
         if g.size.is_empty() {
@@ -305,12 +322,12 @@ impl Geo {
         Ok(geo)
     }
 
-    pub fn of(t: &Tensor) -> Result<Geo, String> {
+    pub fn of(t: &Tensor) -> Result<Geo> {
         Geo::new(&t.size, &t.stride)
     }
 
     /// The geometry of `t` without dimension `dim` (the positions a reduction along `dim` writes).
-    pub fn without(t: &Tensor, dim: usize) -> Result<Geo, String> {
+    pub fn without(t: &Tensor, dim: usize) -> Result<Geo> {
         let mut size = t.size.clone();
         let mut stride = t.stride.clone();
         size.remove(dim);
@@ -342,7 +359,12 @@ mod tests {
         assert_eq!((one.nd, one.size[0], one.stride[0]), (1, 1, 0));
         let many: Vec<usize> = vec![2; 20];
         let strides: Vec<usize> = (0..20).map(|d| 1usize << (2 * d)).collect();
-        assert!(Geo::new(&many, &strides).unwrap_err().contains("more than 16"));
+        assert!(
+            Geo::new(&many, &strides)
+                .unwrap_err()
+                .message()
+                .contains("more than 16")
+        );
         assert_eq!(grid_for(0, 8), 1);
         assert_eq!(grid_for(257, 8), 2);
         assert_eq!(grid_for(1 << 30, 8), 8);
@@ -353,7 +375,7 @@ mod tests {
     /// message) where NVRTC is not installed; LUATORCH_CUDA_LIBS may point at it.
     #[test]
     fn every_kernel_compiles_with_nvrtc() {
-        if let Err(why) = libs::ensure(Lib::Nvrtc) {
+        if let Err(why) = libraries::ensure(Lib::Nvrtc) {
             println!("skipped: {why}");
             return;
         }

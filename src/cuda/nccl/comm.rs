@@ -1,4 +1,5 @@
-//! NCCL communicators and the five collectives on device tensors.
+//! NCCL communicators and the five collectives on device tensors (below the Lua functions of
+//! `nccl`, on top of `loader` and `operand`).
 //!
 //! A communicator made by `nccl.communicator` is non-blocking: NCCL returns at once and we poll it
 //! with a deadline (`nccl.timeout`), so a rank whose peers never come cannot hang; on the deadline
@@ -15,7 +16,8 @@ use std::time::{Duration, Instant};
 use mlua::Value;
 
 use super::loader::{self, Comm, IN_PROGRESS, INVALID_USAGE, Nccl, NcclResult, SUCCESS, UNIQUE_ID_BYTES, UniqueId};
-use crate::cuda::operand::{DeviceOperand, current_stream, operand_of};
+use super::operand::{DeviceOperand, current_stream, operand_of};
+use crate::error::{Error, Result};
 use crate::torch::args::type_name;
 use crate::torch::dtype::DType;
 
@@ -56,7 +58,7 @@ impl Kind {
 }
 
 /// `sum`, `prod`, `max`, `min`, `avg` (any case) as NCCL's ncclRedOp_t.
-pub fn parse_op(name: &str) -> Result<c_int, String> {
+pub fn parse_op(name: &str) -> Result<c_int> {
     Ok(match name.to_ascii_lowercase().as_str() {
         "sum" => 0,
         "prod" => 1,
@@ -64,9 +66,9 @@ pub fn parse_op(name: &str) -> Result<c_int, String> {
         "min" => 3,
         "avg" => 4,
         _ => {
-            return Err(format!(
+            return Err(Error::argument(format!(
                 "unknown reduction '{name}' (expected sum, prod, max, min or avg)"
-            ));
+            )));
         }
     })
 }
@@ -111,8 +113,13 @@ pub fn cuda_typename(dtype: DType) -> String {
 }
 
 /// The device tensor in `value`, or an error naming `label` and what it got instead.
-pub fn operand(label: &str, value: &Value) -> Result<DeviceOperand, String> {
-    operand_of(value).ok_or_else(|| format!("{label}: expected a torch.Cuda*Tensor, got {}", type_name(value)))
+pub fn operand(label: &str, value: &Value) -> Result<DeviceOperand> {
+    operand_of(value).ok_or_else(|| {
+        Error::dtype(format!(
+            "{label}: expected a torch.Cuda*Tensor, got {}",
+            type_name(value)
+        ))
+    })
 }
 
 /// A communicator: one rank's handle, owned by one Lua state.
@@ -131,6 +138,17 @@ pub struct Communicator {
 
 /// A call that failed: NCCL's result code (ncclInProgress when time ran out) and the message.
 struct Failure(NcclResult, String);
+
+impl Failure {
+    /// The error: the other ranks' when time ran out waiting for them, NCCL's otherwise.
+    fn error(code: NcclResult, message: String) -> Error {
+        if code == IN_PROGRESS {
+            Error::peer(message)
+        } else {
+            Error::device(message)
+        }
+    }
+}
 
 /// One collective, checked and ready to queue.
 #[derive(Debug)]
@@ -152,10 +170,10 @@ impl Call {
     }
 
     /// Waits until the stream the call was queued on has finished it.
-    pub fn synchronize(&self) -> Result<(), String> {
+    pub fn synchronize(&self) -> Result<()> {
         // SAFETY: the stream came from current_stream and is alive while its device is.
         unsafe { cudarc::driver::result::stream::synchronize(self.stream as cudarc::driver::sys::CUstream) }
-            .map_err(|e| format!("synchronizing the stream failed: {e}"))
+            .map_err(|e| Error::device(format!("synchronizing the stream failed: {e}")))
     }
 }
 
@@ -168,7 +186,7 @@ impl Communicator {
         rank: i32,
         device: usize,
         timeout: Duration,
-    ) -> Result<Communicator, String> {
+    ) -> Result<Communicator> {
         // Makes the device's context current: NCCL takes the device from it.
         current_stream(device)?;
         let nccl = loader::nccl()?;
@@ -192,7 +210,7 @@ impl Communicator {
         if let Err(Failure(code, e)) = c.settle(rc, "ncclCommInitRankConfig", &what) {
             // A half-made communicator is freed without waiting for anyone.
             c.abort();
-            return Err(init_error(nccl, e, code));
+            return Err(Failure::error(code, init_error(nccl, e, code)));
         }
         let mut dev: c_int = 0;
         // SAFETY: a live communicator; writes one int.
@@ -204,7 +222,7 @@ impl Communicator {
 
     /// `ncclCommInitAll` over `devices` (0-based, distinct): one blocking communicator per device,
     /// rank i on devices[i].
-    pub fn init_all(devices: &[usize], timeout: Duration) -> Result<Vec<Communicator>, String> {
+    pub fn init_all(devices: &[usize], timeout: Duration) -> Result<Vec<Communicator>> {
         for &d in devices {
             current_stream(d)?;
         }
@@ -215,7 +233,7 @@ impl Communicator {
         let rc = unsafe { (nccl.comm_init_all)(comms.as_mut_ptr(), list.len() as c_int, list.as_ptr()) };
         if rc != SUCCESS {
             let e = format!("ncclCommInitAll failed: {}", describe(nccl, rc, std::ptr::null_mut()));
-            return Err(init_error(nccl, e, rc));
+            return Err(Failure::error(rc, init_error(nccl, e, rc)));
         }
         let n = devices.len() as i32;
         Ok(comms
@@ -286,7 +304,7 @@ impl Communicator {
     }
 
     /// Raises an error left behind by earlier work (a peer that went away, for one).
-    fn check_async(&mut self) -> Result<(), String> {
+    fn check_async(&mut self) -> Result<()> {
         let mut state: NcclResult = SUCCESS;
         // SAFETY: a live communicator; writes one result code.
         let rc = unsafe { (self.nccl.comm_get_async_error)(self.comm, &mut state) };
@@ -299,7 +317,7 @@ impl Communicator {
             describe(self.nccl, state, self.comm)
         );
         self.abort();
-        Err(e)
+        Err(Error::device(e))
     }
 
     /// Checks the tensors of one collective against this communicator and each other.
@@ -311,80 +329,80 @@ impl Communicator {
         recv: Option<(&str, &Value)>,
         op: c_int,
         root: i32,
-    ) -> Result<Call, String> {
+    ) -> Result<Call> {
         if self.comm.is_null() {
-            return Err("the communicator was destroyed".to_string());
+            return Err(Error::argument("the communicator was destroyed"));
         }
         let s = operand(send.0, send.1)?;
         let r = match recv {
             Some((label, v)) => operand(label, v)?,
-            None if kind.needs_recv() => return Err("an output tensor is needed".to_string()),
+            None if kind.needs_recv() => return Err(Error::argument("an output tensor is needed")),
             None => s.clone(),
         };
         let recv_label = recv.map_or(send.0, |r| r.0);
         for (label, o) in [(send.0, &s), (recv_label, &r)] {
             if !o.contiguous {
-                return Err(format!("{label}: the tensor must be contiguous"));
+                return Err(Error::shape(format!("{label}: the tensor must be contiguous")));
             }
             if o.device != self.device {
-                return Err(format!(
+                return Err(Error::device(format!(
                     "{label}: the tensor is on device {}, the communicator on device {}",
                     o.device + 1,
                     self.device + 1
-                ));
+                )));
             }
         }
         if s.dtype != r.dtype {
-            return Err(format!(
+            return Err(Error::dtype(format!(
                 "{} is a {} but {} is a {}: both must have the same type",
                 send.0,
                 cuda_typename(s.dtype),
                 recv_label,
                 cuda_typename(r.dtype)
-            ));
+            )));
         }
-        let dtype =
-            nccl_type(s.dtype).ok_or_else(|| format!("{}: NCCL has no {} type", send.0, cuda_typename(s.dtype)))?;
+        let dtype = nccl_type(s.dtype)
+            .ok_or_else(|| Error::dtype(format!("{}: NCCL has no {} type", send.0, cuda_typename(s.dtype))))?;
         let n = self.nranks as usize;
         let count = match kind {
             Kind::AllReduce | Kind::Reduce | Kind::Bcast => {
                 if r.numel != s.numel {
-                    return Err(format!(
+                    return Err(Error::shape(format!(
                         "{} has {} elements but {} has {}: they must have the same number",
                         send.0, s.numel, recv_label, r.numel
-                    ));
+                    )));
                 }
                 s.numel
             }
             Kind::AllGather => {
                 if r.numel != s.numel * n {
-                    return Err(format!(
+                    return Err(Error::shape(format!(
                         "{recv_label} has {} elements but must have {} ({} ranks x {} elements of {})",
                         r.numel,
                         s.numel * n,
                         n,
                         s.numel,
                         send.0
-                    ));
+                    )));
                 }
                 s.numel
             }
             Kind::ReduceScatter => {
                 if s.numel != r.numel * n {
-                    return Err(format!(
+                    return Err(Error::shape(format!(
                         "{} has {} elements but must have {} ({} ranks x {} elements of {recv_label})",
                         send.0,
                         s.numel,
                         r.numel * n,
                         n,
                         r.numel
-                    ));
+                    )));
                 }
                 r.numel
             }
         };
         check_overlap(kind, &s, &r, count, self.rank as usize)
-            .map_err(|e| format!("{} and {recv_label}: {e}", send.0))?;
+            .map_err(|e| e.context(format!("{} and {recv_label}", send.0)))?;
         let stream = current_stream(self.device)?;
         let op = effective_op(op, self.nranks, self.nccl.version().unwrap_or(0));
         Ok(Call {
@@ -423,17 +441,17 @@ impl Communicator {
     }
 
     /// Queues one collective on this communicator.
-    pub fn run(&mut self, call: &Call) -> Result<(), String> {
+    pub fn run(&mut self, call: &Call) -> Result<()> {
         self.check_async()?;
         let rc = self.launch(call);
         let what = format!("rank {} of {}", self.rank, self.nranks);
         self.settle(rc, &format!("nccl{}", nccl_name(call.kind)), &what)
-            .map_err(|f| f.1)
+            .map_err(|Failure(code, e)| Failure::error(code, e))
     }
 
     /// Frees the communicator once its queued work is done (bounded by the timeout, after which
     /// it is aborted). Destroying a destroyed communicator does nothing.
-    pub fn destroy(&mut self) -> Result<(), String> {
+    pub fn destroy(&mut self) -> Result<()> {
         if self.comm.is_null() {
             return Ok(());
         }
@@ -441,20 +459,20 @@ impl Communicator {
             // SAFETY: a live communicator.
             let rc = unsafe { (self.nccl.comm_finalize)(self.comm) };
             let what = format!("rank {} of {}", self.rank, self.nranks);
-            if let Err(Failure(_, e)) = self.settle(rc, "ncclCommFinalize", &what) {
+            if let Err(Failure(code, e)) = self.settle(rc, "ncclCommFinalize", &what) {
                 // Whatever went wrong, the communicator is gone afterwards.
                 self.abort();
-                return Err(e);
+                return Err(Failure::error(code, e));
             }
         }
         let comm = std::mem::replace(&mut self.comm, std::ptr::null_mut());
         // SAFETY: a live communicator, finalized above (or blocking), not used after this.
         let rc = unsafe { (self.nccl.comm_destroy)(comm) };
         if rc != SUCCESS {
-            return Err(format!(
+            return Err(Error::device(format!(
                 "ncclCommDestroy failed: {}",
                 describe(self.nccl, rc, std::ptr::null_mut())
-            ));
+            )));
         }
         Ok(())
     }
@@ -477,16 +495,16 @@ impl Drop for Communicator {
 }
 
 /// Runs several collectives, one per communicator of one `init_all` clique, as one NCCL group.
-pub fn run_group(comms: &mut [&mut Communicator], calls: &[Call]) -> Result<(), String> {
+pub fn run_group(comms: &mut [&mut Communicator], calls: &[Call]) -> Result<()> {
     let Some(first) = comms.first() else { return Ok(()) };
     let nccl = first.nccl;
     // SAFETY: plain NCCL calls with no arguments.
     let rc = unsafe { (nccl.group_start)() };
     if rc != SUCCESS {
-        return Err(format!(
+        return Err(Error::device(format!(
             "ncclGroupStart failed: {}",
             describe(nccl, rc, std::ptr::null_mut())
-        ));
+        )));
     }
     let mut failed = None;
     for (c, call) in comms.iter().zip(calls) {
@@ -503,13 +521,13 @@ pub fn run_group(comms: &mut [&mut Communicator], calls: &[Call]) -> Result<(), 
     // SAFETY: as above.
     let rc = unsafe { (nccl.group_end)() };
     if let Some(e) = failed {
-        return Err(e);
+        return Err(Error::device(e));
     }
     if rc != SUCCESS {
-        return Err(format!(
+        return Err(Error::device(format!(
             "ncclGroupEnd failed: {}",
             describe(nccl, rc, std::ptr::null_mut())
-        ));
+        )));
     }
     Ok(())
 }
@@ -550,7 +568,7 @@ fn init_error(nccl: &Nccl, message: String, rc: NcclResult) -> String {
 }
 
 /// NCCL needs out-of-place buffers apart, and in-place ones exactly where it expects them.
-fn check_overlap(kind: Kind, s: &DeviceOperand, r: &DeviceOperand, count: usize, rank: usize) -> Result<(), String> {
+fn check_overlap(kind: Kind, s: &DeviceOperand, r: &DeviceOperand, count: usize, rank: usize) -> Result<()> {
     let esize = s.dtype.size_of() as u64;
     let (s_len, r_len) = (s.numel as u64 * esize, r.numel as u64 * esize);
     let overlap = s.ptr < r.ptr + r_len && r.ptr < s.ptr + s_len;
@@ -566,7 +584,9 @@ fn check_overlap(kind: Kind, s: &DeviceOperand, r: &DeviceOperand, count: usize,
     if in_place {
         Ok(())
     } else {
-        Err(format!("the tensors overlap; in place, they must be {how}"))
+        Err(Error::argument(format!(
+            "the tensors overlap; in place, they must be {how}"
+        )))
     }
 }
 
@@ -613,7 +633,12 @@ mod tests {
     fn reductions_and_types() {
         assert_eq!(parse_op("sum"), Ok(0));
         assert_eq!(parse_op("AVG"), Ok(4));
-        assert!(parse_op("mean").unwrap_err().contains("sum, prod, max, min or avg"));
+        assert!(
+            parse_op("mean")
+                .unwrap_err()
+                .message()
+                .contains("sum, prod, max, min or avg")
+        );
         assert_eq!(nccl_type(DType::Float), Some(7));
         assert_eq!(nccl_type(DType::Double), Some(8));
         assert_eq!(nccl_type(DType::Long), Some(4));

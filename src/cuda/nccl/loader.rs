@@ -1,4 +1,5 @@
-//! Finding and loading the NCCL library at run time, and the handful of its C functions we call.
+//! Finding and loading the NCCL library at run time, and the handful of its C functions we call
+//! (the bottom of `nccl`, beside `cuda::libraries`).
 //!
 //! NCCL is found under the names it really ships with: its soname `libnccl.so.2` (distribution
 //! packages, the pip wheel `nvidia-nccl-cu*`), `libnccl.so` (a development symlink), and the pip
@@ -13,6 +14,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use libloading::Library;
+
+use crate::error::{Error, Result};
 
 /// The environment variable that names the NCCL library file; when set, nothing else is tried.
 pub const ENV: &str = "LUATORCH_NCCL";
@@ -119,16 +122,16 @@ pub struct Nccl {
 }
 
 /// The process's NCCL, loaded on first use; the error says everything that was tried.
-pub fn nccl() -> Result<&'static Nccl, String> {
-    static NCCL: OnceLock<Result<Nccl, String>> = OnceLock::new();
+pub fn nccl() -> Result<&'static Nccl> {
+    static NCCL: OnceLock<Result<Nccl>> = OnceLock::new();
     NCCL.get_or_init(load).as_ref().map_err(Clone::clone)
 }
 
-fn load() -> Result<Nccl, String> {
+fn load() -> Result<Nccl> {
     if let Some(path) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
         let path = PathBuf::from(path);
         return open(&path.to_string_lossy())
-            .map_err(|e| format!("cannot load the NCCL library {ENV}={}: {e}", path.display()));
+            .map_err(|e| e.context(format!("cannot load the NCCL library {ENV}={}", path.display())));
     }
     let mut tried = vec![format!("{ENV} (not set)")];
     for name in SONAMES {
@@ -164,23 +167,27 @@ fn load() -> Result<Nccl, String> {
         }
         Err(e) => tried.push(format!("python3's nvidia.nccl ({e})")),
     }
-    Err(format!(
+    Err(Error::device(format!(
         "the NCCL library was not found; tried: {}. Install NCCL (the libnccl2 package, or \
          `pip install nvidia-nccl-cu13`) or set {ENV} to the path of libnccl.so.2",
         tried.join("; ")
-    ))
+    )))
 }
 
 /// Loads `name` (a path or a name for the dynamic loader) and resolves every function we use; the
 /// error says why not.
-fn open(name: &str) -> Result<Nccl, String> {
+fn open(name: &str) -> Result<Nccl> {
     // SAFETY: loading NCCL runs its initialisers, which only set up NCCL's own state.
     let library = unsafe { Library::new(name) }.map_err(|e| dl_error(&e))?;
     macro_rules! sym {
         ($symbol:literal) => {
             // SAFETY: the types above are NCCL's published prototypes (nccl.h) for these symbols.
-            *unsafe { library.get(concat!($symbol, "\0").as_bytes()) }
-                .map_err(|_| format!("no {} in it: not NCCL, or an NCCL older than 2.17", $symbol))?
+            *unsafe { library.get(concat!($symbol, "\0").as_bytes()) }.map_err(|_| {
+                Error::device(format!(
+                    "no {} in it: not NCCL, or an NCCL older than 2.17",
+                    $symbol
+                ))
+            })?
         };
     }
     Ok(Nccl {
@@ -210,12 +217,12 @@ fn open(name: &str) -> Result<Nccl, String> {
 }
 
 /// libloading's error with the loader's own message ("dlopen failed: <dlerror>").
-fn dl_error(e: &libloading::Error) -> String {
-    use std::error::Error;
-    match e.source() {
+fn dl_error(e: &libloading::Error) -> Error {
+    use std::error::Error as _;
+    Error::device(match e.source() {
         Some(source) => source.to_string(),
         None => e.to_string(),
-    }
+    })
 }
 
 /// The site-packages directories that exist, in a fixed order: the active virtual environment and
@@ -272,7 +279,7 @@ fn python_dirs(lib: &Path) -> Vec<PathBuf> {
 
 /// Asks `python3` where the `nvidia.nccl` package is (any environment it knows of), within
 /// PYTHON_TIMEOUT; returns the library files that exist there.
-fn python_nccl_dirs() -> Result<Vec<PathBuf>, String> {
+fn python_nccl_dirs() -> Result<Vec<PathBuf>> {
     const SCRIPT: &str = "import nvidia.nccl\nfor p in nvidia.nccl.__path__: print(p)";
     let mut child = Command::new("python3")
         .args(["-c", SCRIPT])
@@ -280,7 +287,7 @@ fn python_nccl_dirs() -> Result<Vec<PathBuf>, String> {
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
-        .map_err(|e| format!("cannot run python3: {e}"))?;
+        .map_err(|e| Error::io(format!("cannot run python3: {e}")))?;
     let deadline = Instant::now() + PYTHON_TIMEOUT;
     let status = loop {
         match child.try_wait() {
@@ -289,9 +296,12 @@ fn python_nccl_dirs() -> Result<Vec<PathBuf>, String> {
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(format!("python3 did not answer within {} s", PYTHON_TIMEOUT.as_secs()));
+                return Err(Error::io(format!(
+                    "python3 did not answer within {} s",
+                    PYTHON_TIMEOUT.as_secs()
+                )));
             }
-            Err(e) => return Err(format!("waiting for python3: {e}")),
+            Err(e) => return Err(Error::io(format!("waiting for python3: {e}"))),
         }
     };
     let mut out = String::new();
@@ -300,7 +310,7 @@ fn python_nccl_dirs() -> Result<Vec<PathBuf>, String> {
         let _ = stdout.read_to_string(&mut out);
     }
     if !status.success() {
-        return Err("not installed".to_string());
+        return Err(Error::device("not installed"));
     }
     let files: Vec<PathBuf> = out
         .lines()
@@ -308,7 +318,7 @@ fn python_nccl_dirs() -> Result<Vec<PathBuf>, String> {
         .filter(|f| f.is_file())
         .collect();
     if files.is_empty() {
-        return Err("installed, but without lib/libnccl.so.2".to_string());
+        return Err(Error::device("installed, but without lib/libnccl.so.2"));
     }
     Ok(files)
 }
@@ -340,12 +350,15 @@ impl Nccl {
     }
 
     /// The version code: major*10000 + minor*100 + patch (2.28.9 is 22809).
-    pub fn version(&self) -> Result<i32, String> {
+    pub fn version(&self) -> Result<i32> {
         let mut v: c_int = 0;
         // SAFETY: writes one int.
         let rc = unsafe { (self.get_version)(&mut v) };
         if rc != SUCCESS {
-            return Err(format!("ncclGetVersion failed: {}", self.error_string(rc)));
+            return Err(Error::device(format!(
+                "ncclGetVersion failed: {}",
+                self.error_string(rc)
+            )));
         }
         Ok(v)
     }
@@ -359,7 +372,7 @@ impl Nccl {
     }
 
     /// A fresh unique id (works without a GPU).
-    pub fn unique_id(&self) -> Result<[u8; UNIQUE_ID_BYTES], String> {
+    pub fn unique_id(&self) -> Result<[u8; UNIQUE_ID_BYTES]> {
         let mut id = UniqueId {
             internal: [0; UNIQUE_ID_BYTES],
         };
@@ -367,7 +380,10 @@ impl Nccl {
         let rc = unsafe { (self.get_unique_id)(&mut id) };
         if rc != SUCCESS {
             let detail = self.last_error(std::ptr::null_mut());
-            return Err(format!("ncclGetUniqueId failed: {} {detail}", self.error_string(rc)));
+            return Err(Error::device(format!(
+                "ncclGetUniqueId failed: {} {detail}",
+                self.error_string(rc)
+            )));
         }
         Ok(id.internal.map(|c| c as u8))
     }

@@ -1,6 +1,8 @@
-//! `libnccl`: NCCL for Lua, under lua/nccl/init.lua (`require 'nccl'`).
+//! `libnccl`: NCCL for Lua, under lua/nccl/init.lua (`require 'nccl'`); beside `cuda::lua` at the
+//! top of `cuda`, on the device tensors of `family` and the devices of `device`.
 //!
 //! - `loader`: finds libnccl at run time and holds its functions;
+//! - `operand`: a device tensor as the collectives see it (a flat range of device memory);
 //! - `comm`: communicators and the collectives on device tensors;
 //! - here: the Lua functions, with argument checks that name the Lua call.
 //!
@@ -8,11 +10,13 @@
 
 pub mod comm;
 pub mod loader;
+pub mod operand;
 
 use std::time::Duration;
 
 use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, UserDataMethods, UserDataRefMut, Value};
 
+use crate::error::Named;
 use crate::torch::args::{error, number, type_name};
 use comm::{Communicator, Kind, parse_op};
 use loader::UNIQUE_ID_BYTES;
@@ -26,15 +30,15 @@ pub fn open(lua: &Lua) -> Result<Table> {
         lua.create_function(|_, ()| {
             Ok(match loader::nccl() {
                 Ok(n) => (true, n.source.clone()),
-                Err(e) => (false, e),
+                Err(e) => (false, e.to_string()),
             })
         })?,
     )?;
     t.set(
         "version",
         lua.create_function(|_, ()| {
-            let n = loader::nccl().map_err(|e| error("nccl.version", e))?;
-            let code = n.version().map_err(|e| error("nccl.version", e))?;
+            let n = loader::nccl().named("nccl.version")?;
+            let code = n.version().named("nccl.version")?;
             Ok((code, n.version_string()))
         })?,
     )?;
@@ -42,8 +46,8 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "uniqueId",
         lua.create_function(|lua, ()| {
             const F: &str = "nccl.uniqueId";
-            let n = loader::nccl().map_err(|e| error(F, e))?;
-            let id = n.unique_id().map_err(|e| error(F, e))?;
+            let n = loader::nccl().named(F)?;
+            let id = n.unique_id().named(F)?;
             lua.create_string(id)
         })?,
     )?;
@@ -144,7 +148,7 @@ fn communicator(
         ));
     }
     let timeout = seconds(F, &timeout)?;
-    Communicator::init_rank(nranks as i32, &id, rank as i32, device as usize - 1, timeout).map_err(|e| error(F, e))
+    Communicator::init_rank(nranks as i32, &id, rank as i32, device as usize - 1, timeout).named(F)
 }
 
 /// `devices(fname, tensors)`: the (1-based) device of each tensor of a non-empty list, one tensor
@@ -153,7 +157,7 @@ fn devices(_: &Lua, (f, list): (String, Value)) -> Result<Vec<usize>> {
     let list = tensor_list(&f, "inputs", 1, &list)?;
     let mut out: Vec<usize> = Vec::with_capacity(list.len());
     for (i, v) in list.iter().enumerate() {
-        let o = comm::operand(&format!("inputs[{}]", i + 1), v).map_err(|e| error(&f, e))?;
+        let o = comm::operand(&format!("inputs[{}]", i + 1), v).named(&f)?;
         if let Some(j) = out.iter().position(|&d| d == o.device + 1) {
             return Err(error(
                 &f,
@@ -192,7 +196,7 @@ fn tensor_list(f: &str, name: &str, pos: usize, v: &Value) -> Result<Vec<Value>>
 fn init_all(lua: &Lua, (f, devices, timeout): (String, Vec<i64>, Value)) -> Result<Table> {
     let timeout = seconds(&f, &timeout)?;
     let devs: Vec<usize> = devices.iter().map(|&d| d.max(1) as usize - 1).collect();
-    let comms = Communicator::init_all(&devs, timeout).map_err(|e| error(&f, e))?;
+    let comms = Communicator::init_all(&devs, timeout).named(&f)?;
     let t = lua.create_table()?;
     for c in comms {
         t.raw_push(c)?;
@@ -262,9 +266,7 @@ fn group(
         let in_label = format!("inputs[{}]", i + 1);
         let out_label = format!("outputs[{}]", i + 1);
         let recv = outputs.as_ref().map(|o| (out_label.as_str(), &o[i]));
-        let call = c
-            .prepare(kind, (&in_label, &inputs[i]), recv, op, root)
-            .map_err(|e| error(&f, e))?;
+        let call = c.prepare(kind, (&in_label, &inputs[i]), recv, op, root).named(&f)?;
         calls.push(call);
     }
     for (i, call) in calls.iter().enumerate().skip(1) {
@@ -279,10 +281,10 @@ fn group(
         }
     }
     let mut comms: Vec<&mut Communicator> = refs.iter_mut().map(|r| &mut **r).collect();
-    comm::run_group(&mut comms, &calls).map_err(|e| error(&f, e))?;
+    comm::run_group(&mut comms, &calls).named(&f)?;
     if sync {
         for call in &calls {
-            call.synchronize().map_err(|e| error(&f, e))?;
+            call.synchronize().named(&f)?;
         }
     }
     Ok(())
@@ -291,7 +293,7 @@ fn group(
 fn op_arg(f: &str, v: &Value) -> Result<std::ffi::c_int> {
     match v {
         Value::Nil => Ok(0),
-        Value::String(s) => parse_op(&s.to_string_lossy()).map_err(|e| error(f, e)),
+        Value::String(s) => parse_op(&s.to_string_lossy()).named(f),
         v => Err(error(
             f,
             format!(
@@ -354,8 +356,8 @@ fn collective(comm: &mut Communicator, kind: Kind, f: &str, args: MultiValue) ->
             op.unwrap_or(0),
             root.unwrap_or(0),
         )
-        .map_err(|e| error(f, e))?;
-    comm.run(&call).map_err(|e| error(f, e))
+        .named(f)?;
+    comm.run(&call).named(f)
 }
 
 impl UserData for Communicator {
@@ -365,9 +367,7 @@ impl UserData for Communicator {
             let f = format!("{COMM}:{name}");
             m.add_method_mut(name, move |_, c, args: MultiValue| collective(c, kind, &f, args));
         }
-        m.add_method_mut("destroy", |_, c, ()| {
-            c.destroy().map_err(|e| error(&format!("{COMM}:destroy"), e))
-        });
+        m.add_method_mut("destroy", |_, c, ()| c.destroy().named(&format!("{COMM}:destroy")));
         m.add_method_mut("abort", |_, c, ()| {
             c.abort();
             Ok(())

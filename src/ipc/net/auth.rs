@@ -1,19 +1,14 @@
 //! Mutual authentication of a client/server connection before any frame is read. torch-ipc had
 //! none: anyone who could reach a server could send it values, and a `.t7` value may hold function
-//! bytecode, which LuaJIT does not verify. Here both ends prove that they know the same secret, by
-//! challenge and response (HMAC-SHA256 over fresh nonces from both sides), so the secret itself
-//! never crosses the network and a recorded handshake cannot be replayed.
+//! bytecode, which LuaJIT does not verify. Here both ends prove that they know the same secret by
+//! the wire's handshake (`wire::handshake`: challenge and response, HMAC-SHA256 over fresh nonces
+//! from both sides), its three messages written on the TCP stream as they are, the server's
+//! challenge first.
 //!
 //! The secret is the user's, like an MPI or Erlang cookie: `LUATORCH_IPC_SECRET` when set,
 //! otherwise the file `~/.luatorch/ipc_secret`, made on first use (mode 600) with 32 random bytes.
 //! Processes of one user on one machine, or on machines sharing the home directory (a cluster),
 //! agree without any setup; elsewhere set the variable to the same value everywhere.
-//!
-//! | step | bytes |
-//! |---|---|
-//! | server to client | `LTA1`, nonce S (32) |
-//! | client to server | `LTA1`, nonce C (32), HMAC(secret, "client" S C) (32) |
-//! | server to client | HMAC(secret, "server" S C) (32), only when the client's proof holds |
 
 use std::io::{self, Read, Write};
 use std::net::TcpStream;
@@ -22,32 +17,31 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
+use crate::error::{Error, Result};
+use crate::wire::handshake::{self, ANSWER_LEN, CHALLENGE_LEN, CONFIRMATION_LEN, Challenge};
 
-use crate::parallel::wire::random_bytes;
-
-const MAGIC: &[u8; 4] = b"LTA1";
-const NONCE: usize = 32;
-const MAC: usize = 32;
 pub const SECRET_ENV: &str = "LUATORCH_IPC_SECRET";
+/// How long either end of a connection waits for the other's part of the handshake.
+pub const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
 /// Where the secret comes from, for messages.
 pub const SECRET_SOURCES: &str = "LUATORCH_IPC_SECRET or ~/.luatorch/ipc_secret";
 
-fn secret_file() -> Result<PathBuf, String> {
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .ok_or_else(|| format!("no secret for authenticating peers: set {SECRET_ENV} (HOME is not set)"))?;
+fn secret_file() -> Result<PathBuf> {
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).ok_or_else(|| {
+        Error::peer(format!(
+            "no secret for authenticating peers: set {SECRET_ENV} (HOME is not set)"
+        ))
+    })?;
     Ok(PathBuf::from(home).join(".luatorch").join("ipc_secret"))
 }
 
 /// Reads the secret file, making it first when there is none.
-fn secret_from_file() -> Result<Vec<u8>, String> {
+fn secret_from_file() -> Result<Vec<u8>> {
     let path = secret_file()?;
     let shown = path.display();
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("cannot create {}: {e}", dir.display())))?;
     }
     // O_EXCL: of two processes making it at once, one writes and both read the same secret.
     match std::fs::OpenOptions::new()
@@ -57,36 +51,36 @@ fn secret_from_file() -> Result<Vec<u8>, String> {
         .open(&path)
     {
         Ok(mut f) => {
-            let fresh = crate::parallel::wire::hex(&random_bytes(32).map_err(|e| format!("no random bytes: {e}"))?);
-            f.write_all(fresh.as_bytes())
-                .map_err(|e| format!("cannot write {shown}: {e}"))?
+            let fresh = handshake::random_bytes(32).map_err(|e| Error::io(format!("no random bytes: {e}")))?;
+            f.write_all(handshake::hex(&fresh).as_bytes())
+                .map_err(|e| Error::io(format!("cannot write {shown}: {e}")))?
         }
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(format!("cannot create {shown}: {e}")),
+        Err(e) => return Err(Error::io(format!("cannot create {shown}: {e}"))),
     }
-    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let meta = std::fs::metadata(&path).map_err(|e| Error::io(format!("cannot read {shown}: {e}")))?;
     if meta.permissions().mode() & 0o077 != 0 {
-        return Err(format!(
+        return Err(Error::peer(format!(
             "{shown} is readable by other users: `chmod 600` it (or set {SECRET_ENV})"
-        ));
+        )));
     }
     // A writer that made the file a moment ago may not have written it yet.
     for _ in 0..100 {
-        let s = std::fs::read(&path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+        let s = std::fs::read(&path).map_err(|e| Error::io(format!("cannot read {shown}: {e}")))?;
         let s = s.trim_ascii().to_vec();
         if !s.is_empty() {
             return Ok(s);
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    Err(format!(
+    Err(Error::peer(format!(
         "{shown} is empty: remove it (a new one is made) or set {SECRET_ENV}"
-    ))
+    )))
 }
 
 /// This process's secret (read once).
-pub fn secret() -> Result<&'static [u8], String> {
-    static SECRET: OnceLock<Result<Vec<u8>, String>> = OnceLock::new();
+pub fn secret() -> Result<&'static [u8]> {
+    static SECRET: OnceLock<Result<Vec<u8>>> = OnceLock::new();
     SECRET
         .get_or_init(|| match std::env::var(SECRET_ENV) {
             Ok(s) if !s.is_empty() => Ok(s.into_bytes()),
@@ -94,15 +88,6 @@ pub fn secret() -> Result<&'static [u8], String> {
         })
         .as_deref()
         .map_err(Clone::clone)
-}
-
-fn proof(secret: &[u8], who: &[u8], server_nonce: &[u8], client_nonce: &[u8]) -> Hmac<Sha256> {
-    // HMAC takes keys of any length.
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC accepts any key length");
-    mac.update(who);
-    mac.update(server_nonce);
-    mac.update(client_nonce);
-    mac
 }
 
 fn exchange<T>(sock: &TcpStream, limit: Duration, f: impl FnOnce(&mut &TcpStream) -> io::Result<T>) -> io::Result<T> {
@@ -115,60 +100,46 @@ fn exchange<T>(sock: &TcpStream, limit: Duration, f: impl FnOnce(&mut &TcpStream
     r
 }
 
-fn nonce() -> Result<Vec<u8>, String> {
-    random_bytes(NONCE).map_err(|e| format!("no random bytes: {e}"))
-}
-
 /// The server's half: Ok when the client proved it knows the secret (and got the server's proof).
-pub fn server_side(sock: &TcpStream, secret: &[u8], limit: Duration) -> Result<(), String> {
-    let s_nonce = nonce()?;
-    let mut hello = MAGIC.to_vec();
-    hello.extend_from_slice(&s_nonce);
+pub fn server_side(sock: &TcpStream, secret: &[u8], limit: Duration) -> Result<()> {
+    let challenge = Challenge::new()?;
     let answer = exchange(sock, limit, |s| {
-        s.write_all(&hello)?;
-        let mut answer = [0u8; 4 + NONCE + MAC];
+        s.write_all(&challenge.bytes())?;
+        let mut answer = [0u8; ANSWER_LEN];
         s.read_exact(&mut answer)?;
         Ok(answer)
     })
-    .map_err(|e| format!("the peer did not finish the handshake: {e}"))?;
-    if &answer[..4] != MAGIC {
-        return Err("the peer does not speak this protocol".into());
-    }
-    let c_nonce = &answer[4..4 + NONCE];
-    proof(secret, b"client", &s_nonce, c_nonce)
-        .verify_slice(&answer[4 + NONCE..])
-        .map_err(|_| format!("the peer does not know this user's secret ({SECRET_SOURCES})"))?;
-    let mine = proof(secret, b"server", &s_nonce, c_nonce).finalize().into_bytes();
-    exchange(sock, limit, |s| s.write_all(&mine)).map_err(|e| format!("the peer left during the handshake: {e}"))
+    .map_err(|e| Error::peer(format!("the peer did not finish the handshake: {e}")))?;
+    let confirmation = challenge
+        .check(secret, &answer)
+        .map_err(|e| Error::peer(format!("{e} ({SECRET_SOURCES})")))?;
+    exchange(sock, limit, |s| s.write_all(&confirmation))
+        .map_err(|e| Error::peer(format!("the peer left during the handshake: {e}")))
 }
 
 /// The client's half: Ok when the server accepted this client and proved it knows the secret.
-pub fn client_side(sock: &TcpStream, secret: &[u8], limit: Duration) -> Result<(), String> {
-    let mut hello = [0u8; 4 + NONCE];
-    exchange(sock, limit, |s| s.read_exact(&mut hello))
-        .map_err(|e| format!("the server did not start the handshake: {e}"))?;
-    if &hello[..4] != MAGIC {
-        return Err("the server does not speak this protocol".into());
-    }
-    let s_nonce = &hello[4..];
-    let c_nonce = nonce()?;
-    let mut answer = MAGIC.to_vec();
-    answer.extend_from_slice(&c_nonce);
-    answer.extend_from_slice(&proof(secret, b"client", s_nonce, &c_nonce).finalize().into_bytes());
-    let mut theirs = [0u8; MAC];
+pub fn client_side(sock: &TcpStream, secret: &[u8], limit: Duration) -> Result<()> {
+    let mut challenge = [0u8; CHALLENGE_LEN];
+    exchange(sock, limit, |s| s.read_exact(&mut challenge))
+        .map_err(|e| Error::peer(format!("the server did not start the handshake: {e}")))?;
+    let (answer, answered) =
+        handshake::answer(secret, &challenge).map_err(|_| Error::peer("the server does not speak this protocol"))?;
+    let mut confirmation = [0u8; CONFIRMATION_LEN];
     exchange(sock, limit, |s| {
         s.write_all(&answer)?;
-        s.read_exact(&mut theirs)
+        s.read_exact(&mut confirmation)
     })
     .map_err(|e| match e.kind() {
-        io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset => {
-            format!("the server refused this client: its secret differs from this user's ({SECRET_SOURCES})")
-        }
-        _ => format!("the handshake with the server failed: {e}"),
+        io::ErrorKind::UnexpectedEof | io::ErrorKind::ConnectionReset => Error::peer(format!(
+            "the server refused this client: its secret differs from this user's ({SECRET_SOURCES})"
+        )),
+        _ => Error::peer(format!("the handshake with the server failed: {e}")),
     })?;
-    proof(secret, b"server", s_nonce, &c_nonce)
-        .verify_slice(&theirs)
-        .map_err(|_| format!("the server does not know this user's secret ({SECRET_SOURCES})"))
+    answered.check(&confirmation).map_err(|_| {
+        Error::peer(format!(
+            "the server does not know this user's secret ({SECRET_SOURCES})"
+        ))
+    })
 }
 
 #[cfg(test)]
@@ -192,13 +163,13 @@ mod tests {
         client_side(&c, secret, Duration::from_secs(5)).unwrap();
         // A stranger that answers with a wrong proof.
         let mut c = TcpStream::connect(addr).unwrap();
-        let mut hello = [0u8; 36];
+        let mut hello = [0u8; CHALLENGE_LEN];
         c.read_exact(&mut hello).unwrap();
-        let mut bad = MAGIC.to_vec();
-        bad.extend_from_slice(&[7u8; NONCE + MAC]);
+        let mut bad = b"LTA1".to_vec();
+        bad.extend_from_slice(&[7u8; ANSWER_LEN - 4]);
         c.write_all(&bad).unwrap();
         let (first, second) = t.join().unwrap();
         assert!(first.is_ok());
-        assert!(second.unwrap_err().contains("does not know"));
+        assert!(second.unwrap_err().message().contains("does not know"));
     }
 }

@@ -8,14 +8,17 @@
 //! A frame that does not fit the caller's receiver stays unread, so the caller may try again.
 
 use std::io;
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs};
 use std::os::fd::AsRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
-use super::auth;
+use super::auth::{self, HANDSHAKE_LIMIT};
+use super::error::{DISCONNECTED, NetError, Res};
 use super::frame::{self, HEADER_LEN, Header, Kind, TensorMeta};
+use super::runs::for_each_run;
+use super::stats::NetStats;
+use super::wait::{errno, fmt_seconds, os_text, set_int_opt, sleep_interruptible, wait_fd};
+use crate::error::Error;
 use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
 
@@ -29,199 +32,6 @@ const DIRECT_READ: usize = 64 << 10;
 const DIRECT_WRITE: usize = 256 << 10;
 /// The send buffer is flushed when it holds this much.
 const WRITE_CHUNK: usize = 1 << 20;
-
-pub const DISCONNECTED: &str = "remote peer disconnected";
-
-/// Why a call on a connection failed.
-#[derive(Debug, Clone, PartialEq)]
-pub enum NetError {
-    /// The connection is over: the peer said goodbye or its end went away.
-    Gone(String),
-    /// The connection cannot be used any more: an I/O error or a malformed frame.
-    Broken(String),
-    /// The next frame does not fit this call's receiver; it stays for a later call.
-    Mismatch(String),
-    /// Ctrl-C during a wait (REPL).
-    Interrupted,
-}
-
-impl NetError {
-    pub fn message(&self) -> String {
-        match self {
-            NetError::Gone(m) | NetError::Broken(m) | NetError::Mismatch(m) => m.clone(),
-            NetError::Interrupted => "interrupted".into(),
-        }
-    }
-
-    /// Whether the connection is unusable after this error.
-    /// Whether the connection is unusable after this error. An interrupted call may have left a
-    /// frame half read or half written, so it ends the connection too.
-    pub fn is_fatal(&self) -> bool {
-        !matches!(self, NetError::Mismatch(_))
-    }
-}
-
-type Res<T> = Result<T, NetError>;
-
-/// One direction's counters, with torch-ipc's `netStats` names.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Stats {
-    pub num_bytes: u64,
-    pub num_regions: u64,
-    pub num_calls: u64,
-    pub num_system_calls: u64,
-    pub total_seconds: f64,
-    pub system_seconds: f64,
-    /// Device bytes moved by CUDA IPC handle, and the seconds those transfers took.
-    pub cuda_ipc_bytes: u64,
-    pub cuda_ipc_seconds: f64,
-}
-
-impl Stats {
-    pub fn add(&mut self, o: &Stats) {
-        self.num_bytes += o.num_bytes;
-        self.num_regions += o.num_regions;
-        self.num_calls += o.num_calls;
-        self.num_system_calls += o.num_system_calls;
-        self.total_seconds += o.total_seconds;
-        self.system_seconds += o.system_seconds;
-        self.cuda_ipc_bytes += o.cuda_ipc_bytes;
-        self.cuda_ipc_seconds += o.cuda_ipc_seconds;
-    }
-}
-
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NetStats {
-    pub tx: Stats,
-    pub rx: Stats,
-}
-
-impl NetStats {
-    pub fn add(&mut self, o: &NetStats) {
-        self.tx.add(&o.tx);
-        self.rx.add(&o.rx);
-    }
-}
-
-fn errno() -> i32 {
-    io::Error::last_os_error().raw_os_error().unwrap_or(0)
-}
-
-fn os_text(code: i32) -> String {
-    let e = io::Error::from_raw_os_error(code).to_string();
-    // "Connection refused (os error 111)" -> "Connection refused"
-    match e.find(" (os error") {
-        Some(i) => e[..i].to_string(),
-        None => e,
-    }
-}
-
-/// Waits until `fd` is ready for `events` or `deadline` passes (false). Ctrl-C in the REPL ends
-/// the wait with `Interrupted`.
-pub fn wait_fd(fd: i32, events: i16, deadline: Option<Instant>) -> Res<bool> {
-    let mut pfd = libc::pollfd { fd, events, revents: 0 };
-    wait_fds(std::slice::from_mut(&mut pfd), deadline)
-}
-
-/// `poll` over several descriptors; false when `deadline` passed first.
-pub fn wait_fds(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> Res<bool> {
-    loop {
-        let timeout = match deadline {
-            None => -1,
-            Some(d) => {
-                let left = d.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    return Ok(false);
-                }
-                // Round up so a wait never ends a hair early and spins.
-                left.as_millis().clamp(1, i32::MAX as u128) as i32
-            }
-        };
-        // SAFETY: `fds` is a valid, exclusively borrowed array of pollfd of the given length.
-        let r = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout) };
-        if r > 0 {
-            return Ok(true);
-        }
-        if r < 0 {
-            let e = errno();
-            if e != libc::EINTR {
-                return Err(NetError::Broken(format!("poll failed: {}", os_text(e))));
-            }
-        }
-        if crate::repl::interrupt::pending() {
-            return Err(NetError::Interrupted);
-        }
-    }
-}
-
-/// Sleeps `d`, in slices that notice Ctrl-C in the REPL.
-pub fn sleep_interruptible(d: Duration) -> Res<()> {
-    let end = Instant::now() + d;
-    loop {
-        if crate::repl::interrupt::pending() {
-            return Err(NetError::Interrupted);
-        }
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Ok(());
-        }
-        std::thread::sleep(left.min(Duration::from_millis(50)));
-    }
-}
-
-fn set_int_opt(fd: i32, level: i32, name: i32, value: i32) {
-    // SAFETY: setsockopt reads one c_int from the pointer given; failures are ignored (the
-    // options only tune the connection).
-    unsafe {
-        libc::setsockopt(
-            fd,
-            level,
-            name,
-            (&value as *const i32).cast(),
-            std::mem::size_of::<i32>() as libc::socklen_t,
-        );
-    }
-}
-
-/// The contiguous runs of a view in row-major order: `f(element offset, element count)`.
-fn for_each_run<E>(t: &Tensor, mut f: impl FnMut(usize, usize) -> Result<(), E>) -> Result<(), E> {
-    if t.numel() == 0 {
-        return Ok(());
-    }
-    // Trailing dimensions laid out one after the other form one run.
-    let mut k = t.dim();
-    let mut run = 1usize;
-    while k > 0 {
-        let d = k - 1;
-        if t.size[d] == 1 {
-            k -= 1;
-        } else if t.stride[d] == run {
-            run *= t.size[d];
-            k -= 1;
-        } else {
-            break;
-        }
-    }
-    let mut idx = vec![0usize; k];
-    let mut off = t.offset;
-    loop {
-        f(off, run)?;
-        let mut d = k;
-        loop {
-            if d == 0 {
-                return Ok(());
-            }
-            d -= 1;
-            idx[d] += 1;
-            off += t.stride[d];
-            if idx[d] < t.size[d] {
-                break;
-            }
-            off -= t.stride[d] * t.size[d];
-            idx[d] = 0;
-        }
-    }
-}
 
 pub fn tensor_meta(t: &Tensor) -> TensorMeta {
     TensorMeta {
@@ -265,11 +75,10 @@ impl Conn {
     }
 
     /// Connects to `host:port`, retrying refused and failed attempts until `timeout` has passed.
-    pub fn connect(host: &str, port: u16, timeout: Duration) -> Result<Conn, String> {
+    pub fn connect(host: &str, port: u16, timeout: Duration) -> crate::error::Result<Conn> {
         let secret = auth::secret()?;
         let deadline = Instant::now() + timeout;
         let mut delay = Duration::from_millis(20);
-        let interrupted = |_| "interrupted".to_string();
         loop {
             let last = match (host, port).to_socket_addrs() {
                 Err(e) => format!("cannot resolve the host: {e}"),
@@ -281,8 +90,9 @@ impl Conn {
                             Ok(s) => {
                                 // A server that refuses us will go on refusing: no retry.
                                 auth::client_side(&s, secret, HANDSHAKE_LIMIT)
-                                    .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
-                                return Conn::new(s).map_err(|e| format!("cannot set up the connection: {e}"));
+                                    .map_err(|e| e.context(format!("cannot connect to {host}:{port}")))?;
+                                return Conn::new(s)
+                                    .map_err(|e| Error::io(format!("cannot set up the connection: {e}")));
                             }
                             Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
                         }
@@ -292,12 +102,12 @@ impl Conn {
             };
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                return Err(format!(
+                return Err(Error::peer(format!(
                     "cannot connect to {host}:{port} within {} s (last error: {last})",
                     fmt_seconds(timeout)
-                ));
+                )));
             }
-            sleep_interruptible(delay.min(left)).map_err(interrupted)?;
+            sleep_interruptible(delay.min(left))?;
             delay = (delay * 2).min(Duration::from_millis(500));
         }
     }
@@ -428,8 +238,8 @@ impl Conn {
         Ok(())
     }
 
-    pub(super) fn malformed(&self, what: String) -> NetError {
-        NetError::Broken(format!("malformed frame from {}: {what}", self.peer))
+    pub(super) fn malformed(&self, what: Error) -> NetError {
+        NetError::Broken(format!("malformed frame from {}: {}", self.peer, what.message()))
     }
 
     /// The next frame's header with its description buffered behind it, nothing consumed; None
@@ -480,7 +290,8 @@ impl Conn {
         self.note(r)
     }
 
-    /// The next value message's `.t7` bytes; None when `block` is false and it is not all here.
+    /// The next value message's body (a value in wire form); None when `block` is false and it
+    /// is not all here.
     pub fn recv_value(&mut self, block: bool) -> Res<Option<Vec<u8>>> {
         self.timed(true, |c| {
             let Some(h) = c.peek(block)? else { return Ok(None) };
@@ -580,10 +391,10 @@ impl Conn {
         ip.is_loopback() || self.sock.local_addr().is_ok_and(|l| l.ip() == ip)
     }
 
-    /// Waits for the peer's acknowledgement of a CUDA IPC handle frame: None when it copied the
-    /// tensor, else why it could not. Frames the peer sent before it stay buffered, in order, for
-    /// later receives.
-    pub fn wait_ack(&mut self) -> Res<Option<String>> {
+    /// Waits for the peer's release of `loan` (see `wire::cuda`): None when it copied the tensor,
+    /// else why it could not. Frames the peer sent before it stay buffered, in order, for later
+    /// receives.
+    pub fn wait_release(&mut self, loan: u64) -> Res<Option<String>> {
         let mut pos = 0;
         loop {
             self.ensure(pos + HEADER_LEN, true)?;
@@ -591,21 +402,25 @@ impl Conn {
             let len = (HEADER_LEN + h.meta_len) as u64 + h.body_len;
             match h.kind {
                 Kind::Bye => return Err(NetError::Gone(DISCONNECTED.into())),
-                Kind::Ack => {
+                Kind::Release => {
                     let len = len as usize;
                     self.ensure(pos + len, true)?;
                     let start = self.rpos + pos;
-                    let text: Vec<u8> = self.rbuf.drain(start..start + len).skip(HEADER_LEN).collect();
+                    let frame: Vec<u8> = self.rbuf.drain(start..start + len).skip(HEADER_LEN).collect();
                     if self.rpos >= self.rbuf.len() {
                         self.consume(0);
                     }
-                    return Ok((!text.is_empty()).then(|| String::from_utf8_lossy(&text).into_owned()));
+                    let (released, text) = frame.split_at(8);
+                    if released != loan.to_le_bytes() {
+                        return Err(self.malformed(Error::corrupt("the release of another loan")));
+                    }
+                    return Ok((!text.is_empty()).then(|| String::from_utf8_lossy(text).into_owned()));
                 }
                 _ => {
                     let end = usize::try_from(len)
                         .ok()
                         .and_then(|l| l.checked_add(pos))
-                        .ok_or_else(|| self.malformed(format!("frame of {len} bytes")))?;
+                        .ok_or_else(|| self.malformed(Error::corrupt(format!("frame of {len} bytes"))))?;
                     self.ensure(end, true)?;
                     pos = end;
                 }
@@ -613,11 +428,12 @@ impl Conn {
         }
     }
 
-    /// Acknowledges a CUDA IPC handle frame: `failed` says why the copy did not happen.
-    pub fn send_ack(&mut self, failed: Option<&str>) -> Res<()> {
+    /// Releases `loan`, the device memory of a lent CUDA tensor: `failed` says why the copy did
+    /// not happen.
+    pub fn send_release(&mut self, loan: u64, failed: Option<&str>) -> Res<()> {
         let text = failed.unwrap_or("").as_bytes();
-        let text = &text[..text.len().min(frame::MAX_ACK_TEXT)];
-        self.start_frame(Kind::Ack, &[], text.len() as u64);
+        let text = &text[..text.len().min(frame::MAX_RELEASE_TEXT)];
+        self.start_frame(Kind::Release, &loan.to_le_bytes(), text.len() as u64);
         self.write_bytes(text)?;
         self.flush()
     }
@@ -688,12 +504,16 @@ impl Conn {
         self.wbuf.extend_from_slice(meta);
     }
 
-    /// Sends a value message (`.t7` bytes at most `frame::MAX_MESSAGE` long: callers check).
-    pub fn send_value(&mut self, body: &[u8]) -> Res<()> {
+    /// Sends a value message whose body is `parts`, one after the other (a value in wire form,
+    /// short enough for `frame::MAX_MESSAGE`: callers check).
+    pub fn send_value(&mut self, parts: &[&[u8]]) -> Res<()> {
         self.timed(false, |c| {
             c.check_open()?;
-            c.start_frame(Kind::Value, &[], body.len() as u64);
-            c.write_bytes(body)?;
+            let len: usize = parts.iter().map(|p| p.len()).sum();
+            c.start_frame(Kind::Value, &[], len as u64);
+            for p in parts {
+                c.write_bytes(p)?;
+            }
             c.flush()?;
             c.stats.tx.num_regions += 1;
             Ok(())
@@ -774,167 +594,11 @@ impl Drop for Conn {
     }
 }
 
-/// `12`, `0.5`: seconds as a user would write them.
-pub fn fmt_seconds(d: Duration) -> String {
-    let s = d.as_secs_f64();
-    if s.fract() == 0.0 {
-        format!("{}", s as u64)
-    } else {
-        format!("{s}")
-    }
-}
-
-/// A listening socket that accepts only when asked (`server:clients`).
-/// How long either end of a connection waits for the other's part of the handshake.
-const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
-
-/// A listening socket whose connections are accepted and authenticated (see `auth.rs`) by a
-/// thread of its own, at once: a client's `connect` then returns as soon as the server exists,
-/// as with torch-ipc, whatever the server's Lua code is doing. `accept` hands out connections
-/// whose peer proved it knows the secret; others are dropped.
-pub struct Listener {
-    pub port: u16,
-    ready: mpsc::Receiver<Conn>,
-    stop: Arc<AtomicBool>,
-    acceptor: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Listener {
-    pub fn bind(host: &str, port: u16) -> Result<Listener, String> {
-        let secret = auth::secret()?;
-        let addrs: Vec<SocketAddr> = (host, port)
-            .to_socket_addrs()
-            .map_err(|e| format!("cannot resolve host {host}: {e}"))?
-            .collect();
-        // torch-ipc bound IPv4 only: prefer it when a name has both.
-        let mut ordered: Vec<&SocketAddr> = addrs.iter().filter(|a| a.is_ipv4()).collect();
-        ordered.extend(addrs.iter().filter(|a| a.is_ipv6()));
-        let mut last = format!("no address for host {host}");
-        for addr in ordered {
-            match TcpListener::bind(addr) {
-                Ok(sock) => {
-                    sock.set_nonblocking(true)
-                        .map_err(|e| format!("cannot set up the listening socket: {e}"))?;
-                    let port = sock
-                        .local_addr()
-                        .map_err(|e| format!("cannot read the bound port: {e}"))?
-                        .port();
-                    let (tx, ready) = mpsc::channel();
-                    let stop = Arc::new(AtomicBool::new(false));
-                    let stopped = stop.clone();
-                    let acceptor = std::thread::Builder::new()
-                        .name("ipc-accept".into())
-                        .spawn(move || accept_loop(sock, secret, tx, stopped))
-                        .map_err(|e| format!("cannot start the accepting thread: {e}"))?;
-                    return Ok(Listener {
-                        port,
-                        ready,
-                        stop,
-                        acceptor: Some(acceptor),
-                    });
-                }
-                Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
-            }
-        }
-        Err(format!("cannot listen on {host}:{port}: {last}"))
-    }
-
-    /// One authenticated connection, waiting until `deadline`; None when none came in time.
-    pub fn accept(&self, deadline: Instant) -> Result<Option<Conn>, NetError> {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Ok(None);
-            }
-            // In slices, to notice Ctrl-C in the REPL.
-            match self.ready.recv_timeout(left.min(Duration::from_millis(100))) {
-                Ok(c) => return Ok(Some(c)),
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(NetError::Broken("the accepting thread stopped".into()));
-                }
-            }
-            if crate::repl::interrupt::pending() {
-                return Err(NetError::Interrupted);
-            }
-        }
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Release);
-        if let Some(t) = self.acceptor.take() {
-            let _ = t.join();
-        }
-    }
-}
-
-/// The accepting thread: each new connection is authenticated on a thread of its own (a peer that
-/// stalls holds up nobody), then queued for `Listener::accept`.
-fn accept_loop(sock: TcpListener, secret: &'static [u8], tx: mpsc::Sender<Conn>, stop: Arc<AtomicBool>) {
-    while !stop.load(Ordering::Acquire) {
-        match sock.accept() {
-            Ok((s, _)) => {
-                let tx = tx.clone();
-                let spawned = std::thread::Builder::new().name("ipc-handshake".into()).spawn(move || {
-                    if s.set_nonblocking(false).is_err() || auth::server_side(&s, secret, HANDSHAKE_LIMIT).is_err() {
-                        return;
-                    }
-                    // Gone already (peer_addr fails), or nobody to take it: dropped.
-                    if let Ok(c) = Conn::new(s) {
-                        let _ = tx.send(c);
-                    }
-                });
-                // Out of threads: the connection is dropped and its client fails its handshake.
-                drop(spawned);
-            }
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                let _ = wait_fd(
-                    sock.as_raw_fd(),
-                    libc::POLLIN,
-                    Some(Instant::now() + Duration::from_millis(100)),
-                );
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EPROTO)) => {}
-            // Out of descriptors, say: try again shortly rather than end the server.
-            Err(_) => std::thread::sleep(Duration::from_millis(100)),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::listener::Listener;
     use super::*;
     use crate::torch::dtype::DType;
-
-    fn runs(t: &Tensor) -> Vec<(usize, usize)> {
-        let mut v = Vec::new();
-        for_each_run::<()>(t, |o, n| {
-            v.push((o, n));
-            Ok(())
-        })
-        .unwrap();
-        v
-    }
-
-    #[test]
-    fn runs_of_views() {
-        let t = Tensor::zeros(DType::Float, &[5, 6]).unwrap();
-        assert_eq!(runs(&t), vec![(0, 30)]);
-        // sub(2,4,2,5): rows 1..=3, columns 1..=4
-        let v = t.narrow(0, 1, 3).unwrap().narrow(1, 1, 4).unwrap();
-        assert_eq!(runs(&v), vec![(7, 4), (13, 4), (19, 4)]);
-        let tr = t.transpose(0, 1).unwrap();
-        assert_eq!(runs(&tr).len(), 30);
-        assert_eq!(runs(&tr)[1], (6, 1));
-        let e = Tensor::zeros(DType::Float, &[0]).unwrap();
-        assert!(runs(&e).is_empty());
-        let t3 = Tensor::zeros(DType::Double, &[5, 6, 7]).unwrap();
-        let v3 = t3.narrow(0, 1, 2).unwrap().narrow(1, 1, 3).unwrap();
-        assert_eq!(runs(&v3), vec![(49, 21), (91, 21)]);
-    }
 
     fn pair() -> (Conn, Conn) {
         let l = Listener::bind("127.0.0.1", 0).unwrap();
@@ -946,7 +610,7 @@ mod tests {
     #[test]
     fn values_tensors_and_goodbye() {
         let (mut a, mut b) = pair();
-        a.send_value(b"hello").unwrap();
+        a.send_value(&[b"hello"]).unwrap();
         assert_eq!(b.recv_value(true).unwrap().unwrap(), b"hello");
         assert_eq!(b.recv_value(false).unwrap(), None);
 
@@ -985,25 +649,28 @@ mod tests {
     }
 
     #[test]
-    fn an_acknowledgement_is_found_behind_other_frames_which_stay() {
+    fn a_release_is_found_behind_other_frames_which_stay() {
         let (mut a, mut b) = pair();
-        // What b sent before acknowledging stays, in order, for a's later receives.
-        b.send_value(b"first").unwrap();
+        // What b sent before releasing stays, in order, for a's later receives.
+        b.send_value(&[b"first"]).unwrap();
         let t = Tensor::zeros(DType::Float, &[300_000]).unwrap();
         b.send_tensor(&t).unwrap();
-        b.send_ack(None).unwrap();
-        b.send_value(b"after").unwrap();
-        b.send_ack(Some("could not open it")).unwrap();
-        assert_eq!(a.wait_ack().unwrap(), None);
-        assert_eq!(a.wait_ack().unwrap().as_deref(), Some("could not open it"));
+        b.send_release(1, None).unwrap();
+        b.send_value(&[b"after"]).unwrap();
+        b.send_release(2, Some("could not open it")).unwrap();
+        assert_eq!(a.wait_release(1).unwrap(), None);
+        assert_eq!(a.wait_release(2).unwrap().as_deref(), Some("could not open it"));
         assert_eq!(a.recv_value(true).unwrap().unwrap(), b"first");
         let into = Tensor::zeros(DType::Float, &[300_000]).unwrap();
         a.recv_tensor(&into).unwrap();
         assert_eq!(a.recv_value(true).unwrap().unwrap(), b"after");
         assert_eq!(a.recv_value(false).unwrap(), None);
-        // A peer that leaves instead of acknowledging ends the wait.
+        // A peer that leaves instead of releasing ends the wait, and a release of another loan is
+        // refused.
+        b.send_release(4, None).unwrap();
+        assert!(matches!(a.wait_release(3), Err(NetError::Broken(_))));
         b.close("test");
-        assert!(matches!(a.wait_ack(), Err(NetError::Gone(_))));
+        assert!(matches!(a.wait_release(5), Err(NetError::Gone(_))));
     }
 
     #[test]
@@ -1037,7 +704,7 @@ mod tests {
         let dst = Tensor::zeros(DType::Float, &[n]).unwrap();
         let sender = std::thread::spawn(move || {
             a.send_tensor(&src).unwrap();
-            a.send_value(b"after").unwrap();
+            a.send_value(&[b"after"]).unwrap();
             a
         });
         b.recv_tensor(&dst).unwrap();
@@ -1058,7 +725,7 @@ mod tests {
             Err(e) => e,
             Ok(_) => panic!("connected to a closed port"),
         };
-        assert!(e.contains(&format!("127.0.0.1:{port}")), "{e}");
-        assert!(e.contains("within 0.3 s"), "{e}");
+        assert!(e.message().contains(&format!("127.0.0.1:{port}")), "{e}");
+        assert!(e.message().contains("within 0.3 s"), "{e}");
     }
 }

@@ -1,23 +1,23 @@
 //! Device tensors and storages over a client/server connection.
 //!
-//! To a peer on this machine the sender sends a CUDA IPC handle frame naming its own device
-//! memory (no host copy); the receiver opens the handle, copies device to device into its
-//! receiving tensor, closes the handle and acknowledges; the sender's call returns with the
-//! acknowledgement, after which its tensor may change (torch-ipc's protocol). Memory that cannot
-//! be exported (itself opened from another process), a peer on another machine, or
-//! `LUATORCH_CUDA_IPC=0` take the host path instead: the elements travel in the frames host
-//! tensors and storages use, and the receiver puts them on its device. A device receiver takes
-//! either kind of frame.
+//! To a peer on this machine the sender lends its tensor's own device memory (the wire's one
+//! device-sharing protocol, `wire::cuda`; no host copy): the receiver opens the handle, copies
+//! device to device into its receiving tensor, lets go of the mapping and releases the loan; the
+//! sender's call returns with the release, after which its tensor may change (torch-ipc's
+//! contract). Memory that cannot be exported (itself opened from another process), a peer on
+//! another machine, or `LUATORCH_CUDA_IPC=0` take the host path instead: the elements travel in
+//! the frames host tensors and storages use, and the receiver puts them on its device. A device
+//! receiver takes either kind of frame.
 
 use std::time::Instant;
 
-use super::conn::{Conn, NetError};
-use super::frame::{CudaMeta, HEADER_LEN, Kind, TensorMeta, decode_storage_meta};
-use crate::cuda::{ipc, memory, ops, share};
+use super::conn::Conn;
+use super::error::{NetError, Res};
+use super::frame::{HEADER_LEN, Kind, LentView, TensorMeta, decode_storage_meta};
+use crate::cuda::{memory, ops, share};
+use crate::error::Error;
 use crate::torch::layout::{Tensor, contiguous_strides};
 use crate::torch::storage::Storage;
-
-type Res<T> = Result<T, NetError>;
 
 const SEND: &str = "send";
 const RECV: &str = "recv";
@@ -37,47 +37,34 @@ fn whole(s: &Storage) -> Tensor {
     }
 }
 
-/// The handle frame's description of `t`, its memory finished and exported; None when the
-/// memory cannot be exported from this process.
-fn export(t: &Tensor) -> Res<Option<CudaMeta>> {
+/// The lent frame's description of `t`, its memory finished and lent; None when the memory
+/// cannot be exported from this process.
+fn lend(t: &Tensor) -> Res<Option<LentView>> {
     let s = t
         .storage_checked()
         .map_err(|e| device_error(format!("tensor to send: {e}")))?;
-    // Work queued on the tensor must be done before another process reads it.
-    memory::device_for(s, SEND)
-        .and_then(|d| d.synchronize())
-        .map_err(device_error)?;
-    let Ok(e) = ipc::export_ipc(s) else {
-        return Ok(None);
-    };
-    Ok(Some(CudaMeta {
-        handle: e.handle,
-        offset: e.offset as u64,
-        storage_len: s.len() as u64,
-        device: e.device as u32,
-        uuid: e.uuid,
-        dtype: t.dtype,
+    let lent = share::lend_in_place(s).map_err(|e| device_error(e.message().to_string()))?;
+    Ok(lent.map(|lent| LentView {
+        lent,
         view_offset: t.offset as u64,
         size: t.size.clone(),
         stride: t.stride.clone(),
-        pid: std::process::id(),
-        addr: memory::addr_of(s, 0).map_err(device_error)?,
     }))
 }
 
-/// Sends the handle frame and waits for the receiver to have copied; false when the tensor must
-/// take the host path.
-fn send_handle(conn: &mut Conn, t: &Tensor) -> Res<bool> {
+/// Sends the lent frame and waits for the receiver to have copied and released it; false when
+/// the tensor must take the host path.
+fn send_lent(conn: &mut Conn, t: &Tensor) -> Res<bool> {
     if t.numel() == 0 || !conn.same_host() || share::disabled() {
         return Ok(false);
     }
     conn.timed(false, |c| {
         c.check_open()?;
-        let Some(meta) = export(t)? else { return Ok(false) };
+        let Some(view) = lend(t)? else { return Ok(false) };
         let start = Instant::now();
-        c.start_frame(Kind::CudaHandle, &meta.encode(), 0);
+        c.start_frame(Kind::Lent, &view.encode(), 0);
         c.flush()?;
-        if let Some(why) = c.wait_ack()? {
+        if let Some(why) = c.wait_release(view.lent.loan)? {
             return Err(NetError::Mismatch(format!(
                 "the receiver could not copy the CUDA tensor: {why}"
             )));
@@ -90,7 +77,7 @@ fn send_handle(conn: &mut Conn, t: &Tensor) -> Res<bool> {
 }
 
 pub fn send_tensor(conn: &mut Conn, t: &Tensor) -> Res<()> {
-    if send_handle(conn, t)? {
+    if send_lent(conn, t)? {
         return Ok(());
     }
     let host = ops::to_host(t, SEND).map_err(device_error)?;
@@ -98,41 +85,32 @@ pub fn send_tensor(conn: &mut Conn, t: &Tensor) -> Res<()> {
 }
 
 pub fn send_storage(conn: &mut Conn, s: &Storage) -> Res<()> {
-    if send_handle(conn, &whole(s))? {
+    if send_lent(conn, &whole(s))? {
         return Ok(());
     }
     let host = memory::to_host(s).map_err(device_error)?;
     conn.send_storage(&host)
 }
 
-/// Copies what a handle frame describes into `dst`, then lets go of the mapping.
-fn copy_from_handle(m: &CudaMeta, dst: &Tensor) -> Result<(), String> {
-    let e = ipc::Exported {
-        handle: m.handle,
-        offset: m.offset as usize,
-        bytes: (m.storage_len as usize).saturating_mul(m.dtype.size_of()),
-        device: m.device as usize,
-        uuid: m.uuid,
-        dtype: m.dtype,
-    };
-    // A sender in this process (another thread) is waiting for the acknowledgement: its memory
-    // is there to read as it is.
-    let storage = if m.pid == std::process::id() {
-        ipc::own_memory(m.addr, &e)?
-    } else {
-        ipc::import_ipc(&e, None)?
-    };
+/// Copies the lent tensor `v` describes into `dst`, then lets go of the mapping (the caller
+/// releases the loan).
+fn copy_lent(v: &LentView, dst: &Tensor) -> Result<(), Error> {
     let src = Tensor {
-        dtype: m.dtype,
-        storage: Some(storage),
-        offset: m.view_offset as usize,
-        size: m.size.clone(),
-        stride: m.stride.clone(),
+        dtype: v.lent.dtype,
+        storage: Some(share::open_briefly(&v.lent)?),
+        offset: v.view_offset as usize,
+        size: v.size.clone(),
+        stride: v.stride.clone(),
     };
-    ops::copy_device(dst, &src, RECV)?;
-    // The sender may change its tensor once acknowledged: the copy must be over.
-    let dst_storage = dst.storage_checked()?;
-    memory::device_for(dst_storage, RECV)?.synchronize()
+    let copied = ops::copy_device(dst, &src, RECV)
+        .and_then(|()| {
+            // The sender may change its tensor once released: the copy must be over.
+            let dst_storage = dst.storage_checked()?;
+            memory::device_for(dst_storage, RECV)?.synchronize()
+        })
+        .map_err(Error::device);
+    drop(src);
+    copied
 }
 
 /// Receives the next frame into device tensor `t` (of the sender's type and sizes); `storage`
@@ -149,17 +127,17 @@ fn recv_into(conn: &mut Conn, t: &Tensor, storage: bool) -> Res<()> {
             .ok_or_else(|| NetError::Broken("no frame after a blocking wait".into()))?;
         let mismatch = |what: String| NetError::Mismatch(format!("the peer sent {what}, the receiver is a {want}"));
         match h.kind {
-            Kind::CudaHandle => {
-                let m = CudaMeta::decode(c.meta_bytes(&h)).map_err(|e| c.malformed(e))?;
-                let fits = m.dtype == t.dtype
-                    && (m.size == t.size || storage && m.size.iter().product::<usize>() == t.numel());
+            Kind::Lent => {
+                let v = LentView::decode(c.meta_bytes(&h)).map_err(|e| c.malformed(e))?;
+                let fits = v.lent.dtype == t.dtype
+                    && (v.size == t.size || storage && v.size.iter().product::<usize>() == t.numel());
                 if !fits {
-                    return Err(mismatch(m.describe()));
+                    return Err(mismatch(v.describe()));
                 }
                 c.consume(HEADER_LEN + h.meta_len);
                 let start = Instant::now();
-                let copied = copy_from_handle(&m, t);
-                c.send_ack(copied.as_ref().err().map(String::as_str))?;
+                let copied = copy_lent(&v, t);
+                c.send_release(v.lent.loan, copied.as_ref().err().map(Error::message))?;
                 copied.map_err(|e| NetError::Mismatch(format!("cannot copy the CUDA tensor the peer sent: {e}")))?;
                 c.stats.rx.num_regions += 1;
                 c.stats.rx.cuda_ipc_bytes += (t.numel() * t.dtype.size_of()) as u64;

@@ -3,23 +3,29 @@
 //! | bytes | field |
 //! |---|---|
 //! | 0..4 | magic `LTI1` |
-//! | 4 | kind: 1 value message, 2 tensor, 3 storage, 4 goodbye, 5 CUDA IPC handle, 6 acknowledgement |
+//! | 4 | kind: 1 value message, 2 tensor, 3 storage, 4 goodbye, 5 lent CUDA tensor, 6 release |
 //! | 5 | 0 |
 //! | 6..8 | length of the description after the header (u16, little endian) |
 //! | 8..16 | length of the body after the description (u64, little endian) |
 //!
-//! A value message's body is one `.t7` binary `writeObject` (at most [`MAX_MESSAGE`] bytes). A
-//! tensor's description is its element type, a contiguity flag, its number of dimensions and its
-//! sizes; its body is its elements in row-major order, packed. A storage's description is its
-//! element type; its body is its elements. A goodbye has neither: the peer closed the connection
-//! on purpose. A CUDA IPC handle frame has no body: its description names a device tensor of the
-//! sender (allocation handle, storage place, GPU, view), which a receiver on the same machine
-//! copies from device to device and then answers with an acknowledgement, whose body is empty or
-//! says why the copy failed; the sender waits for it before its tensor may change (as torch-ipc
-//! did). Wire compatibility with torch-ipc is not a goal (only our own implementation talks
-//! to itself); its two modes on one socket, value messages and raw tensor transfers, are kept.
+//! A value message's body is a value in wire form (`wire::value`) with nothing beside its `.t7`
+//! body, of at most [`MAX_MESSAGE`] bytes (tensors travel in frames of their own). A tensor's
+//! description is its element type, a contiguity flag, its number of dimensions and its sizes; its
+//! body is its elements in row-major order, packed. A storage's description is its element type;
+//! its body is its elements. A goodbye has neither: the peer closed the connection on purpose. A
+//! lent CUDA tensor has no body: its description is the wire's descriptor of the device memory the
+//! sender lends (`wire::cuda::Lent`) and the sender's view of it, which a receiver on the same
+//! machine copies from device to device and then releases; a release's description names the
+//! loan, and its body is empty or says why the copy failed. The sender waits for the release
+//! before its tensor may change (as torch-ipc waited for its acknowledgement). Wire compatibility
+//! with torch-ipc is not a goal (only our own implementation talks to itself); its two modes on one
+//! socket, value messages and raw tensor transfers, are kept.
 
+use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
+use crate::wire::cuda::{LENT_BYTES, Lent};
+use crate::wire::dtype::{code as dtype_code, of as dtype_of};
+use crate::wire::value::NOTHING_BESIDE;
 
 pub const MAGIC: [u8; 4] = *b"LTI1";
 pub const HEADER_LEN: usize = 16;
@@ -35,8 +41,8 @@ pub enum Kind {
     Tensor = 2,
     Storage = 3,
     Bye = 4,
-    CudaHandle = 5,
-    Ack = 6,
+    Lent = 5,
+    Release = 6,
 }
 
 impl Kind {
@@ -46,8 +52,8 @@ impl Kind {
             2 => Kind::Tensor,
             3 => Kind::Storage,
             4 => Kind::Bye,
-            5 => Kind::CudaHandle,
-            6 => Kind::Ack,
+            5 => Kind::Lent,
+            6 => Kind::Release,
             _ => return None,
         })
     }
@@ -59,8 +65,8 @@ impl Kind {
             Kind::Tensor => "a tensor",
             Kind::Storage => "a storage",
             Kind::Bye => "a goodbye",
-            Kind::CudaHandle => "a CUDA tensor",
-            Kind::Ack => "an acknowledgement",
+            Kind::Lent => "a CUDA tensor",
+            Kind::Release => "a release",
         }
     }
 }
@@ -83,36 +89,42 @@ impl Header {
     }
 
     /// Reads and checks a header; what is wrong is described for the "malformed frame" error.
-    pub fn decode(h: &[u8]) -> Result<Header, String> {
+    pub fn decode(h: &[u8]) -> Result<Header> {
         if h.len() < HEADER_LEN || h[..4] != MAGIC {
-            return Err(format!("bad frame start {:02x?}", &h[..h.len().min(8)]));
+            return Err(Error::corrupt(format!("bad frame start {:02x?}", &h[..h.len().min(8)])));
         }
-        let kind = Kind::of(h[4]).ok_or_else(|| format!("unknown frame kind {}", h[4]))?;
+        let kind = Kind::of(h[4]).ok_or_else(|| Error::corrupt(format!("unknown frame kind {}", h[4])))?;
         if h[5] != 0 {
-            return Err(format!("bad frame flags {}", h[5]));
+            return Err(Error::corrupt(format!("bad frame flags {}", h[5])));
         }
         let meta_len = u16::from_le_bytes([h[6], h[7]]) as usize;
         let body_len = u64::from_le_bytes(h[8..16].try_into().expect("8 bytes"));
         let meta_ok = match kind {
-            Kind::Value | Kind::Bye | Kind::Ack => meta_len == 0,
-            Kind::CudaHandle => {
-                meta_len >= CUDA_META_FIXED
-                    && (meta_len - CUDA_META_FIXED).is_multiple_of(16)
-                    && (meta_len - CUDA_META_FIXED) / 16 <= MAX_DIMS
+            Kind::Value | Kind::Bye => meta_len == 0,
+            Kind::Release => meta_len == 8,
+            Kind::Lent => {
+                meta_len >= LENT_META_FIXED
+                    && (meta_len - LENT_META_FIXED).is_multiple_of(16)
+                    && (meta_len - LENT_META_FIXED) / 16 <= MAX_DIMS
             }
             Kind::Tensor => meta_len >= 4 && (meta_len - 4).is_multiple_of(8) && (meta_len - 4) / 8 <= MAX_DIMS,
             Kind::Storage => meta_len == 4,
         };
         if !meta_ok {
-            return Err(format!("bad description length {meta_len} for {}", kind.noun()));
+            return Err(Error::corrupt(format!(
+                "bad description length {meta_len} for {}",
+                kind.noun()
+            )));
         }
         match kind {
-            Kind::Value if body_len > MAX_MESSAGE as u64 => {
-                Err(format!("message of {body_len} bytes (the limit is {MAX_MESSAGE})"))
+            Kind::Value if body_len > (MAX_MESSAGE + NOTHING_BESIDE.len()) as u64 => Err(Error::corrupt(format!(
+                "message of {body_len} bytes (the limit is {MAX_MESSAGE})"
+            ))),
+            Kind::Bye if body_len != 0 => Err(Error::corrupt("goodbye with a body")),
+            Kind::Lent if body_len != 0 => Err(Error::corrupt("lent CUDA tensor with a body")),
+            Kind::Release if body_len > MAX_RELEASE_TEXT as u64 => {
+                Err(Error::corrupt(format!("release of {body_len} bytes")))
             }
-            Kind::Bye if body_len != 0 => Err("goodbye with a body".into()),
-            Kind::CudaHandle if body_len != 0 => Err("CUDA IPC handle with a body".into()),
-            Kind::Ack if body_len > MAX_ACK_TEXT as u64 => Err(format!("acknowledgement of {body_len} bytes")),
             _ => Ok(Header {
                 kind,
                 meta_len,
@@ -120,17 +132,6 @@ impl Header {
             }),
         }
     }
-}
-
-fn dtype_code(d: DType) -> u8 {
-    DType::ALL.iter().position(|x| *x == d).unwrap_or(0) as u8
-}
-
-fn dtype_of(code: u8) -> Result<DType, String> {
-    DType::ALL
-        .get(code as usize)
-        .copied()
-        .ok_or_else(|| format!("unknown element type {code}"))
 }
 
 /// What a tensor frame says about its tensor.
@@ -162,22 +163,24 @@ impl TensorMeta {
     }
 
     /// Reads a description and checks it against the body length of its header.
-    pub fn decode(m: &[u8], body_len: u64) -> Result<TensorMeta, String> {
+    pub fn decode(m: &[u8], body_len: u64) -> Result<TensorMeta> {
         if m.len() < 4 {
-            return Err("short tensor description".into());
+            return Err(Error::corrupt("short tensor description"));
         }
         let dtype = dtype_of(m[0])?;
         if m[1] > 1 {
-            return Err(format!("bad tensor flags {}", m[1]));
+            return Err(Error::corrupt(format!("bad tensor flags {}", m[1])));
         }
         let ndim = u16::from_le_bytes([m[2], m[3]]) as usize;
         if m.len() != 4 + 8 * ndim {
-            return Err("tensor description length does not match its dimensions".into());
+            return Err(Error::corrupt(
+                "tensor description length does not match its dimensions",
+            ));
         }
         let mut size = Vec::with_capacity(ndim);
         for c in m[4..].chunks_exact(8) {
             let s = u64::from_le_bytes(c.try_into().expect("8 bytes"));
-            size.push(usize::try_from(s).map_err(|_| format!("tensor size {s} too large"))?);
+            size.push(usize::try_from(s).map_err(|_| Error::corrupt(format!("tensor size {s} too large")))?);
         }
         let meta = TensorMeta {
             dtype,
@@ -187,9 +190,11 @@ impl TensorMeta {
         let bytes = meta
             .numel()
             .and_then(|n| n.checked_mul(dtype.size_of()))
-            .ok_or("tensor sizes overflow")?;
+            .ok_or_else(|| Error::corrupt("tensor sizes overflow"))?;
         if bytes as u64 != body_len {
-            return Err(format!("tensor of {bytes} bytes in a body of {body_len} bytes"));
+            return Err(Error::corrupt(format!(
+                "tensor of {bytes} bytes in a body of {body_len} bytes"
+            )));
         }
         Ok(meta)
     }
@@ -209,94 +214,71 @@ impl TensorMeta {
     }
 }
 
-/// Bytes of a CUDA IPC handle description before its sizes and strides.
-pub const CUDA_META_FIXED: usize = 64 + 8 + 8 + 4 + 16 + 1 + 1 + 2 + 8 + 4 + 8;
-/// The longest reason an acknowledgement may give.
-pub const MAX_ACK_TEXT: usize = 4096;
+/// Bytes of a lent CUDA tensor's description before its sizes and strides.
+pub const LENT_META_FIXED: usize = LENT_BYTES + 8 + 4;
+/// The longest reason a release may give.
+pub const MAX_RELEASE_TEXT: usize = 4096;
 
-/// What a CUDA IPC handle frame says: the allocation and where the sender's storage lies in it,
-/// the GPU, and the sender's view of the storage.
+/// What a lent CUDA tensor's frame says: the device memory lent, and the sender's view of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CudaMeta {
-    pub handle: [u8; 64],
-    /// Bytes from the allocation's start to the storage's.
-    pub offset: u64,
-    /// Elements in the storage.
-    pub storage_len: u64,
-    /// The sender's 0-based ordinal, and the GPU's UUID.
-    pub device: u32,
-    pub uuid: [u8; 16],
-    pub dtype: DType,
+pub struct LentView {
+    pub lent: Lent,
     /// The view: storage offset (elements), sizes and strides.
     pub view_offset: u64,
     pub size: Vec<usize>,
     pub stride: Vec<usize>,
-    /// The sender's process and the storage's address there: a receiver in the same process
-    /// (threads of one th) copies from it directly, since no process can open its own handle.
-    pub pid: u32,
-    pub addr: u64,
 }
 
-impl CudaMeta {
+impl LentView {
     pub fn encode(&self) -> Vec<u8> {
-        let mut m = Vec::with_capacity(CUDA_META_FIXED + 16 * self.size.len());
-        m.extend_from_slice(&self.handle);
-        m.extend_from_slice(&self.offset.to_le_bytes());
-        m.extend_from_slice(&self.storage_len.to_le_bytes());
-        m.extend_from_slice(&self.device.to_le_bytes());
-        m.extend_from_slice(&self.uuid);
-        m.push(dtype_code(self.dtype));
-        m.push(0);
-        m.extend_from_slice(&(self.size.len() as u16).to_le_bytes());
+        let mut m = Vec::with_capacity(LENT_META_FIXED + 16 * self.size.len());
+        m.extend_from_slice(&self.lent.encode());
         m.extend_from_slice(&self.view_offset.to_le_bytes());
-        m.extend_from_slice(&self.pid.to_le_bytes());
-        m.extend_from_slice(&self.addr.to_le_bytes());
+        m.extend_from_slice(&(self.size.len() as u16).to_le_bytes());
+        m.extend_from_slice(&[0, 0]);
         for &x in self.size.iter().chain(&self.stride) {
             m.extend_from_slice(&(x as u64).to_le_bytes());
         }
         m
     }
 
-    /// Reads a description, checking that the view lies inside the storage.
-    pub fn decode(m: &[u8]) -> Result<CudaMeta, String> {
-        if m.len() < CUDA_META_FIXED {
-            return Err("short CUDA tensor description".into());
+    /// Reads a description, checking that the view lies inside the lent memory.
+    pub fn decode(m: &[u8]) -> Result<LentView> {
+        if m.len() < LENT_META_FIXED {
+            return Err(Error::corrupt("short CUDA tensor description"));
         }
         let u64_at = |i: usize| u64::from_le_bytes(m[i..i + 8].try_into().expect("8 bytes"));
-        let ndim = u16::from_le_bytes([m[102], m[103]]) as usize;
-        if m.len() != CUDA_META_FIXED + 16 * ndim || m[101] != 0 {
-            return Err("CUDA tensor description length does not match its dimensions".into());
+        let ndim = u16::from_le_bytes([m[LENT_BYTES + 8], m[LENT_BYTES + 9]]) as usize;
+        if m.len() != LENT_META_FIXED + 16 * ndim || m[LENT_BYTES + 10..LENT_META_FIXED] != [0, 0] {
+            return Err(Error::corrupt(
+                "CUDA tensor description length does not match its dimensions",
+            ));
         }
         let dims = (0..2 * ndim)
-            .map(|i| usize::try_from(u64_at(CUDA_META_FIXED + 8 * i)).map_err(|_| "tensor size too large".to_string()))
-            .collect::<Result<Vec<usize>, String>>()?;
-        let meta = CudaMeta {
-            handle: m[..64].try_into().expect("64 bytes"),
-            offset: u64_at(64),
-            storage_len: u64_at(72),
-            device: u32::from_le_bytes(m[80..84].try_into().expect("4 bytes")),
-            uuid: m[84..100].try_into().expect("16 bytes"),
-            dtype: dtype_of(m[100])?,
-            view_offset: u64_at(104),
+            .map(|i| {
+                usize::try_from(u64_at(LENT_META_FIXED + 8 * i)).map_err(|_| Error::corrupt("tensor size too large"))
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        let view = LentView {
+            lent: Lent::decode(&m[..LENT_BYTES])?,
+            view_offset: u64_at(LENT_BYTES),
             size: dims[..ndim].to_vec(),
             stride: dims[ndim..].to_vec(),
-            pid: u32::from_le_bytes(m[112..116].try_into().expect("4 bytes")),
-            addr: u64_at(116),
         };
-        let extent = meta
+        let extent = view
             .size
             .iter()
-            .zip(&meta.stride)
-            .try_fold(meta.view_offset, |end, (&s, &st)| match s {
+            .zip(&view.stride)
+            .try_fold(view.view_offset, |end, (&s, &st)| match s {
                 0 => Some(end),
                 s => ((s - 1) as u64).checked_mul(st as u64)?.checked_add(end),
             })
-            .ok_or("CUDA tensor view overflows")?;
-        let numel = meta.size.iter().try_fold(1u64, |a, &s| a.checked_mul(s as u64));
-        if ndim == 0 || numel == Some(0) || extent >= meta.storage_len {
-            return Err("CUDA tensor view is empty or lies outside its storage".into());
+            .ok_or_else(|| Error::corrupt("CUDA tensor view overflows"))?;
+        let numel = view.size.iter().try_fold(1u64, |a, &s| a.checked_mul(s as u64));
+        if ndim == 0 || numel == Some(0) || extent >= view.lent.len {
+            return Err(Error::corrupt("CUDA tensor view is empty or lies outside its storage"));
         }
-        Ok(meta)
+        Ok(view)
     }
 
     /// `torch.CudaTensor of size 2x3`.
@@ -304,7 +286,7 @@ impl CudaMeta {
         let size: Vec<String> = self.size.iter().map(|s| s.to_string()).collect();
         format!(
             "{} of size {}",
-            crate::cuda::ops::tensor_typename(self.dtype),
+            crate::cuda::ops::tensor_typename(self.lent.dtype),
             size.join("x")
         )
     }
@@ -315,19 +297,19 @@ pub fn encode_storage_meta(dtype: DType) -> [u8; 4] {
 }
 
 /// A storage frame's element type and length, checked against its body length.
-pub fn decode_storage_meta(m: &[u8], body_len: u64) -> Result<(DType, usize), String> {
+pub fn decode_storage_meta(m: &[u8], body_len: u64) -> Result<(DType, usize)> {
     if m.len() != 4 || m[1..] != [0, 0, 0] {
-        return Err("bad storage description".into());
+        return Err(Error::corrupt("bad storage description"));
     }
     let dtype = dtype_of(m[0])?;
     let es = dtype.size_of() as u64;
     if !body_len.is_multiple_of(es) {
-        return Err(format!(
+        return Err(Error::corrupt(format!(
             "storage body of {body_len} bytes is not a whole number of {}s",
             dtype.name()
-        ));
+        )));
     }
-    let len = usize::try_from(body_len / es).map_err(|_| "storage too large".to_string())?;
+    let len = usize::try_from(body_len / es).map_err(|_| Error::corrupt("storage too large"))?;
     Ok((dtype, len))
 }
 
@@ -348,11 +330,16 @@ mod tests {
         assert!(Header::decode(&bad).is_err());
         let mut bad = h.encode();
         bad[4] = 9;
-        assert!(Header::decode(&bad).unwrap_err().contains("unknown frame kind"));
+        assert!(
+            Header::decode(&bad)
+                .unwrap_err()
+                .message()
+                .contains("unknown frame kind")
+        );
         let big = Header {
             kind: Kind::Value,
             meta_len: 0,
-            body_len: MAX_MESSAGE as u64 + 1,
+            body_len: (MAX_MESSAGE + NOTHING_BESIDE.len()) as u64 + 1,
         };
         assert!(Header::decode(&big.encode()).is_err());
     }
@@ -382,43 +369,43 @@ mod tests {
     }
 
     #[test]
-    fn cuda_meta_round_trip_and_checks() {
-        let m = CudaMeta {
-            handle: [7; 64],
-            offset: 256,
-            storage_len: 200,
-            device: 1,
-            uuid: [9; 16],
-            dtype: DType::Double,
+    fn lent_views_round_trip_and_checks() {
+        let m = LentView {
+            lent: crate::wire::cuda::example(),
             view_offset: 40,
             size: vec![4, 20],
             stride: vec![20, 1],
-            pid: 1234,
-            addr: 0x7f00_0000_1000,
         };
         let bytes = m.encode();
-        assert_eq!(bytes.len(), CUDA_META_FIXED + 32);
-        assert_eq!(CudaMeta::decode(&bytes).unwrap(), m);
+        assert_eq!(bytes.len(), LENT_META_FIXED + 32);
+        assert_eq!(LentView::decode(&bytes).unwrap(), m);
         assert_eq!(m.describe(), "torch.CudaDoubleTensor of size 4x20");
         // Past the storage's end, overflowing strides, and a cut description are refused.
-        let past = CudaMeta {
+        let past = LentView {
             view_offset: 121,
             ..m.clone()
         };
-        assert!(CudaMeta::decode(&past.encode()).is_err());
-        let huge = CudaMeta {
+        assert!(LentView::decode(&past.encode()).is_err());
+        let huge = LentView {
             stride: vec![usize::MAX, 1],
             ..m.clone()
         };
-        assert!(CudaMeta::decode(&huge.encode()).is_err());
-        assert!(CudaMeta::decode(&bytes[..bytes.len() - 1]).is_err());
+        assert!(LentView::decode(&huge.encode()).is_err());
+        assert!(LentView::decode(&bytes[..bytes.len() - 1]).is_err());
         let h = Header {
-            kind: Kind::CudaHandle,
+            kind: Kind::Lent,
             meta_len: bytes.len(),
             body_len: 0,
         };
         assert_eq!(Header::decode(&h.encode()).unwrap(), h);
         assert!(Header::decode(&Header { body_len: 1, ..h }.encode()).is_err());
+        let r = Header {
+            kind: Kind::Release,
+            meta_len: 8,
+            body_len: 0,
+        };
+        assert_eq!(Header::decode(&r.encode()).unwrap(), r);
+        assert!(Header::decode(&Header { meta_len: 0, ..r }.encode()).is_err());
     }
 
     #[test]

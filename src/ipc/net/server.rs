@@ -12,11 +12,13 @@ use std::time::Instant;
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value, Variadic};
 
-use super::conn::{self, Conn, Listener, NetError, NetStats};
-use super::{
-    DEFAULT_ACCEPT_TIMEOUT, Received, net_error, outgoing, port_arg, recv_async_on, recv_on, send_on, stats_table,
-    timeout_setting,
-};
+use super::args::{DEFAULT_ACCEPT_TIMEOUT, port_arg, timeout_setting};
+use super::conn::Conn;
+use super::error::NetError;
+use super::listener::Listener;
+use super::stats::NetStats;
+use super::transfer::{Received, net_error, outgoing, recv_async_on, recv_on, send_on, stats_table};
+use super::wait;
 use crate::torch::args::{error, type_name};
 
 const INVALID: &str = "server client is invalid, either closed or used outside of server function scope";
@@ -184,7 +186,7 @@ impl Server {
                         format!(
                             "server timed out waiting for clients to connect ({} of {n} connected after {} s on port {})",
                             s.entries.borrow().len(),
-                            conn::fmt_seconds(timeout),
+                            wait::fmt_seconds(timeout),
                             s.port
                         ),
                     ));
@@ -352,7 +354,7 @@ impl Server {
                     }
                 }
             }
-            conn::wait_fds(&mut fds, None).map_err(|e| error(M, e.message()))?;
+            wait::wait_fds(&mut fds, None).map_err(|e| error(M, e.message()))?;
         }
     }
 

@@ -1,0 +1,23 @@
+-- nn.LogSoftMax: x_i - log(sum_j exp(x_j)), along the dimension nn.SoftMax uses, computed with
+-- the maximum taken out so that large inputs do not overflow.
+
+local LogSoftMax = torch.class('nn.LogSoftMax', 'nn.Module')
+
+function LogSoftMax:updateOutput(input)
+   local d = nn.softmaxDim(input:dim(), 'nn.LogSoftMax')
+   local max = torch.max(input, d)
+   local shifted = input.new():resizeAs(input):copy(input):add(-1, max:expandAs(input))
+   local logsum = torch.exp(shifted):sum(d):log()
+   self.output:resizeAs(input):copy(shifted):add(-1, logsum:expandAs(input))
+   return self.output
+end
+
+-- gradInput = gradOutput - exp(y) * sum(gradOutput)
+function LogSoftMax:updateGradInput(input, gradOutput)
+   local d = nn.softmaxDim(input:dim(), 'nn.LogSoftMax')
+   local sum = gradOutput:sum(d)
+   self.gradInput:resizeAs(self.output):exp(self.output):cmul(sum:expandAs(gradOutput)):mul(-1):add(gradOutput)
+   return self.gradInput
+end
+
+return LogSoftMax

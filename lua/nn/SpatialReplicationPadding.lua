@@ -1,0 +1,50 @@
+-- nn.SpatialReplicationPadding(pad_l[, pad_r, pad_t, pad_b]): pads each plane of C x H x W images
+-- (or a batch) on the left, right, top and bottom (pad_l on every side not given) with the
+-- input's edge rows and columns repeated. A negative padding crops.
+
+local SpatialReplicationPadding, parent = torch.class('nn.SpatialReplicationPadding', 'nn.Module')
+
+function SpatialReplicationPadding:__init(pad_l, pad_r, pad_t, pad_b)
+   parent.__init(self)
+   self.pad_l = pad_l
+   self.pad_r = pad_r or self.pad_l
+   self.pad_t = pad_t or self.pad_l
+   self.pad_b = pad_b or self.pad_l
+end
+
+-- The dimensions padded (height, width) and their rules.
+local function rules(self, input)
+   local d = input:dim()
+   if d ~= 3 and d ~= 4 then error('nn.SpatialReplicationPadding: input must be 3 or 4-dimensional', 3) end
+   local H, W = input:size(d - 1), input:size(d)
+   if H + self.pad_t + self.pad_b < 1 or W + self.pad_l + self.pad_r < 1 then
+      error('nn.SpatialReplicationPadding: the output would be empty', 3)
+   end
+   return { d - 1, d }, {
+      nn.sampling.pad(H, self.pad_t, self.pad_b, 'replicate'), nn.sampling.pad(W, self.pad_l, self.pad_r, 'replicate'),
+   }
+end
+
+function SpatialReplicationPadding:updateOutput(input)
+   local dims, r = rules(self, input)
+   local y = nn.sampling.forward(input, dims, r)
+   self.output:resizeAs(y):copy(y)
+   return self.output
+end
+
+function SpatialReplicationPadding:updateGradInput(input, gradOutput)
+   local dims, r = rules(self, input)
+   local d = input:dim()
+   if gradOutput:dim() ~= d or gradOutput:size(d - 1) ~= r[1].a:size(1) or gradOutput:size(d) ~= r[2].a:size(1) then
+      error('nn.SpatialReplicationPadding: input and gradOutput must be compatible in size')
+   end
+   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   return self.gradInput
+end
+
+function SpatialReplicationPadding:__tostring__()
+   return torch.type(self) .. string.format('(l=%d, r=%d, t=%d, b=%d)', self.pad_l, self.pad_r, self.pad_t,
+      self.pad_b)
+end
+
+return SpatialReplicationPadding

@@ -1,0 +1,131 @@
+//! The server's listening socket: connections accepted and authenticated by a thread of its own,
+//! handed out when `server:clients` asks.
+
+use std::io;
+use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::os::fd::AsRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use super::auth::{self, HANDSHAKE_LIMIT};
+use super::conn::Conn;
+use super::error::{NetError, Res};
+use super::wait::{os_text, wait_fd};
+use crate::error::{Error, Result};
+
+/// A listening socket whose connections are accepted and authenticated (see `auth.rs`) by a
+/// thread of its own, at once: a client's `connect` then returns as soon as the server exists,
+/// as with torch-ipc, whatever the server's Lua code is doing. `accept` hands out connections
+/// whose peer proved it knows the secret; others are dropped.
+pub struct Listener {
+    pub port: u16,
+    ready: mpsc::Receiver<Conn>,
+    stop: Arc<AtomicBool>,
+    acceptor: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Listener {
+    pub fn bind(host: &str, port: u16) -> Result<Listener> {
+        let secret = auth::secret()?;
+        let addrs: Vec<SocketAddr> = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| Error::io(format!("cannot resolve host {host}: {e}")))?
+            .collect();
+        // torch-ipc bound IPv4 only: prefer it when a name has both.
+        let mut ordered: Vec<&SocketAddr> = addrs.iter().filter(|a| a.is_ipv4()).collect();
+        ordered.extend(addrs.iter().filter(|a| a.is_ipv6()));
+        let mut last = format!("no address for host {host}");
+        for addr in ordered {
+            match TcpListener::bind(addr) {
+                Ok(sock) => {
+                    sock.set_nonblocking(true)
+                        .map_err(|e| Error::io(format!("cannot set up the listening socket: {e}")))?;
+                    let port = sock
+                        .local_addr()
+                        .map_err(|e| Error::io(format!("cannot read the bound port: {e}")))?
+                        .port();
+                    let (tx, ready) = mpsc::channel();
+                    let stop = Arc::new(AtomicBool::new(false));
+                    let stopped = stop.clone();
+                    let acceptor = std::thread::Builder::new()
+                        .name("ipc-accept".into())
+                        .spawn(move || accept_loop(sock, secret, tx, stopped))
+                        .map_err(|e| Error::io(format!("cannot start the accepting thread: {e}")))?;
+                    return Ok(Listener {
+                        port,
+                        ready,
+                        stop,
+                        acceptor: Some(acceptor),
+                    });
+                }
+                Err(e) => last = os_text(e.raw_os_error().unwrap_or(0)),
+            }
+        }
+        Err(Error::io(format!("cannot listen on {host}:{port}: {last}")))
+    }
+
+    /// One authenticated connection, waiting until `deadline`; None when none came in time.
+    pub fn accept(&self, deadline: Instant) -> Res<Option<Conn>> {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            // In slices, to notice Ctrl-C in the REPL.
+            match self.ready.recv_timeout(left.min(Duration::from_millis(100))) {
+                Ok(c) => return Ok(Some(c)),
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Err(NetError::Broken("the accepting thread stopped".into()));
+                }
+            }
+            if crate::repl::interrupt::pending() {
+                return Err(NetError::Interrupted);
+            }
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        if let Some(t) = self.acceptor.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The accepting thread: each new connection is authenticated on a thread of its own (a peer that
+/// stalls holds up nobody), then queued for `Listener::accept`.
+fn accept_loop(sock: TcpListener, secret: &'static [u8], tx: mpsc::Sender<Conn>, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::Acquire) {
+        match sock.accept() {
+            Ok((s, _)) => {
+                let tx = tx.clone();
+                let spawned = std::thread::Builder::new().name("ipc-handshake".into()).spawn(move || {
+                    if s.set_nonblocking(false).is_err() || auth::server_side(&s, secret, HANDSHAKE_LIMIT).is_err() {
+                        return;
+                    }
+                    // Gone already (peer_addr fails), or nobody to take it: dropped.
+                    if let Ok(c) = Conn::new(s) {
+                        let _ = tx.send(c);
+                    }
+                });
+                // Out of threads: the connection is dropped and its client fails its handshake.
+                drop(spawned);
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                let _ = wait_fd(
+                    sock.as_raw_fd(),
+                    libc::POLLIN,
+                    Some(Instant::now() + Duration::from_millis(100)),
+                );
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ECONNABORTED | libc::EPROTO)) => {}
+            // Out of descriptors, say: try again shortly rather than end the server.
+            Err(_) => std::thread::sleep(Duration::from_millis(100)),
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Values packed for another Lua state of this process (a queue's items, a map's arguments and
+//! results, a shared table's entries): the `.t7` walker, with every storage and every ipc handle
+//! carried beside the bytes by reference. So Lua values are copied, tensors, storages,
+//! queues, channels and mutexes are shared, torch classes keep their class by name, and closures
+//! are refused unless their upvalues are asked for (`writeup`, `marshal(x, true)`).
+//!
+//! nil, booleans, numbers and strings, the usual items of queues and channels, skip the walker:
+//! they are kept as they are.
+
+use std::sync::{Arc, OnceLock};
+
+use mlua::{AnyUserData, Lua, Result, Value};
+
+use crate::torch::storage::Storage;
+use crate::torch::t7::{self, codec};
+
+/// A value that needs no packing (the fast methods' items).
+pub enum Plain<'a> {
+    Nil,
+    Boolean(bool),
+    Number(f64),
+    String(&'a [u8]),
+}
+
+/// One packed value; any thread may unpack it, any number of times.
+pub struct Packed(Body);
+
+const _: () = assert!(std::mem::size_of::<Packed>() == 16);
+
+enum Body {
+    Nil,
+    Boolean(bool),
+    Integer(i64),
+    Number(f64),
+    /// Boxed twice to keep a packed value at 16 bytes: queues hand items between cores a cache line
+    /// at a time, so four per line rather than two or three.
+    String(Box<Box<[u8]>>),
+    T7(Box<Walked>),
+}
+
+/// A value through the `.t7` walker: its bytes, and what travels beside them by reference.
+struct Walked {
+    t7: Vec<u8>,
+    storages: Vec<Storage>,
+    handles: Vec<Arc<dyn codec::Handle>>,
+}
+
+impl Packed {
+    pub fn pack(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
+        let body = match value {
+            Value::Nil => Body::Nil,
+            Value::Boolean(b) => Body::Boolean(*b),
+            Value::Integer(i) => Body::Integer(*i),
+            Value::Number(n) => Body::Number(*n),
+            Value::String(s) => Body::String(Box::new(s.as_bytes().as_ref().into())),
+            _ => Body::T7(Box::new(pack_t7(lua, value, upvalues)?)),
+        };
+        Ok(Packed(body))
+    }
+
+    pub fn unpack(&self, lua: &Lua) -> Result<Value> {
+        Ok(match &self.0 {
+            Body::Nil => Value::Nil,
+            Body::Boolean(b) => Value::Boolean(*b),
+            Body::Integer(i) => Value::Integer(*i),
+            Body::Number(n) => Value::Number(*n),
+            Body::String(s) => Value::String(lua.create_string(&**s)?),
+            Body::T7(p) => unpack_t7(lua, p)?,
+        })
+    }
+
+    /// A plain value, packed.
+    pub fn plain(value: Plain<'_>) -> Packed {
+        Packed(match value {
+            Plain::Nil => Body::Nil,
+            Plain::Boolean(b) => Body::Boolean(b),
+            Plain::Number(n) => Body::Number(n),
+            Plain::String(s) => Body::String(Box::new(s.into())),
+        })
+    }
+
+    /// The value when it is a plain one.
+    pub fn as_plain(&self) -> Option<Plain<'_>> {
+        Some(match &self.0 {
+            Body::Nil => Plain::Nil,
+            Body::Boolean(b) => Plain::Boolean(*b),
+            Body::Integer(i) => Plain::Number(*i as f64),
+            Body::Number(n) => Plain::Number(*n),
+            Body::String(s) => Plain::String(s),
+            Body::T7(_) => return None,
+        })
+    }
+
+    /// Bytes this value holds apart from shared storages.
+    pub fn size(&self) -> usize {
+        match &self.0 {
+            Body::Nil | Body::Boolean(_) => 1,
+            Body::Integer(_) | Body::Number(_) => 8,
+            Body::String(s) => s.len() + 8,
+            Body::T7(p) => p.t7.len(),
+        }
+    }
+}
+
+fn pack_t7(lua: &Lua, value: &Value, upvalues: bool) -> Result<Walked> {
+    let oob = codec::OutOfBand {
+        min_bytes: 0,
+        handles: Some(codec::Handles {
+            of: handle_of,
+            written: Vec::new(),
+            to_read: Default::default(),
+        }),
+        refuse_upvalues: !upvalues,
+        device_storages: true,
+        ..Default::default()
+    };
+    let (bytes, oob) = t7::serialize_with(lua, value, oob)?;
+    Ok(Walked {
+        t7: bytes,
+        storages: oob.written,
+        handles: oob.handles.map(|h| h.written).unwrap_or_default(),
+    })
+}
+
+fn unpack_t7(lua: &Lua, p: &Walked) -> Result<Value> {
+    let oob = codec::OutOfBand {
+        min_bytes: 0,
+        to_read: p.storages.iter().cloned().collect(),
+        handles: Some(codec::Handles {
+            of: handle_of,
+            written: Vec::new(),
+            to_read: p.handles.iter().cloned().collect(),
+        }),
+        device_storages: true,
+        ..Default::default()
+    };
+    t7::deserialize_with(lua, &p.t7, oob)
+}
+
+/// The kinds of ipc handle that travel by reference, as `ipc::open` names them: the modules that
+/// define them pack values themselves, so this one cannot name them.
+static BY_REFERENCE: OnceLock<&'static [codec::HandleOf]> = OnceLock::new();
+
+/// Makes the handles that `kinds` recognise travel by reference (every process has one list).
+pub fn share_by_reference(kinds: &'static [codec::HandleOf]) {
+    let _ = BY_REFERENCE.set(kinds);
+}
+
+fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn codec::Handle>> {
+    BY_REFERENCE.get()?.iter().find_map(|of| of(ud))
+}
+
+/// Packs several values (a call's arguments or results).
+pub fn pack_all(lua: &Lua, values: impl IntoIterator<Item = Value>, upvalues: bool) -> Result<Vec<Packed>> {
+    values.into_iter().map(|v| Packed::pack(lua, &v, upvalues)).collect()
+}
+
+pub fn unpack_all(lua: &Lua, packed: &[Packed]) -> Result<mlua::MultiValue> {
+    packed.iter().map(|m| m.unpack(lua)).collect()
+}
