@@ -39,11 +39,3 @@ pub mod nccl;
 pub mod ops;
 pub mod peer;
 pub mod share;
-
-/// An error as text, for callers outside `cuda` that still take errors as text (src/cuda/share.rs,
-/// src/ipc/net/cuda.rs, and `torch::family::Family`): `?` converts.
-impl From<crate::error::Error> for String {
-    fn from(e: crate::error::Error) -> String {
-        e.message().to_string()
-    }
-}

@@ -100,6 +100,14 @@ pub fn int_arg(args: &Args, pos: usize, method: &str) -> mlua::Result<i64> {
     Ok(n as i64)
 }
 
+/// A number that must be an integer (`what` of `method`: "k", "dimension").
+pub fn integer(v: f64, method: &str, what: &str) -> mlua::Result<i64> {
+    if v.fract() != 0.0 || !v.is_finite() {
+        return Err(error(method, format!("{what} must be an integer, got {v}")));
+    }
+    Ok(v as i64)
+}
+
 /// A 1-based dimension of `t` at `pos`, returned 0-based.
 pub fn dim_arg(args: &Args, pos: usize, t: &Tensor, method: &str) -> mlua::Result<usize> {
     let d = int_arg(args, pos, method)?;

@@ -11,6 +11,7 @@ use super::tensor::{Tensor, checked_numel, contiguous_strides};
 use super::userdata::{Host, push_storage, push_tensor, storage_of};
 use crate::dispatch;
 use crate::error::Named;
+use crate::torch::forms::bind::invalid;
 
 /// Torch's rule for size lists (THTensor_resizeNd): the dimensions end at the first size of 0, so
 /// `torch.Tensor(0)` has no dimension and `torch.Tensor(2, 0)` is 1-D.
@@ -257,11 +258,13 @@ pub fn new_tensor_in<K: Family>(dtype: DType, args: &Args) -> Result<Tensor> {
                 }
                 return Ok(t);
             }
-            Err(error(
+            let short = |name: &'static str| name.strip_prefix("torch.").unwrap_or(name);
+            let (t, st) = (short(K::tensor_typename(dtype)), short(K::storage_typename(dtype)));
+            Err(invalid::<K>(
                 method,
-                format!(
-                    "invalid arguments ({}); expected () | (sz1 [,sz2 [,sz3 [,sz4]]]) | (LongStorage sizes [, LongStorage strides]) | (tensor) | (storage [, offset [, sizes [, strides]]]) | (table)",
-                    args::type_name(first)
+                args,
+                &format!(
+                    "no arguments | number [number] [number] [number] | LongStorage [LongStorage] | {t} | {st} [number] [LongStorage] [LongStorage] | table"
                 ),
             ))
         }
@@ -327,7 +330,12 @@ pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
         }
         _ => {
             let Some(src) = storage_of(first) else {
-                return Err(error(method, format!("invalid arguments ({})", args::type_name(first))));
+                let st = &method["torch.".len()..];
+                return Err(invalid::<Host>(
+                    method,
+                    args,
+                    &format!("no arguments | number | table | {st} [number] [number] | string [boolean] [number]"),
+                ));
             };
             if src.dtype() != dtype {
                 return Err(error(method, "source storage has a different type"));

@@ -7,6 +7,7 @@ pub mod construct;
 pub mod dtype;
 pub mod family;
 pub mod file;
+pub mod forms;
 pub mod kernels;
 pub mod layout;
 pub mod methods;
@@ -20,14 +21,6 @@ pub mod userdata;
 
 /// Strided iteration under its old path, which crate::cuda's kernels use.
 pub use kernels::strided as apply;
-
-/// Until crate::cuda, crate::ipc and crate::parallel report errors as `crate::error::Error` too,
-/// their `Result<_, String>` code takes the typed errors of this module with `?`, as words.
-impl From<crate::error::Error> for String {
-    fn from(e: crate::error::Error) -> String {
-        e.message().to_string()
-    }
-}
 
 use mlua::{Lua, Result, Table, Value};
 

@@ -96,7 +96,7 @@ H.tensor(torch.ShortTensor({ -32768, 32767 }), { 2 }, { -32768, 32767 }, 'ShortT
 H.tensor(torch.LongTensor({ 2 ^ 40, -3 }), { 2 }, { 2 ^ 40, -3 }, 'LongTensor keeps 2^40', 'torch.LongTensor')
 H.fails_containing(function() return torch.Tensor({ 1, 'a' }) end, 'torch.DoubleTensor: table element is a string, expected a number')
 H.fails_containing(function() return torch.Tensor({ { 1, 2 }, { 3 } }) end, 'torch.DoubleTensor: inconsistent table sizes')
-H.fails_containing(function() return torch.Tensor('abc') end, 'torch.DoubleTensor: invalid arguments (string)')
+H.fails_containing(function() return torch.Tensor('abc') end, 'torch.DoubleTensor: invalid arguments: string')
 H.fails_containing(function() return torch.Tensor(-1) end, 'torch.DoubleTensor: invalid size -1')
 H.fails_containing(function() return torch.Tensor(torch.FloatTensor(2)) end, 'torch.DoubleTensor: expected a torch.DoubleTensor to share, got a torch.FloatTensor')
 

@@ -45,7 +45,7 @@ local cases = {
    { function() return v:maskedFill(torch.ByteTensor(6), 'x') end, 'maskedFill: bad argument #3 (number expected, got string)' },
    { function() return torch.Tensor(2, 'x') end, 'torch.DoubleTensor: bad argument #2 (number expected, got string)' },
    { function() return torch.FloatTensor({ {} , 1 }) end, 'torch.FloatTensor: ' },
-   { function() return torch.LongTensor(true) end, 'torch.LongTensor: invalid arguments (boolean)' },
+   { function() return torch.LongTensor(true) end, 'torch.LongTensor: invalid arguments: boolean' },
    { function() return torch.DoubleStorage(-1) end, 'torch.DoubleStorage: invalid size -1' },
    { function() return torch.DoubleStorage({ 'a' }) end, 'torch.DoubleStorage: table must hold numbers' },
    { function() return torch.DoubleStorage(torch.DoubleStorage(2), 2, 5) end, 'torch.DoubleStorage: offset and size out of range of the source storage' },

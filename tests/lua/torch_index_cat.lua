@@ -75,9 +75,9 @@ fails('cat: table entry 2 is not a tensor (got number)', function() torch.cat({t
 fails('cat: invalid dimension 0', function() torch.cat(torch.ones(2), torch.ones(2), 0) end)
 fails('cat: invalid dimension -2', function() torch.cat({torch.ones(2)}, -2) end)
 fails('cat: bad argument #3 (number expected, got string)', function() torch.cat(torch.ones(2), torch.ones(2), 'x') end)
-fails('cat: invalid arguments (torch.DoubleTensor, nil); expected ([result,] tensor, tensor [, dim]) or ([result,] {tensors} [, dim])',
+fails('cat: invalid arguments: DoubleTensor\nexpected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [index] | [*DoubleTensor*] table [index]',
    function() torch.cat(torch.ones(2)) end)
-fails('cat: invalid arguments (number, number); expected ([result,] tensor, tensor [, dim]) or ([result,] {tensors} [, dim])',
+fails('cat: invalid arguments: number number\nexpected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [index] | [*DoubleTensor*] table [index]',
    function() torch.cat(1, 2) end)
 
 -- reshape: always a contiguous copy

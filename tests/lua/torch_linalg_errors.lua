@@ -12,22 +12,27 @@ local D = 'torch.DoubleTensor'
 -- mm / addmm
 H.fails_exact('mm: matrices expected, got 1D, 2D tensors', torch.mm, v3, B)
 H.fails_exact('mm: size mismatch, m1: [2 x 3], m2: [2 x 3]', torch.mm, A, A)
-H.fails_exact('mm: invalid arguments (' .. D .. ', ' .. D .. '); expected res:mm(x, y)', function() return A:mm(B) end)
-H.fails_exact('mm: invalid arguments (' .. D .. ', number); expected torch.mm([res,] x, y)', torch.mm, A, 2)
+H.fails_exact('mm: invalid arguments: DoubleTensor DoubleTensor\nexpected arguments: *DoubleTensor* DoubleTensor DoubleTensor',
+   function() return A:mm(B) end)
+H.fails_exact('mm: invalid arguments: DoubleTensor number\nexpected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor',
+   torch.mm, A, 2)
 H.fails_exact('mm: bad argument #2 (torch.DoubleTensor expected, got torch.FloatTensor)', torch.mm, A, B:float())
-H.fails_exact('mm: invalid arguments (' .. D .. ', ' .. D .. ', ' .. D .. ', ' .. D .. '); expected torch.mm([res,] x, y)',
+H.fails_exact('mm: invalid arguments: DoubleTensor DoubleTensor DoubleTensor DoubleTensor\n'
+   .. 'expected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor',
    torch.mm, M, M, A, B)
 H.fails_exact('addmm: size mismatch, t: [3 x 3], m1: [2 x 3], m2: [3 x 2]', torch.addmm, torch.Tensor(3, 3), A, B)
 H.fails_exact('addmm: matrix expected, got 1D tensor for t', torch.addmm, v2, A, B)
 H.fails_exact('addmm: matrices expected, got 2D, 1D tensors', torch.addmm, M, A, v3)
 H.fails_exact('addmm: size mismatch, m1: [2 x 3], m2: [2 x 2]', torch.addmm, M, A, M)
-H.fails_exact('addmm: invalid arguments (' .. D .. ', number, ' .. D .. ', ' .. D .. ', ' .. D ..
-   '); expected res:addmm([M,] [alpha,] x, y) or res:addmm(beta, [M,] alpha, x, y)',
+H.fails_exact('addmm: invalid arguments: DoubleTensor number DoubleTensor DoubleTensor DoubleTensor\n'
+   .. 'expected arguments: *DoubleTensor* [DoubleTensor] [number] DoubleTensor DoubleTensor'
+   .. ' | *DoubleTensor* number [DoubleTensor] number DoubleTensor DoubleTensor',
    function() return M:addmm(3, M, A, B) end)
-H.fails_exact('addmm: invalid arguments (' .. D .. ', ' .. D ..
-   '); expected torch.addmm([res,] [beta,] M, [alpha,] x, y)', torch.addmm, A, B)
-H.fails_exact('addmm: invalid arguments (string, ' .. D .. ', ' .. D .. ', ' .. D ..
-   '); expected torch.addmm([res,] [beta,] M, [alpha,] x, y)', torch.addmm, 'x', M, A, B)
+H.fails_exact('addmm: invalid arguments: DoubleTensor DoubleTensor\n'
+   .. 'expected arguments: [*DoubleTensor*] [number] DoubleTensor [number] DoubleTensor DoubleTensor', torch.addmm, A, B)
+H.fails_exact('addmm: invalid arguments: string DoubleTensor DoubleTensor DoubleTensor\n'
+   .. 'expected arguments: [*DoubleTensor*] [number] DoubleTensor [number] DoubleTensor DoubleTensor',
+   torch.addmm, 'x', M, A, B)
 H.fails_exact('addmm: bad argument #3 (torch.DoubleTensor expected, got torch.IntTensor)',
    function() return M:addmm(A, B:int()) end)
 local keep = M:clone()
@@ -57,10 +62,10 @@ H.fails_exact('addbmm: output tensor of incorrect size (M: [2 x 3], expected [2 
 
 -- dot / trace
 H.fails_exact('dot: sizes do not match (3 elements vs 2)', torch.dot, v3, v2)
-H.fails_exact('dot: invalid arguments (' .. D .. '); expected x:dot(y) or torch.dot(x, y)', torch.dot, v3)
+H.fails_exact('dot: invalid arguments: DoubleTensor\nexpected arguments: DoubleTensor DoubleTensor', torch.dot, v3)
 H.fails_exact('dot: bad argument #2 (torch.DoubleTensor expected, got torch.FloatTensor)', torch.dot, v3, v3:float())
 H.fails_exact('trace: expected a matrix, got 1D tensor', torch.trace, v3)
-H.fails_exact('trace: invalid arguments (number); expected x:trace() or torch.trace(x)', torch.trace, 3)
+H.fails_exact('trace: invalid arguments: number\nexpected arguments: DoubleTensor', torch.trace, 3)
 
 -- cross
 H.fails_exact('cross: inconsistent tensor dimension 1D, 2D', torch.cross, v3, A)
@@ -69,7 +74,7 @@ H.fails_exact('cross: no dimension of size 3 in a: [2 x 2]', torch.cross, M, M)
 H.fails_exact('cross: dimension 1 does not have size 3', torch.cross, A, A, 1)
 H.fails_exact('cross: dimension 3 out of range', torch.cross, A, A, 3)
 H.fails_exact('cross: dimension must be an integer, got 1.5', torch.cross, A, A, 1.5)
-H.fails_exact('cross: invalid arguments (' .. D .. '); expected torch.cross([res,] a, b [, dim]) or a:cross(b [, dim])',
+H.fails_exact('cross: invalid arguments: DoubleTensor\nexpected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [index]',
    torch.cross, v3)
 
 -- diag / tril / triu
@@ -79,7 +84,7 @@ H.fails_exact('diag: k must be an integer, got 1.5', torch.diag, v3, 1.5)
 H.fails_exact('diag: tensor size is too large', torch.diag, v3, 1e300)
 H.fails_exact('diag: tensor size is too large', torch.diag, v3, -1e300)
 H.eq(torch.diag(A, 1e300):dim(), 0, 'a 2-D diag far above is empty')
-H.fails_exact('diag: invalid arguments (' .. D .. ', string); expected torch.diag([res,] x [, k]) or x:diag([k])',
+H.fails_exact('diag: invalid arguments: DoubleTensor string\nexpected arguments: [*DoubleTensor*] DoubleTensor [number]',
    torch.diag, v3, 'k')
 H.fails_exact('tril: expected a matrix, got 1D tensor', torch.tril, v3)
 H.fails_exact('triu: expected a matrix, got 3D tensor', function() return b1:triu() end)

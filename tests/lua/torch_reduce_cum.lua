@@ -74,7 +74,7 @@ assert(H.seq('Double', 1000):cumsum()[1000] == 500500)
 fails('cumsum: dimension 3 out of range of 2D tensor', function() return x:cumsum(3) end)
 fails('cumprod: dimension 0 out of range of 2D tensor', function() return torch.cumprod(x, 0) end)
 fails('cumsum: dimension 1 out of range of 0D tensor', function() return torch.Tensor():cumsum() end)
-fails('cumsum: invalid arguments (torch.DoubleTensor, boolean); expected ([result,] tensor [, dim])',
+fails('cumsum: invalid arguments: DoubleTensor boolean\nexpected arguments: [*DoubleTensor*] DoubleTensor [index]',
    function() return x:cumsum(true) end)
 fails('cumprod: the result must be a torch.DoubleTensor, got a torch.LongTensor',
    function() return torch.cumprod(torch.LongTensor(), x, 1) end)

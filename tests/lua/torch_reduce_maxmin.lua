@@ -154,8 +154,8 @@ fails('min: the values result must be a torch.DoubleTensor, got a torch.FloatTen
    function() return torch.min(torch.FloatTensor(), torch.LongTensor(), x, 1) end)
 fails('max: the indices result must be a torch.LongTensor, got a torch.FloatTensor',
    function() return torch.max(torch.FloatTensor(), x, 1) end)
-fails('max: invalid arguments (torch.DoubleTensor, torch.DoubleTensor); expected (tensor) | ([resval, resind,] tensor, dim)',
+fails('max: invalid arguments: DoubleTensor DoubleTensor\nexpected arguments: DoubleTensor | [*DoubleTensor*] [*LongTensor*] DoubleTensor index',
    function() return x:max(x) end)
-fails('min: invalid arguments (torch.DoubleTensor, boolean); expected (tensor) | ([resval, resind,] tensor, dim)',
+fails('min: invalid arguments: DoubleTensor boolean\nexpected arguments: DoubleTensor | [*DoubleTensor*] [*LongTensor*] DoubleTensor index',
    function() return x:min(true) end)
 print('ok')

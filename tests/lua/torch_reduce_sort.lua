@@ -273,7 +273,7 @@ fails('topk: k (6) out of range for a dimension of size 5', function() return t:
 fails('kthvalue: k (6) out of range for a dimension of size 5', function() return t:kthvalue(6) end)
 fails('kthvalue: k (0) out of range for a dimension of size 3', function() return m:kthvalue(0, 1) end)
 fails('kthvalue: k must be an integer, got 1.5', function() return t:kthvalue(1.5) end)
-fails('kthvalue: invalid arguments (torch.DoubleTensor); expected ([resval, resind,] tensor, k [, dim])',
+fails('kthvalue: invalid arguments: DoubleTensor\nexpected arguments: [*DoubleTensor*] [*LongTensor*] DoubleTensor number [index]',
    function() return t:kthvalue() end)
 fails('sort: dimension 3 out of range of 2D tensor', function() return m:sort(3) end)
 fails('topk: dimension 2 out of range of 1D tensor', function() return t:topk(1, 2) end)
@@ -285,8 +285,9 @@ fails('median: empty tensor', function() return torch.Tensor():median() end)
 fails('mode: empty tensor', function() return torch.Tensor():mode() end)
 fails('sort: the indices result must be a torch.LongTensor, got a torch.IntTensor',
    function() return torch.sort(torch.Tensor(), torch.IntTensor(), x) end)
-fails('sort: invalid arguments (torch.DoubleTensor, string); expected ([resval, resind,] tensor [, dim] [, descending])',
+fails('sort: invalid arguments: DoubleTensor string\nexpected arguments: [*DoubleTensor*] [*LongTensor*] DoubleTensor [index] [boolean]',
    function() return x:sort('up') end)
-fails('topk: invalid arguments (torch.DoubleTensor, number, number, number); expected ([resval, resind,] tensor [, k] [, dim] [, dir] [, sort])',
+fails('topk: invalid arguments: DoubleTensor number number number\n'
+   .. 'expected arguments: [*DoubleTensor*] [*LongTensor*] DoubleTensor [number] [index] [boolean] [boolean]',
    function() return t:topk(1, 1, 1) end)
 print('ok')

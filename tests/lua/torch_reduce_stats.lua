@@ -72,7 +72,7 @@ fails('var: empty tensor', function() return torch.Tensor():var() end)
 fails('std: dimension 3 out of range of 2D tensor', function() return x:std(3) end)
 fails('var: the result must be a torch.DoubleTensor, got a torch.FloatTensor',
    function() return torch.var(torch.FloatTensor(), x, 1) end)
-fails('std: invalid arguments (torch.DoubleTensor, boolean, number); expected (tensor [, biased]) | ([result,] tensor, dim [, biased])',
+fails('std: invalid arguments: DoubleTensor boolean number\nexpected arguments: DoubleTensor [boolean] | [*DoubleTensor*] DoubleTensor index [boolean]',
    function() return x:std(true, 1) end)
 
 ---------------------------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ H.same(m:narrow(2, 3, 20):norm(1, 1), m:narrow(2, 3, 20):sum(1):totable())
 fails('norm: not implemented for torch.ByteTensor (Torch defines it for FloatTensor and DoubleTensor only)',
    function() return torch.ByteTensor({ 1 }):norm() end)
 fails('norm: dimension 3 out of range of 2D tensor', function() return y:norm(2, 3) end)
-fails('norm: invalid arguments (torch.DoubleTensor, number, number, number); expected (tensor [, p]) | ([result,] tensor, p, dim)',
+fails('norm: invalid arguments: DoubleTensor number number number\nexpected arguments: DoubleTensor [number] | [*DoubleTensor*] DoubleTensor number index',
    function() return y:norm(2, 1, 1) end)
 
 ---------------------------------------------------------------------------------------------------
@@ -134,7 +134,7 @@ fails('dist: inconsistent tensor size (3 elements vs 4)', function() return a:di
 fails('dist: expected a torch.DoubleTensor, got a torch.FloatTensor', function() return a:dist(b:float()) end)
 fails('dist: not implemented for torch.IntTensor (Torch defines it for FloatTensor and DoubleTensor only)',
    function() return a:int():dist(b:int()) end)
-fails('dist: invalid arguments (torch.DoubleTensor); expected (tensor, tensor [, p])', function() return a:dist() end)
+fails('dist: invalid arguments: DoubleTensor\nexpected arguments: DoubleTensor DoubleTensor [number]', function() return a:dist() end)
 
 ---------------------------------------------------------------------------------------------------
 -- renorm(p, dim, maxnorm): each slice along dim with a p-norm above maxnorm is scaled to it.
@@ -173,7 +173,7 @@ fails('renorm: need at least 2 dimensions, got 1 dimensions', function() return 
 fails('renorm: dimension 3 out of range of 2D tensor', function() return w:renorm(2, 3, 1) end)
 fails('renorm: not implemented for torch.LongTensor (Torch defines it for FloatTensor and DoubleTensor only)',
    function() return torch.LongTensor(2, 2):renorm(2, 1, 1) end)
-fails('renorm: invalid arguments (torch.DoubleTensor, number, number); expected ([result,] tensor, p, dim, maxnorm)',
+fails('renorm: invalid arguments: DoubleTensor number number\nexpected arguments: [*DoubleTensor*] DoubleTensor number index number',
    function() return w:renorm(2, 1) end)
 fails('renorm: the result must be a torch.DoubleTensor, got a torch.FloatTensor',
    function() return torch.renorm(torch.FloatTensor(), w, 2, 1, 1) end)
@@ -197,6 +197,6 @@ assert(torch.ByteTensor({ 0 }):expand(5):any() == false)
 fails('all: only defined for torch.ByteTensor, got a torch.FloatTensor', function() return torch.FloatTensor({ 1 }):all() end)
 fails('any: only defined for torch.ByteTensor, got a torch.LongTensor', function() return torch.any(torch.LongTensor({ 1 })) end)
 fails('all: empty tensor', function() return torch.ByteTensor():all() end)
-fails('any: invalid arguments (torch.ByteTensor, number); expected (ByteTensor)',
+fails('any: invalid arguments: ByteTensor number\nexpected arguments: ByteTensor',
    function() return torch.ByteTensor({ 1 }):any(1) end)
 print('ok')

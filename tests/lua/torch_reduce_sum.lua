@@ -132,12 +132,13 @@ fails('prod: dimension -1 out of range of 2D tensor', function() return torch.pr
 fails('mean: dimension 3 out of range of 2D tensor', function() return x:mean(3) end)
 fails('sum: dimension 1 out of range of 0D tensor', function() return torch.Tensor():sum(1) end)
 fails('sum: dimension must be an integer, got 1.5', function() return x:sum(1.5) end)
-fails('sum: invalid arguments (torch.DoubleTensor, string); expected (tensor) | ([result,] tensor, dim)',
+fails('sum: invalid arguments: DoubleTensor string\nexpected arguments: DoubleTensor | [*DoubleTensor*] DoubleTensor index',
    function() return x:sum('a') end)
-fails('sum: invalid arguments (torch.DoubleTensor, number, number); expected (tensor) | ([result,] tensor, dim)',
+fails('sum: invalid arguments: DoubleTensor number number\nexpected arguments: DoubleTensor | [*DoubleTensor*] DoubleTensor index',
    function() return x:sum(1, 2) end)
-fails('sum: invalid arguments (); expected (tensor) | ([result,] tensor, dim)', function() return torch.sum() end)
-fails('prod: invalid arguments (number); expected (tensor) | ([result,] tensor, dim)',
+fails('sum: invalid arguments: no arguments\nexpected arguments: DoubleTensor | [*DoubleTensor*] DoubleTensor index',
+   function() return torch.sum() end)
+fails('prod: invalid arguments: number\nexpected arguments: DoubleTensor | [*DoubleTensor*] DoubleTensor index',
    function() return torch.prod(3) end)
 fails('sum: the result must be a torch.DoubleTensor, got a torch.FloatTensor',
    function() return torch.sum(torch.FloatTensor(), x, 1) end)

@@ -12,12 +12,13 @@ use crate::dispatch;
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, int_arg, number_arg};
 use crate::torch::dtype::{DType, Element};
+use crate::torch::forms::bind::invalid;
 use crate::torch::kernels::copy::copy_rows;
 use crate::torch::kernels::element::write;
 use crate::torch::kernels::fill::fill_indexed;
 use crate::torch::kernels::index::{normalize, size_text};
 use crate::torch::tensor::{Tensor, checked_numel};
-use crate::torch::userdata::{push_tensor, tensor_of};
+use crate::torch::userdata::{Host, push_tensor, tensor_of};
 
 /// The tensors of `torch.cat`'s table form.
 fn tensor_list(t: &Table, method: &str) -> Result<Vec<Tensor>> {
@@ -46,13 +47,12 @@ fn cat(lua: &Lua, a: Args) -> Result<MultiValue> {
             (Some(_), Some(x), Some(y)) => (Some(r.clone()), vec![x, y], 4),
             (Some(r), Some(x), None) => (None, vec![r, x], 3),
             _ => {
-                return Err(error(
+                let d = a.iter().find_map(tensor_of).map_or(DType::Double, |t| t.dtype);
+                let t = &d.tensor_typename()["torch.".len()..];
+                return Err(invalid::<Host>(
                     M,
-                    format!(
-                        "invalid arguments ({}, {}); expected ([result,] tensor, tensor [, dim]) or ([result,] {{tensors}} [, dim])",
-                        args::type_name(r),
-                        args::type_name(x)
-                    ),
+                    &a,
+                    &format!("[*{t}*] {t} {t} [index] | [*{t}*] table [index]"),
                 ));
             }
         },

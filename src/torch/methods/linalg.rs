@@ -8,7 +8,7 @@
 //! when no OpenBLAS is installed, use plain Rust loops with the same semantics (integer arithmetic
 //! wraps, as Torch's C does).
 //!
-//! Argument forms follow Torch's cwrap declarations:
+//! Argument forms (in `forms::table`) follow Torch's cwrap declarations:
 //! - `torch.addmm([res,] [beta,] M, [alpha,] m1, m2)`; `res:addmm([M,] [alpha,] m1, m2)` and
 //!   `res:addmm(beta, [M,] alpha, m1, m2)` (M defaults to res). The same for addmv, addr, addbmm
 //!   and baddbmm.
@@ -22,51 +22,20 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, none, one};
 use super::copy::copy_into;
-use super::reduce::integer;
 use crate::dispatch;
 use crate::error::Named;
-use crate::torch::args::{Args, error, int_arg, number, type_name};
+use crate::torch::args::{Args, error, int_arg, integer};
 use crate::torch::construct;
 use crate::torch::dtype::{DType, Element};
+use crate::torch::forms::bind::{Bound, Mode, bind};
+use crate::torch::forms::table::entry;
 use crate::torch::kernels::blas::openblas;
 use crate::torch::kernels::linalg::{self as kernel, Product, accumulate_product, check_added, detach, product_size};
 use crate::torch::tensor::Tensor;
-use crate::torch::userdata::{push_tensor, set_view, tensor_of};
+use crate::torch::userdata::{Host, push_tensor, set_view, tensor_of};
 
 // ---------------------------------------------------------------------------------------------
 // Arguments
-
-enum Tok {
-    T(Value, Tensor),
-    N(f64),
-    Other,
-}
-
-/// The arguments, classified; trailing nils dropped (an optional argument passed as nil is absent).
-fn tokens(a: &Args) -> Vec<Tok> {
-    let mut n = a.len();
-    while n > 0 && matches!(a[n - 1], Value::Nil) {
-        n -= 1;
-    }
-    a.iter()
-        .take(n)
-        .map(|v| match tensor_of(v) {
-            Some(t) => Tok::T(v.clone(), t),
-            None => match number(v) {
-                Some(x) => Tok::N(x),
-                None => Tok::Other,
-            },
-        })
-        .collect()
-}
-
-fn invalid(name: &str, a: &Args, usage: &str) -> mlua::Error {
-    let got: Vec<String> = a.iter().map(type_name).collect();
-    error(
-        name,
-        format!("invalid arguments ({}); expected {usage}", got.join(", ")),
-    )
-}
 
 /// Every tensor argument must have the type of the first one (cwrap's typed overloads).
 fn check_types(name: &str, a: &Args) -> Result<()> {
@@ -93,10 +62,9 @@ fn check_types(name: &str, a: &Args) -> Result<()> {
     Ok(())
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Form {
-    Method,
-    Function,
+/// The call of `name` bound to one of its forms.
+fn parse(a: &Args, mode: Mode, name: &str) -> Result<Bound> {
+    bind::<Host>(a, mode, entry(name))
 }
 
 struct Spec {
@@ -162,69 +130,27 @@ fn returned(lua: &Lua, res: Option<(Value, Tensor)>, out: Tensor) -> Result<Mult
 }
 
 /// addmm, addmv, addr, addbmm, baddbmm in both forms.
-fn add_product(lua: &Lua, a: Args, form: Form, s: &Spec) -> Result<MultiValue> {
+fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
     let name = s.name;
-    let usage = match form {
-        Form::Function => format!("torch.{name}([res,] [beta,] M, [alpha,] x, y)"),
-        Form::Method => format!("res:{name}([M,] [alpha,] x, y) or res:{name}(beta, [M,] alpha, x, y)"),
+    let b = parse(&a, mode, name)?;
+    let res = b.result();
+    // The function's forms give M; the method's may leave it out, and then it is res.
+    let mut ts = b.tensors();
+    let y = ts.pop().expect("y");
+    let x = ts.pop().expect("x");
+    let m = match (ts.pop(), &res) {
+        (Some(m), _) => m,
+        (None, Some((_, r))) => r.clone(),
+        (None, None) => unreachable!("a form without M has a result"),
     };
-    let mut toks = tokens(&a);
-    let bad = || invalid(name, &a, &usage);
-    // Read from the end: y, x, [alpha], M, [beta], [res].
-    let take_t = |toks: &mut Vec<Tok>| match toks.last() {
-        Some(Tok::T(..)) => match toks.pop() {
-            Some(Tok::T(v, t)) => Some((v, t)),
-            _ => None,
-        },
-        _ => None,
-    };
-    let take_n = |toks: &mut Vec<Tok>| match toks.last() {
-        Some(Tok::N(x)) => {
-            let x = *x;
-            toks.pop();
-            Some(x)
-        }
-        _ => None,
-    };
-    let res = if form == Form::Method {
-        if toks.is_empty() || !matches!(toks[0], Tok::T(..)) {
-            return Err(bad());
-        }
-        match toks.remove(0) {
-            Tok::T(v, t) => Some((v, t)),
-            _ => None,
-        }
-    } else {
-        None
-    };
-    let (y, x) = match (take_t(&mut toks), take_t(&mut toks)) {
-        (Some(y), Some(x)) => (y.1, x.1),
-        _ => return Err(bad()),
-    };
-    let alpha = take_n(&mut toks);
-    let m = take_t(&mut toks);
-    let beta = take_n(&mut toks);
-    let (res, m) = match form {
-        Form::Method => {
-            // cwrap's method forms: beta only together with alpha; M defaults to res.
-            if !toks.is_empty() || (beta.is_some() && alpha.is_none()) {
-                return Err(bad());
-            }
-            let res = res.expect("method form has a receiver");
-            let m = m.map(|m| m.1).unwrap_or_else(|| res.1.clone());
-            (Some(res), m)
-        }
-        Form::Function => {
-            let Some(m) = m else { return Err(bad()) };
-            let res = take_t(&mut toks);
-            if !toks.is_empty() {
-                return Err(bad());
-            }
-            (res, m.1)
-        }
+    // beta only together with alpha; both default to 1.
+    let nums: Vec<f64> = b.numbers().into_iter().flatten().collect();
+    let (beta, alpha) = match nums[..] {
+        [beta, alpha] => (beta, alpha),
+        [alpha] => (1.0, alpha),
+        _ => (1.0, 1.0),
     };
     check_types(name, &a)?;
-    let (beta, alpha) = (beta.unwrap_or(1.0), alpha.unwrap_or(1.0));
     let size = product_size(s.op, &x, &y).named(name)?;
     check_added(s.op, &m, &x, &y, &size).named(name)?;
 
@@ -256,32 +182,13 @@ fn add_product(lua: &Lua, a: Args, form: Form, s: &Spec) -> Result<MultiValue> {
 }
 
 /// mm, mv, ger, bmm: `torch.f([res,] x, y)`, `res:f(x, y)`.
-fn product(lua: &Lua, a: Args, form: Form, s: &Spec) -> Result<MultiValue> {
+fn product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
     let name = s.name;
-    let usage = match form {
-        Form::Function => format!("torch.{name}([res,] x, y)"),
-        Form::Method => format!("res:{name}(x, y)"),
-    };
-    let toks = tokens(&a);
-    let mut ts = Vec::new();
-    for t in toks {
-        match t {
-            Tok::T(v, t) => ts.push((v, t)),
-            _ => return Err(invalid(name, &a, &usage)),
-        }
-    }
-    let (res, x, y) = match (form, ts.len()) {
-        (Form::Function, 2) => {
-            let y = ts.pop().expect("two").1;
-            (None, ts.pop().expect("one").1, y)
-        }
-        (_, 3) => {
-            let y = ts.pop().expect("three").1;
-            let x = ts.pop().expect("two").1;
-            (ts.pop(), x, y)
-        }
-        _ => return Err(invalid(name, &a, &usage)),
-    };
+    let b = parse(&a, mode, name)?;
+    let res = b.result();
+    let mut ts = b.tensors();
+    let y = ts.pop().expect("y");
+    let x = ts.pop().expect("x");
     check_types(name, &a)?;
     let size = product_size(s.op, &x, &y).named(name)?;
     let (x, y) = match &res {
@@ -295,8 +202,8 @@ fn product(lua: &Lua, a: Args, form: Form, s: &Spec) -> Result<MultiValue> {
 
 macro_rules! forms {
     ($lua:expr, $tensor:expr, $functions:expr, $f:ident, $spec:expr, $name:literal) => {
-        add($lua, $tensor, $name, |lua, a| $f(lua, a, Form::Method, &$spec))?;
-        add($lua, $functions, $name, |lua, a| $f(lua, a, Form::Function, &$spec))?;
+        add($lua, $tensor, $name, |lua, a| $f(lua, a, Mode::Method, &$spec))?;
+        add($lua, $functions, $name, |lua, a| $f(lua, a, Mode::Function, &$spec))?;
     };
 }
 
@@ -304,62 +211,30 @@ macro_rules! forms {
 // dot, trace, cross, diag, tril, triu
 
 fn dot(_: &Lua, a: Args) -> Result<MultiValue> {
-    let toks = tokens(&a);
-    let (x, y) = match toks.as_slice() {
-        [Tok::T(_, x), Tok::T(_, y)] => (x.clone(), y.clone()),
-        _ => return Err(invalid("dot", &a, "x:dot(y) or torch.dot(x, y)")),
-    };
+    let b = parse(&a, Mode::Function, "dot")?;
+    let (x, y) = (b.source().expect("x"), b.tensors().remove(0));
     check_types("dot", &a)?;
     one(Value::Number(kernel::dot(&x, &y).named("dot")?))
 }
 
 fn trace(_: &Lua, a: Args) -> Result<MultiValue> {
-    let toks = tokens(&a);
-    let t = match toks.as_slice() {
-        [Tok::T(_, t)] => t.clone(),
-        _ => return Err(invalid("trace", &a, "x:trace() or torch.trace(x)")),
-    };
+    let t = parse(&a, Mode::Function, "trace")?.source().expect("x");
     one(Value::Number(kernel::trace(&t).named("trace")?))
 }
 
-/// `([res,] t1, ..., tn [, number])`: the optional result, the n tensors, the optional number.
+/// `([res,] x, [y,] [number])`: the result given, the source, the other tensor, the number (or
+/// its default); the tensors' types checked.
 #[allow(clippy::type_complexity)]
-fn res_tensors_number(
-    a: &Args,
-    n: usize,
-    name: &str,
-    usage: &str,
-) -> Result<(Option<(Value, Tensor)>, Vec<Tensor>, Option<f64>)> {
-    let mut toks = tokens(a);
-    let num = match toks.last() {
-        Some(Tok::N(x)) => {
-            let x = *x;
-            toks.pop();
-            Some(x)
-        }
-        _ => None,
-    };
-    let mut ts = Vec::new();
-    for t in toks {
-        match t {
-            Tok::T(v, t) => ts.push((v, t)),
-            _ => return Err(invalid(name, a, usage)),
-        }
-    }
-    let res = if ts.len() == n + 1 {
-        Some(ts.remove(0))
-    } else if ts.len() == n {
-        None
-    } else {
-        return Err(invalid(name, a, usage));
-    };
+fn res_tensors_number(a: &Args, name: &str) -> Result<(Option<(Value, Tensor)>, Tensor, Option<Tensor>, Option<f64>)> {
+    let b = parse(a, Mode::Function, name)?;
     check_types(name, a)?;
-    Ok((res, ts.into_iter().map(|(_, t)| t).collect(), num))
+    let other = b.tensors().into_iter().next();
+    Ok((b.result(), b.source().expect("x"), other, b.numbers()[0]))
 }
 
 fn cross(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let (res, ts, dim) = res_tensors_number(&a, 2, "cross", "torch.cross([res,] a, b [, dim]) or a:cross(b [, dim])")?;
-    let (x, y) = (&ts[0], &ts[1]);
+    let (res, x, y, dim) = res_tensors_number(&a, "cross")?;
+    let (x, y) = (&x, &y.expect("b"));
     kernel::check_cross_operands(x, y).named("cross")?;
     let requested = match dim {
         Some(v) => Some(integer(v, "cross", "dimension")?),
@@ -379,9 +254,8 @@ fn cross(lua: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 fn diag(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let (res, ts, k) = res_tensors_number(&a, 1, "diag", "torch.diag([res,] x [, k]) or x:diag([k])")?;
+    let (res, x, _, k) = res_tensors_number(&a, "diag")?;
     let k = integer(k.unwrap_or(0.0), "diag", "k")?;
-    let x = ts.into_iter().next().expect("one tensor");
     let x = match &res {
         Some((_, r)) => detach(x, r).named("clone")?,
         None => x,
@@ -395,10 +269,8 @@ fn diag(lua: &Lua, a: Args) -> Result<MultiValue> {
 /// tril (`lower`) and triu: keep the elements on and below (above) diagonal k, zero the rest.
 fn triangle(lua: &Lua, a: Args, lower: bool) -> Result<MultiValue> {
     let name = if lower { "tril" } else { "triu" };
-    let usage = format!("torch.{name}([res,] x [, k]) or x:{name}([k])");
-    let (res, ts, k) = res_tensors_number(&a, 1, name, &usage)?;
+    let (res, x, _, k) = res_tensors_number(&a, name)?;
     let k = integer(k.unwrap_or(0.0), name, "k")?;
-    let x = ts.into_iter().next().expect("one tensor");
     kernel::expect_matrix(&x).named(name)?;
     let in_place = matches!(&res, Some((_, r)) if r.same_view(&x));
     let x = match &res {

@@ -22,8 +22,7 @@
 //! - `norm(0)` counts the non-zero elements, `norm(math.huge)` is the largest absolute value;
 //!   `dist(a, b, p)` is `norm(a - b, p)`.
 //!
-//!
-//! The loops are `kernels::reduce`.
+//! The forms are in `forms::table`; the loops are `kernels::reduce`.
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
@@ -34,11 +33,17 @@ use crate::error::Named;
 use crate::torch::args::{self, Args, error};
 use crate::torch::construct;
 use crate::torch::dtype::DType;
+use crate::torch::forms::bind::{Bound, Mode, bind};
+use crate::torch::forms::table::entry;
 use crate::torch::kernels::reduce::along::{self, SumKind};
 use crate::torch::kernels::reduce::sort::{self, Pick};
 use crate::torch::kernels::reduce::{extreme, whole};
 use crate::torch::tensor::Tensor;
-use crate::torch::userdata::{push_tensor, set_view, tensor_of};
+use crate::torch::userdata::{Host, push_tensor, set_view};
+
+// Where crate::cuda::sort finds them.
+pub(crate) use crate::torch::args::integer;
+pub(crate) use crate::torch::forms::classify::{Classified, classify, invalid};
 
 // ------------------------------------------------------------------------------------------------
 // Arguments
@@ -46,96 +51,17 @@ use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 /// A tensor argument: the Lua value and its view.
 type Dest = (Value, Tensor);
 
-/// The Lua arguments as cwrap classifies them: leading tensors (with their Lua values), then
-/// numbers, then booleans. Trailing nils are ignored.
-pub(crate) struct Classified<T> {
-    pub tensors: Vec<(Value, T)>,
-    pub nums: Vec<f64>,
-    pub bools: Vec<bool>,
+/// The call bound to a form of `method` (these methods never work in place on their receiver:
+/// `x:f(...)` is `torch.f(x, ...)`), and its source tensor.
+fn parse(a: &Args, method: &str) -> Result<(Bound, Tensor)> {
+    let b = bind::<Host>(a, Mode::Function, entry(method))?;
+    let x = b.source().expect("every reduction form has a source");
+    Ok((b, x))
 }
 
-type Call = Classified<Tensor>;
-
-impl Call {
-    fn shape(&self) -> (usize, usize, usize) {
-        (self.tensors.len(), self.nums.len(), self.bools.len())
-    }
-
-    /// The source tensor: the last tensor argument.
-    fn x(&self) -> &Tensor {
-        &self.tensors[self.tensors.len() - 1].1
-    }
-
-    fn dest(&self, i: usize) -> Option<&Dest> {
-        (i + 1 < self.tensors.len()).then(|| &self.tensors[i])
-    }
-}
-
-/// The error of a call whose arguments fit none of `forms`.
-pub(crate) fn invalid(a: &[Value], method: &str, forms: &str) -> mlua::Error {
-    let got: Vec<String> = a[..given(a)].iter().map(args::type_name).collect();
-    error(
-        method,
-        format!("invalid arguments ({}); expected {forms}", got.join(", ")),
-    )
-}
-
-/// How many arguments there are, trailing nils left out.
-fn given(a: &[Value]) -> usize {
-    let mut n = a.len();
-    while n > 0 && matches!(a[n - 1], Value::Nil) {
-        n -= 1;
-    }
-    n
-}
-
-/// `a` classified, the tensors being what `tensor_of` recognizes (a tensor family's own); an
-/// invalid-arguments error naming `method` and its `forms` when they come out of that order.
-pub(crate) fn classify<T>(
-    a: &[Value],
-    method: &str,
-    forms: &str,
-    tensor_of: impl Fn(&Value) -> Option<T>,
-) -> Result<Classified<T>> {
-    let mut c = Classified {
-        tensors: Vec::new(),
-        nums: Vec::new(),
-        bools: Vec::new(),
-    };
-    for v in &a[..given(a)] {
-        if let Some(t) = tensor_of(v) {
-            if c.nums.is_empty() && c.bools.is_empty() {
-                c.tensors.push((v.clone(), t));
-                continue;
-            }
-        } else if let Some(x) = args::number(v) {
-            if c.bools.is_empty() {
-                c.nums.push(x);
-                continue;
-            }
-        } else if let Value::Boolean(b) = v {
-            c.bools.push(*b);
-            continue;
-        }
-        return Err(invalid(a, method, forms));
-    }
-    Ok(c)
-}
-
-fn parse(a: &Args, method: &str, forms: &str) -> Result<Call> {
-    let c = classify(a, method, forms, tensor_of)?;
-    if c.tensors.is_empty() {
-        return Err(invalid(a, method, forms));
-    }
-    Ok(c)
-}
-
-/// An integer argument (`what` of `method`).
-pub(crate) fn integer(v: f64, method: &str, what: &str) -> Result<i64> {
-    if v.fract() != 0.0 || !v.is_finite() {
-        return Err(error(method, format!("{what} must be an integer, got {v}")));
-    }
-    Ok(v as i64)
+/// The number parameter `i` of the bound form (given, or its default).
+fn num(b: &Bound, i: usize) -> Option<f64> {
+    b.numbers().get(i).copied().flatten()
 }
 
 fn dim_of(v: f64, x: &Tensor, method: &str) -> Result<usize> {
@@ -193,31 +119,23 @@ fn deliver(lua: &Lua, dest: Option<&Dest>, fresh: Tensor, method: &str) -> Resul
 }
 
 /// The result tensors of a values-and-indices method: `[resval,] [resind,] x`.
-fn pair_dests<'a>(c: &'a Call, method: &str) -> Result<(Option<&'a Dest>, Option<&'a Dest>)> {
-    let dtype = c.x().dtype;
-    let (v, i) = match c.tensors.len() {
-        1 => (None, None),
-        2 => {
-            let d = &c.tensors[0];
-            // One result tensor: the values if it has x's type, else the indices.
-            if d.1.dtype == dtype {
-                (Some(d), None)
-            } else {
-                (None, Some(d))
-            }
-        }
-        3 => (Some(&c.tensors[0]), Some(&c.tensors[1])),
-        _ => return Err(error(method, "too many tensor arguments")),
+fn pair_dests(results: &[Dest], dtype: DType, method: &str) -> Result<(Option<Dest>, Option<Dest>)> {
+    let (v, i) = match results {
+        [] => (None, None),
+        // One result tensor: the values if it has x's type, else the indices.
+        [d] if d.1.dtype == dtype => (Some(d.clone()), None),
+        [d] => (None, Some(d.clone())),
+        [v, i, ..] => (Some(v.clone()), Some(i.clone())),
     };
-    check_type(v, dtype, method, "the values result")?;
-    check_type(i, DType::Long, method, "the indices result")?;
+    check_type(v.as_ref(), dtype, method, "the values result")?;
+    check_type(i.as_ref(), DType::Long, method, "the indices result")?;
     Ok((v, i))
 }
 
-fn two(lua: &Lua, c: &Call, (vals, idx): (Tensor, Tensor), method: &str) -> Result<MultiValue> {
-    let (dv, di) = pair_dests(c, method)?;
-    let v = deliver(lua, dv, vals, method)?;
-    let i = deliver(lua, di, idx, method)?;
+fn two(lua: &Lua, b: &Bound, x: &Tensor, (vals, idx): (Tensor, Tensor), method: &str) -> Result<MultiValue> {
+    let (dv, di) = pair_dests(&b.results(), x.dtype, method)?;
+    let v = deliver(lua, dv.as_ref(), vals, method)?;
+    let i = deliver(lua, di.as_ref(), idx, method)?;
     Ok(MultiValue::from_vec(vec![v, i]))
 }
 
@@ -225,118 +143,100 @@ fn number(v: f64) -> Result<MultiValue> {
     one(Value::Number(v))
 }
 
+/// The dimension at number parameter `i`, or the last one when it is left out.
+fn dim_or_last(b: &Bound, i: usize, x: &Tensor, method: &str) -> Result<usize> {
+    match num(b, i) {
+        Some(d) => dim_of(d, x, method),
+        None => last_dim(x, method),
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Methods
 
 fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValue> {
-    const FORMS: &str = "(tensor) | ([result,] tensor, dim)";
-    let c = parse(&a, method, FORMS)?;
-    let x = c.x();
+    let (b, x) = parse(&a, method)?;
+    let x = &x;
     if kind == SumKind::Mean {
         float_only(x, method)?;
     }
-    match c.shape() {
-        (1, 0, 0) => {
-            let v = dispatch!(x.dtype, T => match kind {
-                SumKind::Prod => whole::sum_all::<T>(x, true).named(method)?,
-                SumKind::Sum => whole::sum_all::<T>(x, false).named(method)?,
-                SumKind::Mean => {
-                    if x.numel() == 0 {
-                        return Err(error(method, "empty tensor"));
-                    }
-                    whole::sum_all::<T>(x, false).named(method)? / x.numel() as f64
+    if b.form == 0 {
+        let v = dispatch!(x.dtype, T => match kind {
+            SumKind::Prod => whole::sum_all::<T>(x, true).named(method)?,
+            SumKind::Sum => whole::sum_all::<T>(x, false).named(method)?,
+            SumKind::Mean => {
+                if x.numel() == 0 {
+                    return Err(error(method, "empty tensor"));
                 }
-            });
-            number(v)
-        }
-        (1 | 2, 1, 0) => {
-            let dest = c.dest(0);
-            check_type(dest, x.dtype, method, "the result")?;
-            let dim = dim_of(c.nums[0], x, method)?;
-            let r = dispatch!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?);
-            one(deliver(lua, dest, r, method)?)
-        }
-        _ => Err(invalid(&a, method, FORMS)),
+                whole::sum_all::<T>(x, false).named(method)? / x.numel() as f64
+            }
+        });
+        return number(v);
     }
+    let dest = b.result();
+    check_type(dest.as_ref(), x.dtype, method, "the result")?;
+    let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
+    let r = dispatch!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?);
+    one(deliver(lua, dest.as_ref(), r, method)?)
 }
 
 fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
-    const FORMS: &str = "(tensor) | ([resval, resind,] tensor, dim)";
-    let c = parse(&a, method, FORMS)?;
-    let x = c.x();
-    match c.shape() {
-        (1, 0, 0) => number(dispatch!(x.dtype, T => if max {
+    let (b, x) = parse(&a, method)?;
+    let x = &x;
+    if b.form == 0 {
+        return number(dispatch!(x.dtype, T => if max {
             extreme::extreme_all::<T, true>(x).named(method)?
         } else {
             extreme::extreme_all::<T, false>(x).named(method)?
-        })),
-        (1..=3, 1, 0) => {
-            pair_dests(&c, method)?;
-            let dim = dim_of(c.nums[0], x, method)?;
-            let r = dispatch!(x.dtype, T => if max {
-                extreme::extreme_dim::<T, true>(x, dim).named(method)?
-            } else {
-                extreme::extreme_dim::<T, false>(x, dim).named(method)?
-            });
-            two(lua, &c, r, method)
-        }
-        _ => Err(invalid(&a, method, FORMS)),
+        }));
     }
+    pair_dests(&b.results(), x.dtype, method)?;
+    let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
+    let r = dispatch!(x.dtype, T => if max {
+        extreme::extreme_dim::<T, true>(x, dim).named(method)?
+    } else {
+        extreme::extreme_dim::<T, false>(x, dim).named(method)?
+    });
+    two(lua, &b, x, r, method)
 }
 
 fn var_like(lua: &Lua, a: Args, method: &str, std: bool) -> Result<MultiValue> {
-    const FORMS: &str = "(tensor [, biased]) | ([result,] tensor, dim [, biased])";
-    let c = parse(&a, method, FORMS)?;
-    let x = c.x();
+    let (b, x) = parse(&a, method)?;
+    let x = &x;
     float_only(x, method)?;
-    let biased = c.bools.first().copied().unwrap_or(false);
-    match c.shape() {
-        (1, 0, 0 | 1) => {
-            let v = dispatch!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?);
-            number(if std { v.sqrt() } else { v })
-        }
-        (1 | 2, 1, 0 | 1) => {
-            let dest = c.dest(0);
-            check_type(dest, x.dtype, method, "the result")?;
-            let dim = dim_of(c.nums[0], x, method)?;
-            let r = dispatch!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?);
-            one(deliver(lua, dest, r, method)?)
-        }
-        _ => Err(invalid(&a, method, FORMS)),
+    let biased = b.bools()[0];
+    if b.form == 0 {
+        let v = dispatch!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?);
+        return number(if std { v.sqrt() } else { v });
     }
+    let dest = b.result();
+    check_type(dest.as_ref(), x.dtype, method, "the result")?;
+    let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
+    let r = dispatch!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?);
+    one(deliver(lua, dest.as_ref(), r, method)?)
 }
 
 fn norm(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "norm";
-    const FORMS: &str = "(tensor [, p]) | ([result,] tensor, p, dim)";
-    let c = parse(&a, METHOD, FORMS)?;
-    let x = c.x();
+    let (b, x) = parse(&a, METHOD)?;
+    let x = &x;
     float_only(x, METHOD)?;
-    match c.shape() {
-        (1, 0 | 1, 0) => {
-            let p = c.nums.first().copied().unwrap_or(2.0);
-            number(dispatch!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?))
-        }
-        (1 | 2, 2, 0) => {
-            let dest = c.dest(0);
-            check_type(dest, x.dtype, METHOD, "the result")?;
-            let dim = dim_of(c.nums[1], x, METHOD)?;
-            let r = dispatch!(x.dtype, T => along::norm_dim::<T>(x, c.nums[0], dim).named(METHOD)?);
-            one(deliver(lua, dest, r, METHOD)?)
-        }
-        _ => Err(invalid(&a, METHOD, FORMS)),
+    let p = num(&b, 0).expect("p or its default");
+    if b.form == 0 {
+        return number(dispatch!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?));
     }
+    let dest = b.result();
+    check_type(dest.as_ref(), x.dtype, METHOD, "the result")?;
+    let dim = dim_of(num(&b, 1).expect("a dimension"), x, METHOD)?;
+    let r = dispatch!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?);
+    one(deliver(lua, dest.as_ref(), r, METHOD)?)
 }
 
 fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "dist";
-    const FORMS: &str = "(tensor, tensor [, p])";
-    let c = parse(&a, METHOD, FORMS)?;
-    let (2, 0 | 1, 0) = c.shape() else {
-        return Err(invalid(&a, METHOD, FORMS));
-    };
-    let (x, y) = (&c.tensors[0].1, &c.tensors[1].1);
-    float_only(x, METHOD)?;
+    let (b, x) = parse(&a, METHOD)?;
+    let y = b.tensors().remove(0);
+    float_only(&x, METHOD)?;
     if y.dtype != x.dtype {
         return Err(error(
             METHOD,
@@ -347,97 +247,68 @@ fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
             ),
         ));
     }
-    let p = c.nums.first().copied().unwrap_or(2.0);
-    number(dispatch!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?))
+    let p = num(&b, 0).expect("p or its default");
+    number(dispatch!(x.dtype, T => whole::dist::<T>(&x, &y, p).named(METHOD)?))
 }
 
 fn logical(a: Args, method: &str, any: bool) -> Result<MultiValue> {
-    let c = parse(&a, method, "(ByteTensor)")?;
-    if c.shape() != (1, 0, 0) {
-        return Err(invalid(&a, method, "(ByteTensor)"));
-    }
-    let x = c.x();
+    let (_, x) = parse(&a, method)?;
     if x.dtype != DType::Byte {
         return Err(error(
             method,
             format!("only defined for torch.ByteTensor, got a {}", x.dtype.tensor_typename()),
         ));
     }
-    one(Value::Boolean(whole::logical_all(x, any).named(method)?))
+    one(Value::Boolean(whole::logical_all(&x, any).named(method)?))
 }
 
 fn cumulative(lua: &Lua, a: Args, method: &str, prod: bool) -> Result<MultiValue> {
-    const FORMS: &str = "([result,] tensor [, dim])";
-    let c = parse(&a, method, FORMS)?;
-    let x = c.x();
-    let (1 | 2, 0 | 1, 0) = c.shape() else {
-        return Err(invalid(&a, method, FORMS));
-    };
-    let dest = c.dest(0);
-    check_type(dest, x.dtype, method, "the result")?;
-    let dim = dim_of(c.nums.first().copied().unwrap_or(1.0), x, method)?;
+    let (b, x) = parse(&a, method)?;
+    let x = &x;
+    let dest = b.result();
+    check_type(dest.as_ref(), x.dtype, method, "the result")?;
+    let dim = dim_of(num(&b, 0).unwrap_or(1.0), x, method)?;
     let r = dispatch!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?);
-    one(deliver(lua, dest, r, method)?)
+    one(deliver(lua, dest.as_ref(), r, method)?)
 }
 
 fn sort_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "sort";
-    const FORMS: &str = "([resval, resind,] tensor [, dim] [, descending])";
-    let c = parse(&a, METHOD, FORMS)?;
-    let (1..=3, 0 | 1, 0 | 1) = c.shape() else {
-        return Err(invalid(&a, METHOD, FORMS));
-    };
-    let x = c.x();
-    pair_dests(&c, METHOD)?;
-    let dim = match c.nums.first() {
-        Some(&d) => dim_of(d, x, METHOD)?,
-        None => last_dim(x, METHOD)?,
-    };
-    let desc = c.bools.first().copied().unwrap_or(false);
+    let (b, x) = parse(&a, METHOD)?;
+    let x = &x;
+    pair_dests(&b.results(), x.dtype, METHOD)?;
+    let dim = dim_or_last(&b, 0, x, METHOD)?;
+    let desc = b.bools()[0];
     let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?);
-    two(lua, &c, r, METHOD)
+    two(lua, &b, x, r, METHOD)
 }
 
 fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "topk";
-    const FORMS: &str = "([resval, resind,] tensor [, k] [, dim] [, dir] [, sort])";
-    let c = parse(&a, METHOD, FORMS)?;
-    let (1..=3, 0..=2, 0..=2) = c.shape() else {
-        return Err(invalid(&a, METHOD, FORMS));
-    };
-    let x = c.x();
-    pair_dests(&c, METHOD)?;
-    let k = integer(c.nums.first().copied().unwrap_or(1.0), METHOD, "k")?;
-    let dim = match c.nums.get(1) {
-        Some(&d) => dim_of(d, x, METHOD)?,
-        None => last_dim(x, METHOD)?,
-    };
+    let (b, x) = parse(&a, METHOD)?;
+    let x = &x;
+    pair_dests(&b.results(), x.dtype, METHOD)?;
+    let k = integer(num(&b, 0).expect("k or its default"), METHOD, "k")?;
+    let dim = dim_or_last(&b, 1, x, METHOD)?;
     if k < 1 || k as usize > x.size[dim] {
         return Err(error(
             METHOD,
             format!("k ({k}) out of range for a dimension of size {}", x.size[dim]),
         ));
     }
-    let largest = c.bools.first().copied().unwrap_or(false);
+    let largest = b.bools()[0];
     let k = k as usize;
     let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?);
-    two(lua, &c, r, METHOD)
+    two(lua, &b, x, r, METHOD)
 }
 
 fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "kthvalue";
-    const FORMS: &str = "([resval, resind,] tensor, k [, dim])";
-    let c = parse(&a, METHOD, FORMS)?;
-    let (1..=3, 1 | 2, 0) = c.shape() else {
-        return Err(invalid(&a, METHOD, FORMS));
-    };
-    let x = c.x();
-    pair_dests(&c, METHOD)?;
-    let k = integer(c.nums[0], METHOD, "k")?;
-    let dim = match c.nums.get(1) {
-        Some(&d) => dim_of(d, x, METHOD)?,
-        None => last_dim(x, METHOD)?,
-    };
+    let (b, x) = parse(&a, METHOD)?;
+    let x = &x;
+    pair_dests(&b.results(), x.dtype, METHOD)?;
+    let k = integer(num(&b, 0).expect("k"), METHOD, "k")?;
+    let dim = dim_or_last(&b, 1, x, METHOD)?;
     if k < 1 || k as usize > x.size[dim] {
         return Err(error(
             METHOD,
@@ -446,21 +317,14 @@ fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     }
     let k = k as usize;
     let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, Pick::Kth(k)).named(METHOD)?);
-    two(lua, &c, r, METHOD)
+    two(lua, &b, x, r, METHOD)
 }
 
 fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiValue> {
-    const FORMS: &str = "([resval, resind,] tensor [, dim])";
-    let c = parse(&a, method, FORMS)?;
-    let (1..=3, 0 | 1, 0) = c.shape() else {
-        return Err(invalid(&a, method, FORMS));
-    };
-    let x = c.x();
-    pair_dests(&c, method)?;
-    let dim = match c.nums.first() {
-        Some(&d) => dim_of(d, x, method)?,
-        None => last_dim(x, method)?,
-    };
+    let (b, x) = parse(&a, method)?;
+    let x = &x;
+    pair_dests(&b.results(), x.dtype, method)?;
+    let dim = dim_or_last(&b, 0, x, method)?;
     if x.size[dim] == 0 {
         return Err(error(method, "cannot reduce a dimension of size 0"));
     }
@@ -471,21 +335,18 @@ fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiV
         Pick::Kth(x.size[dim].div_ceil(2))
     };
     let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, pick).named(method)?);
-    two(lua, &c, r, method)
+    two(lua, &b, x, r, method)
 }
 
-/// `renorm` arguments: `[result,] tensor, p, dim, maxnorm` -> (result, source, p, dim, maxnorm).
-fn renorm_args<'a>(c: &'a Call, a: &Args) -> Result<(Option<&'a Dest>, usize, f64, f64)> {
+/// `renorm` arguments: `[result,] tensor, p, dim, maxnorm` -> (result, source, dim, p, maxnorm).
+fn renorm_args(a: &Args) -> Result<(Option<Dest>, Tensor, usize, f64, f64)> {
     const METHOD: &str = "renorm";
-    const FORMS: &str = "([result,] tensor, p, dim, maxnorm)";
-    let (1 | 2, 3, 0) = c.shape() else {
-        return Err(invalid(a, METHOD, FORMS));
-    };
-    let x = c.x();
-    float_only(x, METHOD)?;
-    let dest = c.dest(0);
-    check_type(dest, x.dtype, METHOD, "the result")?;
-    let p = c.nums[0];
+    let (b, x) = parse(a, METHOD)?;
+    float_only(&x, METHOD)?;
+    let dest = b.result();
+    check_type(dest.as_ref(), x.dtype, METHOD, "the result")?;
+    let nums: Vec<f64> = b.numbers().into_iter().flatten().collect();
+    let p = nums[0];
     if p.is_nan() || p <= 0.0 {
         return Err(error(METHOD, format!("non-positive norm not supported (p = {p})")));
     }
@@ -495,32 +356,28 @@ fn renorm_args<'a>(c: &'a Call, a: &Args) -> Result<(Option<&'a Dest>, usize, f6
             format!("need at least 2 dimensions, got {} dimensions", x.dim()),
         ));
     }
-    let dim = dim_of(c.nums[1], x, METHOD)?;
-    Ok((dest, dim, p, c.nums[2]))
+    let dim = dim_of(nums[1], &x, METHOD)?;
+    Ok((dest, x, dim, p, nums[2]))
 }
 
 /// `x:renorm(p, dim, maxnorm)` works on x; `res:renorm(x, p, dim, maxnorm)` writes into res.
 fn renorm_method(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = parse(&a, "renorm", "([result,] tensor, p, dim, maxnorm)")?;
-    let (dest, dim, p, maxnorm) = renorm_args(&c, &a)?;
-    let x = c.x();
+    let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
     if dest.is_none() {
-        dispatch!(x.dtype, T => along::renorm::<T>(x, p, dim, maxnorm).named("renorm")?);
+        dispatch!(x.dtype, T => along::renorm::<T>(&x, p, dim, maxnorm).named("renorm")?);
         return receiver(&a);
     }
-    let fresh = clone_tensor(x)?;
+    let fresh = clone_tensor(&x)?;
     dispatch!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?);
-    one(deliver(lua, dest, fresh, "renorm")?)
+    one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
 }
 
 /// `torch.renorm([res,] x, p, dim, maxnorm)`: a new tensor unless res is given.
 fn renorm_function(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = parse(&a, "renorm", "([result,] tensor, p, dim, maxnorm)")?;
-    let (dest, dim, p, maxnorm) = renorm_args(&c, &a)?;
-    let x = c.x();
-    let fresh = clone_tensor(x)?;
+    let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
+    let fresh = clone_tensor(&x)?;
     dispatch!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?);
-    one(deliver(lua, dest, fresh, "renorm")?)
+    one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
 }
 
 pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {

@@ -1,0 +1,368 @@
+//! Binding a call's Lua arguments to the first form of its op that fits, as Torch's cwrap does:
+//! forms are tried in order; within a form, the parameters that may be left out are tried present
+//! before absent (the earlier ones first), and the arguments must then match the parameters one
+//! for one. Arguments that fit no form raise Torch7's error:
+//! `"<op>: invalid arguments: <given>\nexpected arguments: <form> | <form>"`.
+
+use mlua::Value;
+
+use super::param::{Param, Receiver, Types};
+use super::table::{Entry, Form};
+use crate::torch::args::{error, number, type_name};
+use crate::torch::dtype::DType;
+use crate::torch::family::Family;
+use crate::torch::tensor::Tensor;
+
+/// How the op was called: `x:f(...)` or `torch.f(...)`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    Method,
+    Function,
+}
+
+/// What an argument is, as the forms see it.
+enum Kind {
+    Tensor(Tensor),
+    Number(f64),
+    Bool(bool),
+    Other,
+}
+
+impl Kind {
+    fn of<K: Family>(v: &Value) -> Kind {
+        if let Some(x) = number(v) {
+            return Kind::Number(x);
+        }
+        if let Some(t) = K::tensor_of(v) {
+            return Kind::Tensor(t);
+        }
+        match v {
+            Value::Boolean(b) => Kind::Bool(*b),
+            _ => Kind::Other,
+        }
+    }
+
+    fn tensor(&self) -> Option<&Tensor> {
+        match self {
+            Kind::Tensor(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// The value a parameter of the bound form took.
+#[derive(Clone, Debug)]
+pub enum Slot {
+    /// Left out (its default applies).
+    Absent,
+    Tensor(Value, Tensor),
+    Number(f64),
+    Bool(bool),
+}
+
+/// A call bound to one form of its op.
+pub struct Bound {
+    /// Which of the op's forms (for this mode) fitted.
+    pub form: usize,
+    params: &'static [Param],
+    slots: Vec<Slot>,
+    /// The receiver of an in-place method, which is also the source when that is left out.
+    receiver: Option<(Value, Tensor)>,
+}
+
+impl Bound {
+    /// The result tensors given, in order (the receiver of an in-place method among them).
+    pub fn results(&self) -> Vec<(Value, Tensor)> {
+        self.of(|p| p.is_result())
+            .filter_map(|s| match s {
+                Slot::Tensor(v, t) => Some((v.clone(), t.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The first result tensor given.
+    pub fn result(&self) -> Option<(Value, Tensor)> {
+        self.results().into_iter().next()
+    }
+
+    /// The source tensor: the one given, or the receiver of an in-place method.
+    pub fn source(&self) -> Option<Tensor> {
+        let given = self.of(|p| p == Param::Source).find_map(|s| match s {
+            Slot::Tensor(_, t) => Some(t.clone()),
+            _ => None,
+        });
+        given.or_else(|| self.receiver.as_ref().map(|(_, t)| t.clone()))
+    }
+
+    /// The other tensor operands given, in order.
+    pub fn tensors(&self) -> Vec<Tensor> {
+        self.of(|p| matches!(p, Param::Tensor | Param::OptTensor))
+            .filter_map(|s| match s {
+                Slot::Tensor(_, t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The number parameters in order: the value given, the default, or None (an optional
+    /// dimension left out).
+    pub fn numbers(&self) -> Vec<Option<f64>> {
+        self.params
+            .iter()
+            .zip(&self.slots)
+            .filter(|(p, _)| p.is_number())
+            .map(|(p, s)| match (s, p) {
+                (Slot::Number(x), _) => Some(*x),
+                (_, Param::OptNumber(d)) => Some(*d),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The boolean parameters in order: the value given or the default.
+    pub fn bools(&self) -> Vec<bool> {
+        self.params
+            .iter()
+            .zip(&self.slots)
+            .filter_map(|(p, s)| match (s, p) {
+                (Slot::Bool(b), _) => Some(*b),
+                (_, Param::OptBool(d)) => Some(*d),
+                (_, Param::Bool) => Some(false),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn of(&self, keep: impl Fn(Param) -> bool) -> impl Iterator<Item = &Slot> {
+        self.params
+            .iter()
+            .zip(&self.slots)
+            .filter(move |(p, _)| keep(**p))
+            .map(|(_, s)| s)
+    }
+}
+
+/// How many arguments there are, nils at the end left out.
+pub fn given(a: &[Value]) -> usize {
+    let mut n = a.len();
+    while n > 0 && matches!(a[n - 1], Value::Nil) {
+        n -= 1;
+    }
+    n
+}
+
+/// The ways to take `present` of a form's `optional` parameters, as bit masks, the earlier
+/// parameters taken first.
+fn choices(optional: usize, present: usize) -> Vec<u32> {
+    let mut masks: Vec<u32> = (0..1u32 << optional)
+        .filter(|m| m.count_ones() as usize == present)
+        .collect();
+    masks.sort_by_key(|m| std::cmp::Reverse(m.reverse_bits()));
+    masks
+}
+
+/// For each parameter of `params`, the argument it takes (None: left out), for every way the
+/// arguments can be spread over the form, in the order they are tried.
+fn spreads(params: &[Param], in_place: bool, n: usize) -> Vec<Vec<Option<usize>>> {
+    let optional = params.iter().filter(|p| p.optional(in_place)).count();
+    let required = params.len() - optional;
+    if n < required || n - required > optional {
+        return Vec::new();
+    }
+    choices(optional, n - required)
+        .into_iter()
+        .map(|mask| {
+            let (mut bit, mut pos) = (0, 0);
+            params
+                .iter()
+                .map(|p| {
+                    let present = !p.optional(in_place) || {
+                        bit += 1;
+                        mask & (1 << (bit - 1)) != 0
+                    };
+                    present.then(|| {
+                        pos += 1;
+                        pos - 1
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The call's tensor type in a spread: the source's, else the receiver's, else the first
+/// tensor's.
+fn spread_dtype(params: &[Param], spread: &[Option<usize>], kinds: &[Kind], receiver: Option<DType>) -> Option<DType> {
+    let at = |i: usize| spread[i].and_then(|a| kinds[a].tensor()).map(|t| t.dtype);
+    let source = params.iter().position(|&p| p == Param::Source).and_then(at);
+    source
+        .or(receiver)
+        .or_else(|| (0..params.len()).filter(|&i| params[i].is_tensor()).find_map(at))
+}
+
+fn fits(p: Param, k: &Kind, types: Types, dtype: Option<DType>) -> bool {
+    match (p, k) {
+        (Param::ResultOf(d), Kind::Tensor(t)) => types == Types::Checked || t.dtype == d,
+        (p, Kind::Tensor(t)) if p.is_tensor() => types == Types::Checked || Some(t.dtype) == dtype,
+        (p, Kind::Number(_)) => p.is_number(),
+        (Param::Bool | Param::OptBool(_), Kind::Bool(_)) => true,
+        _ => false,
+    }
+}
+
+/// Binds the arguments `a` of a call of `entry` (the receiver first for a method) to its first
+/// form that fits; tensors are those of family `K`.
+pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<Bound> {
+    let name = entry.name;
+    let policy = entry.policy;
+    let a = if policy.trailing_nils_absent { &a[..given(a)] } else { a };
+    let in_place = mode == Mode::Method && policy.receiver == Receiver::InPlace;
+    let kinds: Vec<Kind> = a.iter().map(Kind::of::<K>).collect();
+    let receiver = match (in_place, kinds.first()) {
+        (false, _) => None,
+        (true, Some(Kind::Tensor(t))) => Some((a[0].clone(), t.clone())),
+        (true, _) => {
+            let got = type_name(a.first().unwrap_or(&Value::Nil));
+            return Err(error(name, format!("bad argument #1 (tensor expected, got {got})")));
+        }
+    };
+    let forms = entry.forms(mode == Mode::Method);
+    for (index, form) in forms.iter().enumerate() {
+        for spread in spreads(form.params, in_place, a.len()) {
+            let dtype = spread_dtype(form.params, &spread, &kinds, receiver.as_ref().map(|r| r.1.dtype));
+            let fit = form
+                .params
+                .iter()
+                .zip(&spread)
+                .all(|(&p, at)| at.is_none_or(|i| fits(p, &kinds[i], policy.types, dtype)));
+            if !fit {
+                continue;
+            }
+            let slots = spread
+                .iter()
+                .map(|at| match at.map(|i| (&a[i], &kinds[i])) {
+                    None => Slot::Absent,
+                    Some((v, Kind::Tensor(t))) => Slot::Tensor(v.clone(), t.clone()),
+                    Some((_, Kind::Number(x))) => Slot::Number(*x),
+                    Some((_, Kind::Bool(b))) => Slot::Bool(*b),
+                    Some((_, Kind::Other)) => Slot::Absent,
+                })
+                .collect();
+            return Ok(Bound {
+                form: index,
+                params: form.params,
+                slots,
+                receiver,
+            });
+        }
+    }
+    let dtype = message_dtype(forms, in_place, &kinds, receiver.as_ref().map(|r| r.1.dtype));
+    Err(invalid::<K>(name, a, &describe_forms::<K>(forms, in_place, dtype)))
+}
+
+/// The tensor type the message of a call that fits no form names: the receiver's for an in-place
+/// method; else that of the tensor where a form of as many parameters as there are arguments
+/// takes its source; else the first tensor's; else Double.
+fn message_dtype(forms: &[Form], in_place: bool, kinds: &[Kind], receiver: Option<DType>) -> DType {
+    if let Some(d) = receiver {
+        return d;
+    }
+    let at_source = forms.iter().find_map(|f| {
+        let source = f.params.iter().position(|&p| p == Param::Source)?;
+        spreads(f.params, in_place, kinds.len())
+            .iter()
+            .find_map(|s| s[source].and_then(|i| kinds[i].tensor()).map(|t| t.dtype))
+    });
+    at_source
+        .or_else(|| kinds.iter().find_map(|k| k.tensor().map(|t| t.dtype)))
+        .unwrap_or(DType::Double)
+}
+
+/// `DoubleTensor` for `torch.DoubleTensor` (and `CudaTensor` for `torch.CudaTensor`).
+fn short<K: Family>(d: DType) -> String {
+    let name = K::tensor_typename(d);
+    name.strip_prefix("torch.").unwrap_or(name).to_string()
+}
+
+/// The forms as Torch7 lists them: `*DoubleTensor* [DoubleTensor] number | ...`.
+pub fn describe_forms<K: Family>(forms: &[Form], in_place: bool, dtype: DType) -> String {
+    let t = short::<K>(dtype);
+    forms
+        .iter()
+        .map(|f| {
+            let parts: Vec<String> = f.params.iter().map(|p| p.describe(in_place, &t, short::<K>)).collect();
+            parts.join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The arguments as Torch7 lists them: `DoubleTensor number string`, or `no arguments`.
+pub fn describe_args<K: Family>(a: &[Value]) -> String {
+    let names: Vec<String> = a
+        .iter()
+        .map(|v| match K::tensor_of(v) {
+            Some(t) => short::<K>(t.dtype),
+            None if number(v).is_some() => "number".to_string(),
+            None => v.type_name().to_string(),
+        })
+        .collect();
+    if names.is_empty() {
+        "no arguments".into()
+    } else {
+        names.join(" ")
+    }
+}
+
+/// Torch7's error for arguments `a` that fit none of the forms `expected`.
+pub fn invalid<K: Family>(name: &str, a: &[Value], expected: &str) -> mlua::Error {
+    error(
+        name,
+        format!(
+            "invalid arguments: {}\nexpected arguments: {expected}",
+            describe_args::<K>(a)
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::torch::forms::table::entry;
+    use crate::torch::userdata::Host;
+
+    #[test]
+    fn optional_parameters_are_taken_earlier_first() {
+        // Two of three optional parameters: (0, 1) before (0, 2) before (1, 2).
+        assert_eq!(choices(3, 2), vec![0b011, 0b101, 0b110]);
+        assert_eq!(choices(2, 1), vec![0b01, 0b10]);
+        assert_eq!(choices(0, 0), vec![0]);
+        let topk = entry("topk").forms[0].params;
+        // Two arguments: the second is tried as a result, as the indices, then as k before the
+        // dimension (`t:topk(2)` asks for 2 elements).
+        let s = spreads(topk, false, 2);
+        assert_eq!(s[0], vec![Some(0), None, Some(1), None, None, None, None]);
+        assert_eq!(s[2], vec![None, None, Some(0), Some(1), None, None, None]);
+        assert_eq!(s[3], vec![None, None, Some(0), None, Some(1), None, None]);
+        assert!(spreads(topk, false, 9).is_empty());
+    }
+
+    #[test]
+    fn forms_read_like_torch() {
+        let add = entry("add");
+        assert_eq!(
+            describe_forms::<Host>(add.forms, true, DType::Double),
+            "*DoubleTensor* [DoubleTensor] number | *DoubleTensor* [DoubleTensor] [number] DoubleTensor"
+        );
+        assert_eq!(
+            describe_forms::<Host>(add.forms, false, DType::Float),
+            "[*FloatTensor*] FloatTensor number | [*FloatTensor*] FloatTensor [number] FloatTensor"
+        );
+        assert_eq!(
+            describe_forms::<Host>(entry("max").forms, false, DType::Double),
+            "DoubleTensor | [*DoubleTensor*] [*LongTensor*] DoubleTensor index"
+        );
+        assert_eq!(describe_args::<Host>(&[]), "no arguments");
+    }
+}
