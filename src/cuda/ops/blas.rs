@@ -22,6 +22,7 @@ use crate::cuda::driver::guard;
 use crate::cuda::libraries::{self, Lib};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
+use crate::torch::kernels::blas::operand::{self, Order};
 use crate::torch::layout::Tensor;
 
 /// The cuBLAS handle of one device, made on first use (used under the lock: handles are not for
@@ -58,30 +59,15 @@ fn int(v: usize) -> Result<c_int> {
     c_int::try_from(v).map_err(|_| Error::shape(format!("{v} is too large for cuBLAS")))
 }
 
-/// How a matrix operand reads column-major: `Rows` when row-major (stored as its transpose,
-/// leading dimension = row stride), `Cols` when column-major (as itself, leading dimension =
-/// column stride).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Order {
-    Rows(usize),
-    Cols(usize),
-}
-
-/// The order of a rows x cols view, if cuBLAS can read it in place (strides of size-1
-/// dimensions do not matter).
+/// How cuBLAS reads `t` (a matrix) in place: row-major first, as cuBLAS's own transposes suit
+/// Torch's row-major tensors; the layout rules are the host's (`kernels::blas::operand`).
 fn order(t: &Tensor) -> Option<Order> {
-    let (r, c) = (t.size[0], t.size[1]);
-    let (s0, s1) = (t.stride[0], t.stride[1]);
-    if (c == 1 || s1 == 1) && (r == 1 || s0 >= c.max(1)) {
-        return Some(Order::Rows(if r == 1 { c.max(1) } else { s0 }));
-    }
-    if (r == 1 || s0 == 1) && (c == 1 || s1 >= r.max(1)) {
-        return Some(Order::Cols(if c == 1 { r.max(1) } else { s1 }));
-    }
-    None
+    let (r, c, s0, s1) = (t.size[0], t.size[1], t.stride[0], t.stride[1]);
+    operand::row_major_ld(r, c, s0, s1)
+        .map(Order::Rows)
+        .or_else(|| operand::column_major_ld(r, c, s0, s1).map(Order::Cols))
 }
 
-/// A view cuBLAS can read, and its order: `t` itself or a contiguous copy.
 fn readable(t: &Tensor) -> Result<(Tensor, Order)> {
     if let Some(o) = order(t) {
         return Ok((t.clone(), o));

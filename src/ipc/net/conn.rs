@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use super::auth::{self, HANDSHAKE_LIMIT};
 use super::error::{DISCONNECTED, NetError, Res};
 use super::frame::{self, HEADER_LEN, Header, Kind, TensorMeta};
-use super::runs::for_each_run;
 use super::stats::NetStats;
 use super::wait::{errno, fmt_seconds, os_text, set_int_opt, sleep_interruptible, wait_fd};
 use crate::error::Error;
+use crate::torch::kernels::strided::try_for_each_contiguous_run as for_each_run;
 use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
 

@@ -30,7 +30,6 @@ mod cuda;
 pub mod error;
 pub mod frame;
 pub mod listener;
-pub mod runs;
 mod server;
 pub mod stats;
 pub mod transfer;
