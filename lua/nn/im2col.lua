@@ -15,6 +15,14 @@
 local im2col = {}
 nn.im2col = im2col
 
+-- The Rust kernels (torch._nn) take contiguous float and double tensors; other types (device
+-- tensors, integer ones) take the tensor-method paths below.
+local kernels = torch._nn
+function im2col.hasKernel(t)
+   local ty = torch.type(t)
+   return kernels ~= nil and (ty == 'torch.FloatTensor' or ty == 'torch.DoubleTensor')
+end
+
 -- The number of window positions of a window of k elements spaced by dil, moved by d over n (+
 -- pad on both sides). ceil rounds up, but never so that the last window starts in the padding
 -- after the input.
@@ -149,6 +157,12 @@ end
 -- The columns of x (lead... x size...): `cols` resized to L x K x O, L the product of the leading
 -- sizes (for one C-plane image, a (C*K) x O matrix).
 function im2col.unfold(cols, x, g, scratch)
+   if im2col.hasKernel(x) then
+      local _, L = lead(x, g)
+      cols:resize(L, g.K, g.O)
+      kernels.unfold(cols, x:contiguous(), g)
+      return cols
+   end
    local p, P, L = im2col.padded(x, g, 0, scratch)
    cols:resize(L, g.K, g.O)
    local sizes = { L }
@@ -219,6 +233,10 @@ end
 -- Adds the columns (L x K x O, contiguous) onto gradX (lead... x size..., not cleared here) at
 -- the positions im2col.unfold took them from.
 function im2col.fold(gradX, cols, g, scratch)
+   if im2col.hasKernel(gradX) and gradX:isContiguous() and cols:isContiguous() then
+      kernels.fold(gradX, cols, g)
+      return gradX
+   end
    local _, L = lead(gradX, g)
    local sizes, strs = { L }, { g.K * g.O }
    local acc = 1
@@ -368,17 +386,18 @@ function im2col.convAccGrad(gradWeights, x, gradOut, g, scale, cols, scratch)
    local nOut = G * nOutG
    local CgK = (C / G) * g.K
    local go = gradOut:contiguous():view(N, nOut, g.O)
-   -- The columns transposed into a contiguous O x CgK matrix: a product with a transposed right
-   -- operand is many times slower in our addmm today.
-   local colsT = x.new(g.O, CgK)
+   -- Host BLAS takes the columns' transpose as it is; other types get a contiguous copy.
+   local direct = im2col.hasKernel(x)
+   local colsT = not direct and x.new(g.O, CgK) or nil
    local B = chunkSize(N, C, g)
    for n0 = 1, N, B do
       local b = math.min(B, N - n0 + 1)
       local c = im2col.unfold(cols, x:narrow(1, n0, b), g, scratch):view(b, C * g.K, g.O)
       for i = 1, b do
          for gi = 1, G do
-            colsT:copy(c[i]:narrow(1, (gi - 1) * CgK + 1, CgK):t())
-            gradWeights[gi]:addmm(scale, go[n0 + i - 1]:narrow(1, (gi - 1) * nOutG + 1, nOutG), colsT)
+            local ct = c[i]:narrow(1, (gi - 1) * CgK + 1, CgK):t()
+            if colsT then ct = colsT:copy(ct) end
+            gradWeights[gi]:addmm(scale, go[n0 + i - 1]:narrow(1, (gi - 1) * nOutG + 1, nOutG), ct)
          end
       end
    end

@@ -97,6 +97,12 @@ end
 -- The largest element of each window and its 1-based position in its plane (LongTensor). Padding
 -- counts as minus infinity; ties go to the first element in the window.
 function pooling.regularMax(x, g, buffer)
+   if nn.im2col.hasKernel(x) then
+      local L = x:nElement() / g.S
+      local values, positions = x.new(L, g.O), torch.LongTensor(L, g.O)
+      torch._nn.maxPool(values, positions, x:contiguous(), g)
+      return values, positions
+   end
    local p, P, L = nn.im2col.padded(x, g, -math.huge, buffer)
    local values, arg
    local better = torch.ByteTensor()

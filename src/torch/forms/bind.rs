@@ -162,9 +162,34 @@ fn choices(optional: usize, present: usize) -> Vec<u32> {
     masks
 }
 
+/// Every way to spread a call's arguments over a form (see `spread_list`), shared.
+type Spreads = std::rc::Rc<Vec<Vec<Option<usize>>>>;
+
+/// The spreads of a form (see `spread_list`), computed once per form, mode and argument count:
+/// every method call binds, and most calls of one op look alike.
+fn spreads(params: &'static [Param], in_place: bool, n: usize) -> Spreads {
+    type Key = (usize, usize, bool, usize);
+    thread_local! {
+        static CACHE: std::cell::RefCell<std::collections::HashMap<Key, Spreads>> = Default::default();
+    }
+    if n > params.len() {
+        // More arguments than parameters: no spread (and nothing to remember).
+        return std::rc::Rc::new(Vec::new());
+    }
+    let key = (params.as_ptr() as usize, params.len(), in_place, n);
+    CACHE.with(|c| {
+        if let Some(s) = c.borrow().get(&key) {
+            return s.clone();
+        }
+        let s = std::rc::Rc::new(spread_list(params, in_place, n));
+        c.borrow_mut().insert(key, s.clone());
+        s
+    })
+}
+
 /// For each parameter of `params`, the argument it takes (None: left out), for every way the
 /// arguments can be spread over the form, in the order they are tried.
-fn spreads(params: &[Param], in_place: bool, n: usize) -> Vec<Vec<Option<usize>>> {
+fn spread_list(params: &[Param], in_place: bool, n: usize) -> Vec<Vec<Option<usize>>> {
     let optional = params.iter().filter(|p| p.optional(in_place)).count();
     let required = params.len() - optional;
     if n < required || n - required > optional {
@@ -229,12 +254,12 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
     };
     let forms = entry.forms(mode == Mode::Method);
     for (index, form) in forms.iter().enumerate() {
-        for spread in spreads(form.params, in_place, a.len()) {
-            let dtype = spread_dtype(form.params, &spread, &kinds, receiver.as_ref().map(|r| r.1.dtype));
+        for spread in spreads(form.params, in_place, a.len()).iter() {
+            let dtype = spread_dtype(form.params, spread, &kinds, receiver.as_ref().map(|r| r.1.dtype));
             let fit = form
                 .params
                 .iter()
-                .zip(&spread)
+                .zip(spread)
                 .all(|(&p, at)| at.is_none_or(|i| fits(p, &kinds[i], policy.types, dtype)));
             if !fit {
                 continue;

@@ -338,8 +338,13 @@ pub fn entries() -> impl Iterator<Item = &'static Entry> {
 /// The op called `name`. Every name a method asks for is in the table (a unit test checks the
 /// installed methods).
 pub fn entry(name: &str) -> &'static Entry {
-    entries()
-        .find(|e| e.name == name)
+    // Looked up on every call of a reduction: an index by name, built once.
+    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Entry>> =
+        std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| entries().map(|e| (e.name, e)).collect())
+        .get(name)
+        .copied()
         .unwrap_or_else(|| panic!("no argument forms for {name}"))
 }
 

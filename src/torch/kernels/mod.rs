@@ -16,5 +16,6 @@ pub mod fill;
 pub mod index;
 pub mod linalg;
 pub mod math;
+pub mod nn;
 pub mod reduce;
 pub mod strided;

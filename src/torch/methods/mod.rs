@@ -13,6 +13,7 @@ pub mod factory;
 pub mod index;
 pub mod linalg;
 pub mod math;
+pub mod nn;
 pub mod output;
 pub mod random;
 pub mod reduce;
@@ -35,5 +36,6 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, fun
     callback::install(lua, tensor)?;
     factory::install(lua, tensor, functions)?;
     random::install(lua, tensor, functions)?;
+    nn::install(lua, functions)?;
     Ok(())
 }

@@ -1,0 +1,481 @@
+//! The heavy passes of nn's modules (lua/nn): windows of planes unfolded into columns and folded
+//! back (the convolutions, as unfold + one gemm), the maxima of pooling windows, and the
+//! threshold (ReLU) pass. Each works on contiguous float or double tensors; the Lua modules make
+//! their operands contiguous and keep the module logic.
+//!
+//! A window geometry ([`Windows`]) covers 1 to 3 pooled dimensions, in the tensor's order (depth,
+//! height, width): for each, the input extent, the window extent, the step, the padding on both
+//! sides, the spacing of the window's elements (dilation) and the number of window positions.
+//! Missing leading dimensions count as extent 1, so every loop below is three deep.
+
+use crate::error::{Error, Result};
+use crate::torch::dtype::DType;
+use crate::torch::tensor::Tensor;
+
+/// Window geometry over the last `n` dimensions of a tensor of planes (see the module comment).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Windows {
+    pub size: [usize; 3],
+    pub k: [usize; 3],
+    pub d: [usize; 3],
+    pub pad: [usize; 3],
+    pub dil: [usize; 3],
+    pub out: [usize; 3],
+}
+
+impl Windows {
+    /// The geometry of `n` (1 to 3) dimensions from per-dimension lists, padded in front to three.
+    pub fn new(
+        size: &[usize],
+        k: &[usize],
+        d: &[usize],
+        pad: &[usize],
+        dil: &[usize],
+        out: &[usize],
+    ) -> Result<Windows> {
+        let n = size.len();
+        if !(1..=3).contains(&n)
+            || [k.len(), d.len(), pad.len(), dil.len(), out.len()]
+                .iter()
+                .any(|&l| l != n)
+        {
+            return Err(Error::argument(
+                "a window geometry has 1 to 3 dimensions, each with all its fields",
+            ));
+        }
+        let fill = |v: &[usize], one: usize| {
+            let mut a = [one; 3];
+            a[3 - n..].copy_from_slice(v);
+            a
+        };
+        let w = Windows {
+            size: fill(size, 1),
+            k: fill(k, 1),
+            d: fill(d, 1),
+            pad: fill(pad, 0),
+            dil: fill(dil, 1),
+            out: fill(out, 1),
+        };
+        if w.k.contains(&0) || w.d.contains(&0) || w.dil.contains(&0) {
+            return Err(Error::argument("window, step and dilation must be positive"));
+        }
+        Ok(w)
+    }
+
+    /// Elements of one plane.
+    pub fn plane(&self) -> usize {
+        self.size.iter().product()
+    }
+
+    /// Elements of one window.
+    pub fn window(&self) -> usize {
+        self.k.iter().product()
+    }
+
+    /// Window positions.
+    pub fn positions(&self) -> usize {
+        self.out.iter().product()
+    }
+
+    /// For kernel offset `kk` along dimension `j`, the input coordinate of each window position
+    /// along `j`, or None where it falls in the padding.
+    fn coords(&self, j: usize, kk: usize) -> Vec<Option<usize>> {
+        (0..self.out[j])
+            .map(|o| {
+                let at = (o * self.d[j] + kk * self.dil[j]) as isize - self.pad[j] as isize;
+                (at >= 0 && (at as usize) < self.size[j]).then_some(at as usize)
+            })
+            .collect()
+    }
+}
+
+/// The float element types nn works on.
+trait Real: Copy + PartialOrd + std::ops::AddAssign + Send + Sync {
+    const ZERO: Self;
+    const NEG_INF: Self;
+    fn is_nan(self) -> bool;
+}
+
+impl Real for f32 {
+    const ZERO: f32 = 0.0;
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+}
+
+impl Real for f64 {
+    const ZERO: f64 = 0.0;
+    const NEG_INF: f64 = f64::NEG_INFINITY;
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+}
+
+/// `t`'s elements as a slice, checked to be contiguous, of element type `dtype` and of `len`
+/// elements.
+///
+/// # Safety
+/// The caller must not hold another slice over the same memory while this one is written, and
+/// must keep `t` (whose storage owns the memory) alive while it uses the slice.
+unsafe fn slice<'b, T: crate::torch::dtype::Element>(
+    t: &Tensor,
+    dtype: DType,
+    len: usize,
+    what: &str,
+) -> Result<&'b mut [T]> {
+    if t.dtype != dtype {
+        return Err(Error::dtype(format!("{what} must have the input's type")));
+    }
+    if !t.is_contiguous() {
+        return Err(Error::argument(format!("{what} must be contiguous")));
+    }
+    if t.numel() != len {
+        return Err(Error::shape(format!(
+            "{what} has {} elements, {len} expected",
+            t.numel()
+        )));
+    }
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    let s = t.storage_checked()?;
+    // SAFETY: a checked view of `len` contiguous elements from its offset.
+    Ok(unsafe { std::slice::from_raw_parts_mut(s.ptr::<T>().add(t.offset), len) })
+}
+
+fn float_type(t: &Tensor) -> Result<DType> {
+    match t.dtype {
+        DType::Float | DType::Double => Ok(t.dtype),
+        other => Err(Error::dtype(format!("float or double tensors expected, got {other:?}"))),
+    }
+}
+
+/// Planes of `x` (contiguous, a whole number of planes of geometry `w`).
+fn planes(x: &Tensor, w: &Windows) -> Result<usize> {
+    let p = w.plane();
+    if p == 0 || !x.numel().is_multiple_of(p) {
+        return Err(Error::shape(format!(
+            "{} elements are not a whole number of {p}-element planes",
+            x.numel()
+        )));
+    }
+    Ok(x.numel() / p)
+}
+
+/// Runs `f(plane index, kernel offset index, input index per position)` over every plane and
+/// kernel offset, the positions' input indices given as an iterator-ready list (None: padding).
+fn each_offset(w: &Windows, mut f: impl FnMut(usize, &[Option<usize>])) {
+    let (s1, s2) = (w.size[1] * w.size[2], w.size[2]);
+    let mut idx = Vec::with_capacity(w.positions());
+    let mut kk = 0;
+    for k0 in 0..w.k[0] {
+        let c0 = w.coords(0, k0);
+        for k1 in 0..w.k[1] {
+            let c1 = w.coords(1, k1);
+            for k2 in 0..w.k[2] {
+                let c2 = w.coords(2, k2);
+                idx.clear();
+                for a in &c0 {
+                    for b in &c1 {
+                        for c in &c2 {
+                            idx.push(match (a, b, c) {
+                                (Some(a), Some(b), Some(c)) => Some(a * s1 + b * s2 + c),
+                                _ => None,
+                            });
+                        }
+                    }
+                }
+                f(kk, &idx);
+                kk += 1;
+            }
+        }
+    }
+}
+
+/// im2col: `cols` (L x K x O, contiguous) = the windows of `x` (L planes of geometry `w`),
+/// padding read as zero.
+pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows) -> Result<()> {
+    let dtype = float_type(x)?;
+    let l = planes(x, w)?;
+    let (p, k, o) = (w.plane(), w.window(), w.positions());
+    match dtype {
+        DType::Float => unsafe {
+            unfold_typed::<f32>(
+                slice(cols, dtype, l * k * o, "the columns")?,
+                slice(x, dtype, l * p, "the input")?,
+                w,
+                l,
+            )
+        },
+        _ => unsafe {
+            unfold_typed::<f64>(
+                slice(cols, dtype, l * k * o, "the columns")?,
+                slice(x, dtype, l * p, "the input")?,
+                w,
+                l,
+            )
+        },
+    }
+    Ok(())
+}
+
+fn unfold_typed<T: Real + crate::torch::dtype::Element>(cols: &mut [T], x: &[T], w: &Windows, l: usize) {
+    let (p, k, o) = (w.plane(), w.window(), w.positions());
+    each_offset(w, |kk, idx| {
+        for plane in 0..l {
+            let src = &x[plane * p..(plane + 1) * p];
+            let dst = &mut cols[(plane * k + kk) * o..(plane * k + kk + 1) * o];
+            for (d, i) in dst.iter_mut().zip(idx) {
+                *d = match i {
+                    Some(i) => src[*i],
+                    None => T::ZERO,
+                };
+            }
+        }
+    });
+}
+
+/// col2im: adds `cols` (L x K x O) onto `x` (L planes, not cleared here) at the positions
+/// `unfold` read them from; columns in the padding are dropped.
+pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows) -> Result<()> {
+    let dtype = float_type(x)?;
+    let l = planes(x, w)?;
+    let (p, k, o) = (w.plane(), w.window(), w.positions());
+    match dtype {
+        DType::Float => unsafe {
+            fold_typed::<f32>(
+                slice(x, dtype, l * p, "the input gradient")?,
+                slice(cols, dtype, l * k * o, "the columns")?,
+                w,
+                l,
+            )
+        },
+        _ => unsafe {
+            fold_typed::<f64>(
+                slice(x, dtype, l * p, "the input gradient")?,
+                slice(cols, dtype, l * k * o, "the columns")?,
+                w,
+                l,
+            )
+        },
+    }
+    Ok(())
+}
+
+fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w: &Windows, l: usize) {
+    let (p, k, o) = (w.plane(), w.window(), w.positions());
+    each_offset(w, |kk, idx| {
+        for plane in 0..l {
+            let dst = &mut x[plane * p..(plane + 1) * p];
+            let src = &cols[(plane * k + kk) * o..(plane * k + kk + 1) * o];
+            for (v, i) in src.iter().zip(idx) {
+                if let Some(i) = i {
+                    dst[*i] += *v;
+                }
+            }
+        }
+    });
+}
+
+/// The largest element of each window of each plane of `x` into `values` (L x O) and its 1-based
+/// position in its plane into `positions` (a LongTensor, L x O). Padding counts as minus
+/// infinity, ties go to the first element of the window, and a NaN wins (as in Torch7).
+pub fn max_pool(values: &Tensor, positions: &Tensor, x: &Tensor, w: &Windows) -> Result<()> {
+    let dtype = float_type(x)?;
+    let l = planes(x, w)?;
+    let (p, o) = (w.plane(), w.positions());
+    unsafe {
+        let pos = slice::<i64>(positions, DType::Long, l * o, "the positions")?;
+        match dtype {
+            DType::Float => max_pool_typed::<f32>(
+                slice(values, dtype, l * o, "the maxima")?,
+                pos,
+                slice(x, dtype, l * p, "the input")?,
+                w,
+                l,
+            ),
+            _ => max_pool_typed::<f64>(
+                slice(values, dtype, l * o, "the maxima")?,
+                pos,
+                slice(x, dtype, l * p, "the input")?,
+                w,
+                l,
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn max_pool_typed<T: Real + crate::torch::dtype::Element>(
+    values: &mut [T],
+    pos: &mut [i64],
+    x: &[T],
+    w: &Windows,
+    l: usize,
+) {
+    let (p, o) = (w.plane(), w.positions());
+    values.fill(T::NEG_INF);
+    pos.fill(0);
+    each_offset(w, |_, idx| {
+        for plane in 0..l {
+            let src = &x[plane * p..(plane + 1) * p];
+            let vals = &mut values[plane * o..(plane + 1) * o];
+            let at = &mut pos[plane * o..(plane + 1) * o];
+            for ((v, a), i) in vals.iter_mut().zip(at.iter_mut()).zip(idx) {
+                if let Some(i) = *i {
+                    let e = src[i];
+                    // The first element seen takes the window; later ones must be larger.
+                    if *a == 0 || (e > *v && !v.is_nan()) || (e.is_nan() && !v.is_nan()) {
+                        *v = e;
+                        *a = i as i64 + 1;
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// The first element of `t` (contiguous, `len` elements of type `dtype`) as a raw pointer: the
+/// threshold passes may be given one tensor twice (in place), so they read and write through
+/// pointers, element by element, never through two slices.
+fn raw<T: crate::torch::dtype::Element>(t: &Tensor, dtype: DType, len: usize, what: &str) -> Result<*mut T> {
+    // SAFETY: the slice is only used for its pointer; no reference outlives this call.
+    unsafe { slice::<T>(t, dtype, len, what).map(|s| s.as_mut_ptr()) }
+}
+
+/// `output = input > threshold ? input : value`, elementwise (`output` may be `input`).
+pub fn threshold(output: &Tensor, input: &Tensor, threshold: f64, value: f64) -> Result<()> {
+    fn run<T: Real + crate::torch::dtype::Element>(y: *mut T, x: *const T, n: usize, th: T, v: T) {
+        for i in 0..n {
+            // SAFETY: both pointers cover n elements (checked by `raw`).
+            unsafe {
+                let e = *x.add(i);
+                *y.add(i) = if e > th { e } else { v };
+            }
+        }
+    }
+    let dtype = float_type(input)?;
+    let n = input.numel();
+    match dtype {
+        DType::Float => run::<f32>(
+            raw(output, dtype, n, "the output")?,
+            raw(input, dtype, n, "the input")?,
+            n,
+            threshold as f32,
+            value as f32,
+        ),
+        _ => run::<f64>(
+            raw(output, dtype, n, "the output")?,
+            raw(input, dtype, n, "the input")?,
+            n,
+            threshold,
+            value,
+        ),
+    }
+    Ok(())
+}
+
+/// `gradInput = input > threshold ? gradOutput : 0`, elementwise (`gradInput` may be
+/// `gradOutput`, or `input`).
+pub fn threshold_backward(grad_input: &Tensor, input: &Tensor, grad_output: &Tensor, threshold: f64) -> Result<()> {
+    fn run<T: Real + crate::torch::dtype::Element>(r: *mut T, x: *const T, g: *const T, n: usize, th: T) {
+        for i in 0..n {
+            // SAFETY: the three pointers cover n elements (checked by `raw`).
+            unsafe { *r.add(i) = if *x.add(i) > th { *g.add(i) } else { T::ZERO } };
+        }
+    }
+    let dtype = float_type(input)?;
+    let n = input.numel();
+    match dtype {
+        DType::Float => run::<f32>(
+            raw(grad_input, dtype, n, "gradInput")?,
+            raw(input, dtype, n, "the input")?,
+            raw(grad_output, dtype, n, "gradOutput")?,
+            n,
+            threshold as f32,
+        ),
+        _ => run::<f64>(
+            raw(grad_input, dtype, n, "gradInput")?,
+            raw(input, dtype, n, "the input")?,
+            raw(grad_output, dtype, n, "gradOutput")?,
+            n,
+            threshold,
+        ),
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
+        let t = Tensor::zeros(DType::Double, sizes).unwrap();
+        unsafe {
+            slice::<f64>(&t, DType::Double, v.len(), "t")
+                .unwrap()
+                .copy_from_slice(v)
+        };
+        t
+    }
+
+    fn values(t: &Tensor) -> Vec<f64> {
+        unsafe { slice::<f64>(t, DType::Double, t.numel(), "t").unwrap().to_vec() }
+    }
+
+    #[test]
+    fn unfold_then_fold_counts_each_element_once_per_window() {
+        // One 3x3 plane, 2x2 windows, step 1: 4 positions.
+        let w = Windows::new(&[3, 3], &[2, 2], &[1, 1], &[0, 0], &[1, 1], &[2, 2]).unwrap();
+        let x = tensor(&[1., 2., 3., 4., 5., 6., 7., 8., 9.], &[1, 3, 3]);
+        let cols = Tensor::zeros(DType::Double, &[1, 4, 4]).unwrap();
+        unfold(&cols, &x, &w).unwrap();
+        // Offset (0,0) of each window: 1 2 4 5; offset (1,1): 5 6 8 9.
+        let c = values(&cols);
+        assert_eq!(&c[0..4], &[1., 2., 4., 5.]);
+        assert_eq!(&c[12..16], &[5., 6., 8., 9.]);
+        let ones = tensor(&[1.0; 16], &[1, 4, 4]);
+        let g = Tensor::zeros(DType::Double, &[1, 3, 3]).unwrap();
+        fold(&g, &ones, &w).unwrap();
+        assert_eq!(values(&g), vec![1., 2., 1., 2., 4., 2., 1., 2., 1.]);
+    }
+
+    #[test]
+    fn padding_reads_zero_and_pooling_ignores_it() {
+        // A 1-D plane of 3 with padding 1, windows of 2 moved by 2: positions at -1 and 1.
+        let w = Windows::new(&[3], &[2], &[2], &[1], &[1], &[2]).unwrap();
+        let x = tensor(&[-5., -6., -7.], &[1, 3]);
+        let cols = Tensor::zeros(DType::Double, &[1, 2, 2]).unwrap();
+        unfold(&cols, &x, &w).unwrap();
+        assert_eq!(values(&cols), vec![0., -6., -5., -7.]);
+        let v = Tensor::zeros(DType::Double, &[1, 2]).unwrap();
+        let p = Tensor::zeros(DType::Long, &[1, 2]).unwrap();
+        max_pool(&v, &p, &x, &w).unwrap();
+        assert_eq!(values(&v), vec![-5., -6.]);
+        let pos = unsafe { slice::<i64>(&p, DType::Long, 2, "p").unwrap().to_vec() };
+        assert_eq!(pos, vec![1, 2]);
+    }
+
+    #[test]
+    fn threshold_both_ways() {
+        let x = tensor(&[-1., 0.5, 2.], &[3]);
+        let y = Tensor::zeros(DType::Double, &[3]).unwrap();
+        threshold(&y, &x, 0.0, 0.0).unwrap();
+        assert_eq!(values(&y), vec![0., 0.5, 2.]);
+        let g = tensor(&[10., 20., 30.], &[3]);
+        threshold_backward(&g, &x, &g, 0.0).unwrap();
+        assert_eq!(values(&g), vec![0., 20., 30.]);
+    }
+
+    #[test]
+    fn bad_operands_are_errors() {
+        let w = Windows::new(&[3], &[2], &[1], &[0], &[1], &[2]).unwrap();
+        let x = Tensor::zeros(DType::Long, &[3]).unwrap();
+        let cols = Tensor::zeros(DType::Double, &[4]).unwrap();
+        assert!(unfold(&cols, &x, &w).is_err());
+        let x = Tensor::zeros(DType::Double, &[4]).unwrap();
+        assert!(unfold(&cols, &x, &w).is_err());
+        assert!(Windows::new(&[3], &[0], &[1], &[0], &[1], &[2]).is_err());
+    }
+}

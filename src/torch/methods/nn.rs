@@ -1,0 +1,74 @@
+//! `torch._nn`: the Lua side of nn's kernels (`kernels::nn`), called by lua/nn's shared passes
+//! (im2col.lua, pooling.lua, Threshold.lua) with tensors they have made contiguous. A window
+//! geometry comes as nn.im2col's table (`size`, `k`, `d`, `pad`, `dil`, `out`: one entry per
+//! pooled dimension).
+
+use mlua::{Lua, Result, Table, Value};
+
+use super::convention::{add, none};
+use crate::error::Named;
+use crate::torch::args::{Args, arg, error, number_arg, tensor_arg};
+use crate::torch::kernels::nn::{self as kernels, Windows};
+
+/// The geometry table at argument `pos`.
+fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {
+    let Value::Table(g) = arg(a, pos) else {
+        return Err(error(
+            method,
+            format!("bad argument #{pos} (window geometry table expected)"),
+        ));
+    };
+    let list = |name: &str| -> Result<Vec<usize>> {
+        let t: Table = g
+            .get(name)
+            .map_err(|_| error(method, format!("the geometry has no list '{name}'")))?;
+        t.sequence_values::<i64>()
+            .map(|v| {
+                let v = v.map_err(|_| error(method, format!("the geometry's '{name}' must hold integers")))?;
+                usize::try_from(v).map_err(|_| error(method, format!("the geometry's '{name}' must not be negative")))
+            })
+            .collect()
+    };
+    Windows::new(
+        &list("size")?,
+        &list("k")?,
+        &list("d")?,
+        &list("pad")?,
+        &list("dil")?,
+        &list("out")?,
+    )
+    .named(method)
+}
+
+pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
+    let t = lua.create_table()?;
+    add(lua, &t, "unfold", |_, a: Args| {
+        const M: &str = "torch._nn.unfold";
+        kernels::unfold(&tensor_arg(&a, 1, M)?, &tensor_arg(&a, 2, M)?, &windows(&a, 3, M)?).named(M)?;
+        none()
+    })?;
+    add(lua, &t, "fold", |_, a: Args| {
+        const M: &str = "torch._nn.fold";
+        kernels::fold(&tensor_arg(&a, 1, M)?, &tensor_arg(&a, 2, M)?, &windows(&a, 3, M)?).named(M)?;
+        none()
+    })?;
+    add(lua, &t, "maxPool", |_, a: Args| {
+        const M: &str = "torch._nn.maxPool";
+        let (values, positions, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
+        kernels::max_pool(&values, &positions, &x, &windows(&a, 4, M)?).named(M)?;
+        none()
+    })?;
+    add(lua, &t, "threshold", |_, a: Args| {
+        const M: &str = "torch._nn.threshold";
+        let (y, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?);
+        kernels::threshold(&y, &x, number_arg(&a, 3, M)?, number_arg(&a, 4, M)?).named(M)?;
+        none()
+    })?;
+    add(lua, &t, "thresholdBackward", |_, a: Args| {
+        const M: &str = "torch._nn.thresholdBackward";
+        let (gi, x, go) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
+        kernels::threshold_backward(&gi, &x, &go, number_arg(&a, 4, M)?).named(M)?;
+        none()
+    })?;
+    functions.raw_set("_nn", t)
+}
