@@ -1,7 +1,8 @@
 -- The maths of the device tensors in Torch's calling forms: `x:f(...)` works in place on x,
 -- `res:f(src, ...)` writes into res, `torch.f(src, ...)` returns a new tensor and
--- `torch.f(res, src, ...)` writes into res. The forms are resolved here; the work is one call to
--- a native primitive of libcutorch with every operand explicit.
+-- `torch.f(res, src, ...)` writes into res. Most ops are native and bound by the host's table of
+-- argument forms (src/cuda/lua/math.rs); the ones here are built on libcutorch's primitives, each
+-- called with every operand explicit.
 --
 -- Returns { methods = ..., functions = ... }: methods for the device classes, and the torch.*
 -- functions that device tensors dispatch to (cutorch/init.lua installs both).
@@ -28,316 +29,67 @@ local function invalid(name, usage, ...)
    error(string.format('%s: invalid arguments: %s\nexpected arguments: %s', name, describe(...), usage), 3)
 end
 
--- Whether args[from..n] match a signature: 'T' a device tensor, 'N' a number.
-local function fits(sig, args, from, n)
-   if n - from + 1 ~= #sig then return false end
-   for i = 1, #sig do
-      local v = args[from + i - 1]
-      if sig[i] == 'T' then
-         if not isCuda(v) then return false end
-      elseif type(v) ~= 'number' then
-         return false
-      end
-   end
-   return true
-end
-
--- The usage text of an operation's signatures.
-local function usage(name, sigs, isMethod)
-   local forms = {}
-   for _, sig in ipairs(sigs) do
-      local parts = {}
-      for i, s in ipairs(sig) do parts[i] = s == 'T' and 'CudaTensor' or 'number' end
-      local tail = table.concat(parts, ', ')
-      local sep = tail == '' and '' or ', '
-      if isMethod then
-         forms[#forms + 1] = string.format('x:%s(%s) | res:%s(src%s%s)', name, tail, name, sep, tail)
-      else
-         forms[#forms + 1] = string.format('torch.%s([res,] src%s%s)', name, sep, tail)
-      end
-   end
-   return table.concat(forms, ' | ')
-end
-
--- Resolves a call by the forms above: (res, src, signature, first tail index, args); res is nil
--- for a function call that returns a new tensor.
-local function resolve(name, sigs, isMethod, ...)
-   local n = select('#', ...)
-   local args = { ... }
-   for _, sig in ipairs(sigs) do
-      if isMethod then
-         if fits(sig, args, 2, n) then return args[1], args[1], sig, 2, args end
-      elseif isCuda(args[1]) and fits(sig, args, 2, n) then
-         return nil, args[1], sig, 2, args
-      end
-   end
-   for _, sig in ipairs(sigs) do
-      if isCuda(args[1]) and isCuda(args[2]) and fits(sig, args, 3, n) then
-         return args[1], args[2], sig, 3, args
-      end
-   end
-   invalid(name, usage(name, sigs, isMethod), ...)
-end
-
--- Defines `name` as a method and a function: run(name, res, src, tail values..., signature).
-local function define(name, sigs, run)
-   local function call(isMethod, ...)
-      local res, src, sig, from, args = resolve(name, sigs, isMethod, ...)
-      return run(name, res, src, sig, args[from], args[from + 1], args[from + 2])
-   end
-   methods[name] = function(...) return call(true, ...) end
-   functions[name] = function(...) return call(false, ...) end
-end
+-- The elementwise maths, the comparisons, the matrix products and the reductions sum, prod, mean,
+-- max, min, norm, cumsum and cumprod are native (src/cuda/lua/math.rs): bound by the host's table of argument forms, with
+-- its error text.
+for k, f in pairs(C.maths.methods) do methods[k] = f end
+for k, f in pairs(C.maths.functions) do functions[k] = f end
 
 local pointwise = C.pointwise
 
----------------------------------------------------------------------------------------------------
--- Elementwise.
-
-for _, name in ipairs { 'neg', 'abs', 'sign', 'exp', 'log', 'log1p', 'sqrt', 'rsqrt', 'cinv', 'tanh', 'sigmoid',
-   'sinh', 'cosh', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'floor', 'ceil', 'round', 'trunc', 'frac' } do
-   define(name, { {} }, function(_, res, src)
-      return pointwise(name, name, res, src)
-   end)
-end
-
--- add and csub: [number] or [number,] tensor.
-for name, sign in pairs { add = 1, csub = -1 } do
-   define(name, { { 'N' }, { 'T' }, { 'N', 'T' } }, function(_, res, src, sig, a, b)
-      if #sig == 1 and sig[1] == 'N' then return pointwise(name, 'add_n', res, src, nil, nil, sign * a) end
-      if #sig == 1 then return pointwise(name, 'add', res, src, a, nil, sign) end
-      return pointwise(name, 'add', res, src, b, nil, sign * a)
-   end)
-end
-
--- With a number.
-for name, op in pairs { mul = 'mul_n', div = 'div_n' } do
-   define(name, { { 'N' } }, function(_, res, src, _, v)
-      return pointwise(name, op, res, src, nil, nil, v)
-   end)
-end
-
--- With a tensor.
-for name, op in pairs { cmul = 'cmul', cdiv = 'cdiv', cpow = 'cpow', cfmod = 'cfmod', cmod = 'cfmod',
-   cremainder = 'cremainder', atan2 = 'atan2' } do
-   define(name, { { 'T' } }, function(_, res, src, _, t)
-      return pointwise(name, op, res, src, t)
-   end)
-end
-
--- With a tensor or a number.
-for name, ops in pairs { cmax = { 'cmax', 'max_n' }, cmin = { 'cmin', 'min_n' }, fmod = { 'cfmod', 'fmod_n' },
-   mod = { 'cfmod', 'fmod_n' }, remainder = { 'cremainder', 'remainder_n' } } do
-   define(name, { { 'T' }, { 'N' } }, function(_, res, src, sig, x)
-      if sig[1] == 'T' then return pointwise(name, ops[1], res, src, x) end
-      return pointwise(name, ops[2], res, src, nil, nil, x)
-   end)
-end
-
--- Comparisons with a tensor or a number: a:gt(b) and torch.gt(a, b) give a new tensor, res:gt(a, b)
--- and torch.gt(res, a, b) fill res; 1 where true, 0 elsewhere, in a's type (cutorch's CudaTensor
--- comparisons did so; there is no CudaByteTensor).
-for _, name in ipairs { 'lt', 'le', 'gt', 'ge', 'eq', 'ne' } do
-   local function run(isMethod, res, a, b, ...)
-      if select('#', ...) == 0 and isCuda(a) and (res == nil or isCuda(res)) then
-         if isCuda(b) then return pointwise(name, name, res, a, b) end
-         if type(b) == 'number' then return pointwise(name, name .. '_n', res, a, nil, nil, b) end
-      end
-      local usage = isMethod and ('a:' .. name .. '(b) or res:' .. name .. '(a, b), b a tensor or a number')
-         or ('torch.' .. name .. '([res,] a, b), b a tensor or a number')
-      if isMethod then invalid(name, usage, res, a, b, ...) end
-      invalid(name, usage, a, b, ...)
-   end
-   methods[name] = function(x, y, z, ...)
-      if z == nil then return run(true, nil, x, y, ...) end
-      return run(true, x, y, z, ...)
-   end
-   functions[name] = function(x, y, z, ...)
-      if z == nil then return run(false, nil, x, y, ...) end
-      return run(false, x, y, z, ...)
-   end
-end
-
 -- x:maskedFill(mask, v): v where mask is not 0; the mask a device tensor of x's type with as many
 -- elements (what the comparisons give).
-define('maskedFill', { { 'T', 'N' } }, function(name, res, src, _, mask, v)
-   return pointwise(name, 'masked_fill', res, src, mask, nil, v)
-end)
+methods.maskedFill = function(x, mask, v, ...)
+   if not (isCuda(x) and isCuda(mask) and type(v) == 'number') or select('#', ...) > 0 then
+      invalid('maskedFill', 'x:maskedFill(mask, number)', x, mask, v, ...)
+   end
+   return pointwise('maskedFill', 'masked_fill', x, x, mask, nil, v)
+end
+functions.maskedFill = methods.maskedFill
 
-define('clamp', { { 'N', 'N' } }, function(name, res, src, _, lo, hi)
-   return pointwise(name, 'clamp', res, src, nil, nil, lo, hi)
-end)
+-- The ops below are built from others; their calls are bound by the host's table of forms all the
+-- same: bind(name, isMethod, ...) gives the result (or nil), the source, the other tensors, the
+-- numbers (defaults filled in) and the booleans, or raises Torch's "invalid arguments" error.
+local bind = C.bindForms
 
-define('lerp', { { 'T', 'N' } }, function(name, res, src, _, t, weight)
-   return pointwise(name, 'lerp', res, src, t, nil, weight)
-end)
-
-for _, name in ipairs { 'addcmul', 'addcdiv' } do
-   define(name, { { 'T', 'T' }, { 'N', 'T', 'T' } }, function(_, res, src, sig, a, b, c)
-      if #sig == 2 then return pointwise(name, name, res, src, a, b, 1) end
-      return pointwise(name, name, res, src, b, c, a)
-   end)
+-- Hands a result built apart back: into the caller's tensor when one was given.
+local function deliver(res, out)
+   if res == nil then return out end
+   return res:resizeAs(out):copy(out)
 end
 
--- pow: src^number, or number^src (`res:pow(number, src)`, `torch.pow([res,] number, src)`).
-do
-   define('pow', { { 'N' } }, function(name, res, src, _, e)
-      return pointwise(name, 'pow_n', res, src, nil, nil, e)
-   end)
-   local method, fn = methods.pow, functions.pow
-   methods.pow = function(...)
-      local res, a, b = ...
-      if select('#', ...) == 3 and type(a) == 'number' and isCuda(b) then
-         return pointwise('pow', 'tpow_n', res, b, nil, nil, a)
-      end
-      return method(...)
-   end
-   functions.pow = function(...)
-      local n, a, b, c = select('#', ...), ...
-      if n == 2 and type(a) == 'number' and isCuda(b) then return pointwise('pow', 'tpow_n', nil, b, nil, nil, a) end
-      if n == 3 and isCuda(a) and type(b) == 'number' and isCuda(c) then
-         return pointwise('pow', 'tpow_n', a, c, nil, nil, b)
-      end
-      return fn(...)
+local function floatOnly(name, x)
+   if torch.typename(x) == 'torch.CudaLongTensor' then
+      error(name .. ': not supported for torch.CudaLongTensor (only torch.CudaTensor and torch.CudaDoubleTensor)', 3)
    end
 end
 
----------------------------------------------------------------------------------------------------
--- Reductions.
-
--- sum, mean, prod: x:f() is a number; x:f(dim) a tensor; torch.f([res,] x [, dim]).
-for _, name in ipairs { 'sum', 'mean', 'prod' } do
-   methods[name] = function(x, dim)
-      if dim == nil then return C.reduceAll(name, name, x) end
-      return C.reduceDim(name, name, nil, x, dim)
-   end
-   functions[name] = function(a, b, c)
-      if isCuda(b) then return C.reduceDim(name, name, a, b, c) end
-      if b == nil then return C.reduceAll(name, name, a) end
-      return C.reduceDim(name, name, nil, a, b)
-   end
-end
-
--- max, min: x:f() is a number; x:f(dim) gives values and (1-based) indices;
--- torch.f([values, indices,] x [, dim]).
-for name, isMin in pairs { max = false, min = true } do
-   methods[name] = function(x, dim)
-      if dim == nil then return C.reduceAll(name, name, x) end
-      return C.argReduceDim(name, isMin, nil, nil, x, dim)
-   end
-   functions[name] = function(a, b, c, d)
-      if isCuda(c) then return C.argReduceDim(name, isMin, a, b, c, d) end
-      if b == nil then return C.reduceAll(name, name, a) end
-      return C.argReduceDim(name, isMin, nil, nil, a, b)
-   end
-end
-
--- The reduction that computes the p-norm.
-local function normOp(p)
-   if p == 0 then return 'norm0' end
-   if p == 1 then return 'norm1' end
-   if p == 2 then return 'norm2' end
-   if p == math.huge then return 'norminf' end
-   return 'normp'
-end
-
--- norm: x:norm([p]) is a number, x:norm(p, dim) a tensor; torch.norm([res,] x [, p [, dim]]).
-methods.norm = function(x, p, dim)
-   p = p or 2
-   if type(p) ~= 'number' then invalid('norm', 'x:norm([p [, dim]])', x, p, dim) end
-   if dim == nil then return C.reduceAll('norm', normOp(p), x, p) end
-   return C.reduceDim('norm', normOp(p), nil, x, dim, p)
-end
-functions.norm = function(a, b, c, d)
-   if isCuda(b) then
-      c = c or 2
-      return C.reduceDim('norm', normOp(c), a, b, d, c)
-   end
-   return methods.norm(a, b, c)
-end
-
--- var, std: x:f() a number, x:f(dim) a tensor, with `biased` (true: divide by n, not n - 1);
--- torch.f(x [, dim] [, biased]). dist: the p-norm of the difference, x:dist(y [, p]).
+-- var, std: x:f([biased]) a number, x:f(dim [, biased]) a tensor (biased true: divide by n, not
+-- n - 1); torch.f([res,] x [, dim] [, biased]). dist: the p-norm of the difference.
 for name, root in pairs { var = false, std = true } do
-   methods[name] = function(x, dim, biased)
-      if torch.typename(x) == 'torch.CudaLongTensor' then
-         error(name .. ': not supported for torch.CudaLongTensor (only torch.CudaTensor and torch.CudaDoubleTensor)', 2)
-      end
-      if dim == nil or type(dim) == 'boolean' then
-         biased = dim
-         local n = x:nElement()
+   local function f(...)
+      local res, x, _, n, b = bind(name, false, ...)
+      floatOnly(name, x)
+      local dim, biased = n[1], b[1]
+      if dim == nil then
+         local count = x:nElement()
          local d = x - x:mean()
-         local v = d:cmul(d):sum() / (biased and n or (n - 1))
+         local v = d:cmul(d):sum() / (biased and count or (count - 1))
          return root and math.sqrt(v) or v
       end
-      local n = x:size(dim)
+      local count = x:size(dim)
       local d = x - x:mean(dim):expandAs(x)
-      local v = d:cmul(d):sum(dim):div(biased and n or (n - 1))
-      return root and v:sqrt() or v
+      local v = d:cmul(d):sum(dim):div(biased and count or (count - 1))
+      return deliver(res, root and v:sqrt() or v)
    end
-   functions[name] = function(...) return methods[name](...) end
+   methods[name], functions[name] = f, f
 end
 
-methods.dist = function(x, y, p)
-   return (x - y):norm(p or 2)
+methods.dist = function(...)
+   local _, x, t, n = bind('dist', false, ...)
+   return (x - t[1]):norm(n[1])
 end
 functions.dist = methods.dist
-
----------------------------------------------------------------------------------------------------
--- Matrix products (cuBLAS).
-
--- mm, mv, ger, bmm: res:f(x, y); torch.f([res,] x, y).
-for name, prim in pairs { mm = C.gemm, mv = C.gemv, ger = C.ger, bmm = C.bgemm } do
-   methods[name] = function(res, x, y)
-      if not (isCuda(res) and isCuda(x) and isCuda(y)) then invalid(name, 'res:' .. name .. '(x, y)', res, x, y) end
-      return prim(name, res, 0, nil, 1, x, y)
-   end
-   functions[name] = function(a, b, c)
-      if c == nil then return prim(name, nil, 0, nil, 1, a, b) end
-      return prim(name, a, 0, nil, 1, b, c)
-   end
-end
-
--- addmm, addmv, addr, baddbmm, addbmm: torch.f([res,] [beta,] M, [alpha,] x, y); res:f([M,]
--- [alpha,] x, y) and res:f(beta, [M,] alpha, x, y), M defaulting to res. Read from the end: y, x,
--- [alpha], M, [beta].
-for name, prim in pairs { addmm = C.gemm, addmv = C.gemv, addr = C.ger, baddbmm = C.bgemm, addbmm = C.bgemmSum } do
-   local function parse(isMethod, ...)
-      local args = { ... }
-      local n = select('#', ...)
-      local function bad()
-         invalid(name, isMethod and ('res:' .. name .. '([M,] [alpha,] x, y) or res:' .. name .. '(beta, [M,] alpha, x, y)')
-            or ('torch.' .. name .. '([res,] [beta,] M, [alpha,] x, y)'), unpack(args, 1, n))
-      end
-      local i = n
-      local function take(kind)
-         local v = args[i]
-         if i >= 1 and ((kind == 'T' and isCuda(v)) or (kind == 'N' and type(v) == 'number')) then
-            i = i - 1
-            return v
-         end
-      end
-      local first = isMethod and 2 or 1
-      local y, x = take('T'), take('T')
-      if not (x and y) then bad() end
-      local alpha = take('N')
-      local M = i >= first and take('T') or nil
-      local beta = i >= first and take('N') or nil
-      local res
-      if isMethod then
-         res = args[1]
-         if i ~= 1 or not isCuda(res) or (beta ~= nil and alpha == nil) then bad() end
-         M = M or res
-      else
-         if M == nil then bad() end
-         res = i >= 1 and take('T') or nil
-         if i ~= 0 then bad() end
-      end
-      return prim(name, res, beta or 1, M, alpha or 1, x, y)
-   end
-   methods[name] = function(...) return parse(true, ...) end
-   functions[name] = function(...) return parse(false, ...) end
-end
 
 functions.dot = function(x, y) return x:dot(y) end
 
@@ -399,32 +151,17 @@ end
 ---------------------------------------------------------------------------------------------------
 -- Scans, triangles and diagonals.
 
--- cumsum, cumprod: x:f([dim]) a new tensor, res:f(src [, dim]), torch.f([res,] src [, dim]);
--- dim 1 by default, as on the host.
-for name, prod in pairs { cumsum = false, cumprod = true } do
-   methods[name] = function(x, a, b)
-      if isCuda(a) then return C.scanDim(name, prod, x, a, b or 1) end
-      return C.scanDim(name, prod, nil, x, a or 1)
-   end
-   functions[name] = methods[name]
-end
-
--- The forms x:f([k]) (a new result) and res:f(src [, k]): (res or nil, src, k).
-local function withResult(name, usage, x, a, b, ...)
-   local res, src, k = nil, x, a
-   if isCuda(a) then res, src, k = x, a, b elseif b ~= nil then invalid(name, usage, x, a, b, ...) end
-   if select('#', ...) > 0 or not isCuda(src) or (k ~= nil and type(k) ~= 'number') then
-      invalid(name, usage, x, a, b, ...)
-   end
-   if k ~= nil and k ~= math.floor(k) then error(string.format('%s: k must be an integer, got %s', name, k), 3) end
-   return res, src, k or 0
+-- k of diag, tril and triu: an integer.
+local function integerK(name, k)
+   if k ~= math.floor(k) then error(string.format('%s: k must be an integer, got %s', name, k), 3) end
+   return k
 end
 
 -- tril, triu: the elements on and below (above) diagonal k, zeros elsewhere.
 for _, name in ipairs { 'tril', 'triu' } do
-   local usage = string.format('torch.%s([res,] x [, k]) or x:%s([k])', name, name)
    methods[name] = function(...)
-      local res, src, k = withResult(name, usage, ...)
+      local res, src, _, n = bind(name, false, ...)
+      local k = integerK(name, n[1])
       if src:dim() ~= 2 then error(string.format('%s: expected a matrix, got %dD tensor', name, src:dim()), 2) end
       return pointwise(name, name, res, src, nil, nil, k, src:size(2))
    end
@@ -447,7 +184,8 @@ end
 
 -- diag: of a vector, the square matrix with it on diagonal k; of a matrix, its diagonal k.
 methods.diag = function(...)
-   local res, src, k = withResult('diag', 'torch.diag([res,] x [, k]) or x:diag([k])', ...)
+   local res, src, _, n = bind('diag', false, ...)
+   local k = integerK('diag', n[1])
    if src:dim() == 1 then
       local n = src:size(1) + math.abs(k)
       -- Built apart from src when src is also the result.
@@ -467,8 +205,8 @@ methods.diag = function(...)
 end
 functions.diag = methods.diag
 
-methods.trace = function(x, ...)
-   if select('#', ...) > 0 or not isCuda(x) then invalid('trace', 'x:trace() or torch.trace(x)', x, ...) end
+methods.trace = function(...)
+   local _, x = bind('trace', false, ...)
    if x:dim() ~= 2 then error(string.format('trace: expected a matrix, got %dD tensor', x:dim()), 2) end
    local d = diagonal(x, 0)
    return d and d:sum() or 0
@@ -477,12 +215,9 @@ functions.trace = methods.trace
 
 -- cross: x:cross(y [, dim]) a new tensor, res:cross(x, y [, dim]); dim by default the first of
 -- size 3.
-methods.cross = function(a, b, c, d)
-   local res, x, y, dim
-   if isCuda(c) then res, x, y, dim = a, b, c, d else x, y, dim = a, b, c end
-   if not (isCuda(x) and isCuda(y)) or (dim ~= nil and type(dim) ~= 'number') then
-      invalid('cross', 'torch.cross([res,] a, b [, dim]) or a:cross(b [, dim])', a, b, c, d)
-   end
+methods.cross = function(...)
+   local res, x, t, n = bind('cross', false, ...)
+   local y, dim = t[1], n[1]
    if x:dim() ~= y:dim() then error(string.format('cross: inconsistent tensor dimension %dD, %dD', x:dim(), y:dim()), 2) end
    if not x:isSameSizeAs(y) then error('cross: inconsistent tensor sizes', 2) end
    if dim == nil then
@@ -507,12 +242,10 @@ functions.cross = methods.cross
 
 -- renorm: each slice along dim whose p-norm exceeds maxnorm scaled to norm maxnorm; x:renorm(p,
 -- dim, maxnorm) in place, res:renorm(x, p, dim, maxnorm) and torch.renorm([res,] x, ...).
-methods.renorm = function(a, b, c, d, e)
-   local res, x, p, dim, maxnorm
-   if isCuda(b) then res, x, p, dim, maxnorm = a, b, c, d, e else res, x, p, dim, maxnorm = a, a, b, c, d end
-   if not (isCuda(x) and type(p) == 'number' and type(dim) == 'number' and type(maxnorm) == 'number') then
-      invalid('renorm', '([result,] tensor, p, dim, maxnorm)', a, b, c, d, e)
-   end
+methods.renorm = function(...)
+   local res, x, _, n = bind('renorm', false, ...)
+   local p, dim, maxnorm = n[1], n[2], n[3]
+   res = res or x
    if torch.typename(x) == 'torch.CudaLongTensor' then
       error('renorm: not supported for torch.CudaLongTensor (only torch.CudaTensor and torch.CudaDoubleTensor)', 2)
    end
@@ -532,9 +265,10 @@ methods.renorm = function(a, b, c, d, e)
    res:transpose(1, dim):copy(slices)
    return res
 end
-functions.renorm = function(a, b, ...)
-   if isCuda(b) then return methods.renorm(a, b, ...) end
-   return methods.renorm(a:clone(), a, b, ...)
+functions.renorm = function(...)
+   local res, x = bind('renorm', false, ...)
+   if res == nil then return methods.renorm(x:clone(), ...) end
+   return methods.renorm(...)
 end
 
 ---------------------------------------------------------------------------------------------------
@@ -651,18 +385,19 @@ functions.reshape = methods.reshape
 ---------------------------------------------------------------------------------------------------
 -- Logic: all and any of a tensor's elements (not zero); equal: same sizes and values.
 
-methods.all = function(x)
+methods.all = function(...)
+   local _, x = bind('all', false, ...)
    return x:nElement() == 0 or C.reduceAll('all', 'zeros', x) == 0
 end
-methods.any = function(x)
+methods.any = function(...)
+   local _, x = bind('any', false, ...)
    return x:nElement() > 0 and C.reduceAll('any', 'zeros', x) < x:nElement()
 end
 functions.all, functions.any = methods.all, methods.any
 
-methods.equal = function(x, y, ...)
-   if not (isCuda(x) and isCuda(y)) or torch.typename(x) ~= torch.typename(y) or select('#', ...) > 0 then
-      invalid('equal', 'x:equal(y) or torch.equal(x, y), both of one CUDA type', x, y, ...)
-   end
+methods.equal = function(...)
+   local _, x, t = bind('equal', false, ...)
+   local y = t[1]
    if not x:isSameSizeAs(y) then return false end
    return x:nElement() == 0 or C.reduceAll('equal', 'zeros', x:ne(y)) == x:nElement()
 end

@@ -114,14 +114,38 @@ pub fn result(
     } else {
         opt_tensor(a, pos, dtype, method)?
     };
+    let given = given.map(|t| (arg(a, pos).clone(), t));
+    result_given(lua, given.as_ref(), dtype, size, on, method)
+}
+
+/// The result tensor a bound call was given, checked to be of type `dtype` and resized to
+/// `size`, or when None a new one on the device of the operand `on`: its value and view.
+pub fn result_given(
+    lua: &Lua,
+    given: Option<&(Value, Tensor)>,
+    dtype: DType,
+    size: &[usize],
+    on: &Tensor,
+    method: &str,
+) -> Result<(Value, Tensor)> {
     match given {
-        Some(mut t) => {
-            let v = arg(a, pos).clone();
+        Some((v, t)) => {
+            if t.dtype != dtype {
+                return Err(error(
+                    method,
+                    format!(
+                        "the result must be a {}, got a {}",
+                        tensor_typename(dtype),
+                        tensor_typename(t.dtype)
+                    ),
+                ));
+            }
+            let mut t = t.clone();
             if t.size != size || t.storage.is_none() {
                 args::lift_in(method, construct::resize_in::<Cuda>(&mut t, size))?;
-                Cuda::set_view(&v, t.clone())?;
+                Cuda::set_view(v, t.clone())?;
             }
-            Ok((v, t))
+            Ok((v.clone(), t))
         }
         None => {
             let t = empty_like(&*result_device(on, method)?, dtype, size).named(method)?;

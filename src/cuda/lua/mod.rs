@@ -1,14 +1,16 @@
 //! `libcutorch`, the native side of `require 'cutorch'` (the Lua glue, the top layer of `cuda`):
 //! the classes' registration and constructors and the hooks that let `.t7` files carry device
 //! tensors, here; the device functions (`cutorch.*`) in `device`, `streams` and `ipc`; the
-//! tensors' and storages' methods in `methods`, `gather` and `sort`; and the primitives that
-//! `lua/cutorch/Tensor.lua` builds the maths on in `primitives`. Every function here names
+//! tensors' and storages' methods in `methods`, `gather` and `sort`; the maths bound by the host's
+//! table of argument forms in `math`; and the primitives that `lua/cutorch/Tensor.lua` builds the
+//! rest on in `primitives`. Every function here names
 //! itself in its errors (`crate::error::Named`); the layers below do not know it.
 
 mod args;
 mod device;
 mod gather;
 mod ipc;
+mod math;
 mod methods;
 mod primitives;
 mod sort;
@@ -64,6 +66,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
     methods::install(lua, &tensor, &storage, &m)?;
     gather::install(lua, &tensor)?;
     primitives::install(lua, &m)?;
+    math::install(lua, &m)?;
     m.set("tensorMethods", tensor)?;
     m.set("storageMethods", storage)?;
     m.set("types", lua.create_sequence_from(TYPES.iter().map(|d| d.name()))?)?;

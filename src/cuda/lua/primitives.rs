@@ -5,7 +5,7 @@
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
-use super::args::{device_of_tensor, new_like, op_name, opt_tensor, result, tensor_arg};
+use super::args::{device_of_tensor, new_like, op_name, opt_tensor, result, result_given, tensor_arg};
 use crate::cuda::device::Device;
 use crate::cuda::family::Cuda;
 use crate::cuda::ops::operands::tensor_typename;
@@ -48,7 +48,13 @@ fn pointwise(lua: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 /// Integer division by zero is an error, as on the host, raised before anything changes.
-fn check_integer_divisor(op: &str, v: f64, b: Option<&Tensor>, c: Option<&Tensor>, name: &str) -> Result<()> {
+pub(super) fn check_integer_divisor(
+    op: &str,
+    v: f64,
+    b: Option<&Tensor>,
+    c: Option<&Tensor>,
+    name: &str,
+) -> Result<()> {
     let zero = match op {
         "div_n" | "fmod_n" | "remainder_n" => v as i64 == 0,
         "cdiv" | "cfmod" | "cremainder" => b.map(reduce::has_zero).transpose().named(name)? == Some(true),
@@ -75,7 +81,7 @@ fn reduce_all(_: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 /// The size of a reduction along `dim`.
-fn reduced_size(t: &Tensor, dim: usize) -> Vec<usize> {
+pub(super) fn reduced_size(t: &Tensor, dim: usize) -> Vec<usize> {
     let mut size = t.size.clone();
     size[dim] = 1;
     size
@@ -107,10 +113,8 @@ fn arg_reduce_dim(lua: &Lua, a: Args) -> Result<MultiValue> {
     Ok(MultiValue::from_vec(vec![vv, iv]))
 }
 
-/// The two operands of a product, checked: same type, on one device, of the dimensions given.
-fn operands(a: &Args, pos: usize, dims: [usize; 2], name: &str) -> Result<(Tensor, Tensor)> {
-    let x = tensor_arg(a, pos, name)?;
-    let y = tensor_arg(a, pos + 1, name)?;
+/// The two operands of a product, checked: same type, of the dimensions given.
+pub(super) fn check_operands(x: &Tensor, y: &Tensor, dims: [usize; 2], name: &str) -> Result<()> {
     if y.dtype != x.dtype {
         return Err(error(
             name,
@@ -133,76 +137,133 @@ fn operands(a: &Args, pos: usize, dims: [usize; 2], name: &str) -> Result<(Tenso
             ),
         ));
     }
-    Ok((x, y))
+    Ok(())
 }
 
-/// The result of an added product (`addmm`, `addmv`, `addr`, and `mm`/`mv`/`ger` with no M):
-/// res resized to `size`, holding M when beta is not zero.
-fn added_result(lua: &Lua, a: &Args, x: &Tensor, size: &[usize], beta: f64, name: &str) -> Result<(Value, Tensor)> {
-    let dtype = x.dtype;
-    let m = opt_tensor(a, 4, dtype, name)?;
-    if let Some(m) = &m
-        && m.size != size
-    {
-        return Err(error(
-            name,
-            format!("the added tensor has size {:?}, the product {:?}", m.size, size),
-        ));
+/// The result of a product: res (None: a new tensor) resized to `size`, holding M when beta is
+/// not zero (M None: nothing added).
+fn added_result(
+    lua: &Lua,
+    res: Option<&(Value, Tensor)>,
+    m: Option<&Tensor>,
+    x: &Tensor,
+    size: &[usize],
+    beta: f64,
+    name: &str,
+) -> Result<(Value, Tensor)> {
+    if let Some(m) = m {
+        if m.dtype != x.dtype {
+            return Err(error(
+                name,
+                format!(
+                    "the added tensor is a {}, the operands {}",
+                    tensor_typename(m.dtype),
+                    tensor_typename(x.dtype)
+                ),
+            ));
+        }
+        if m.size != size {
+            return Err(error(
+                name,
+                format!("the added tensor has size {:?}, the product {:?}", m.size, size),
+            ));
+        }
     }
-    let (rv, r) = result(lua, a, 2, dtype, size, x, name)?;
+    let (rv, r) = result_given(lua, res, x.dtype, size, x, name)?;
     if let Some(m) = m {
         let same = matches!((&m.storage, &r.storage), (Some(x), Some(y)) if x.same(y))
             && m.offset == r.offset
             && m.stride == r.stride;
         if !same && beta != 0.0 {
-            copy::on_device(&r, &m).named(name)?;
+            copy::on_device(&r, m).named(name)?;
         }
     }
     Ok((rv, r))
 }
 
 /// A cuBLAS product of `blas`: (device, res, beta, alpha, x, y).
-type Product = fn(&Device, &Tensor, f64, f64, &Tensor, &Tensor) -> crate::error::Result<()>;
+type Run = fn(&Device, &Tensor, f64, f64, &Tensor, &Tensor) -> crate::error::Result<()>;
 
-/// One of the added products, `name(res, beta, M, alpha, x, y)`: res = beta*M + alpha*(x . y),
-/// for operands of `dims` dimensions giving a result of `size(x, y)`.
-fn product(
-    lua: &Lua,
-    a: Args,
+/// A product's shape: the operands' dimensions, the result's size, and the cuBLAS call.
+pub(super) struct Product {
     dims: [usize; 2],
     size: fn(&Tensor, &Tensor) -> Vec<usize>,
-    run: Product,
+    run: Run,
+}
+
+pub(super) const GEMM: Product = Product {
+    dims: [2, 2],
+    size: |x, y| vec![x.size[0], y.size[1]],
+    run: blas::gemm,
+};
+pub(super) const GEMV: Product = Product {
+    dims: [2, 1],
+    size: |m, _| vec![m.size[0]],
+    run: blas::gemv,
+};
+pub(super) const GER: Product = Product {
+    dims: [1, 1],
+    size: |x, y| vec![x.size[0], y.size[0]],
+    run: blas::ger,
+};
+/// res[i] = beta*M[i] + alpha*(a[i] @ b[i]) (bmm, baddbmm).
+pub(super) const BGEMM: Product = Product {
+    dims: [3, 3],
+    size: |x, y| vec![x.size[0], x.size[1], y.size[2]],
+    run: blas::gemm_batched,
+};
+/// res = beta*M + alpha * sum over i of a[i] @ b[i] (addbmm).
+pub(super) const BGEMM_SUM: Product = Product {
+    dims: [3, 3],
+    size: |x, y| vec![x.size[1], y.size[2]],
+    run: blas::gemm_summed,
+};
+
+/// res = beta*M + alpha*(x . y), res a new tensor when None, nothing added when M is None.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_product(
+    lua: &Lua,
+    p: &Product,
+    res: Option<&(Value, Tensor)>,
+    beta: f64,
+    m: Option<&Tensor>,
+    alpha: f64,
+    x: &Tensor,
+    y: &Tensor,
+    name: &str,
 ) -> Result<MultiValue> {
-    let name = op_name(&a, 1)?;
-    let (x, y) = operands(&a, 6, dims, &name)?;
-    let (beta, alpha) = (number_arg(&a, 3, &name)?, number_arg(&a, 5, &name)?);
-    let (rv, r) = added_result(lua, &a, &x, &size(&x, &y), beta, &name)?;
-    let dev = device_of_tensor(&x, &name)?;
-    run(&dev, &r, beta, alpha, &x, &y).named(&name)?;
+    check_operands(x, y, p.dims, name)?;
+    let (rv, r) = added_result(lua, res, m, x, &(p.size)(x, y), beta, name)?;
+    let dev = device_of_tensor(x, name)?;
+    (p.run)(&dev, &r, beta, alpha, x, y).named(name)?;
     one(rv)
+}
+
+/// One of the added products, `name(res, beta, M, alpha, x, y)` with every operand explicit.
+fn product(lua: &Lua, a: Args, p: &Product) -> Result<MultiValue> {
+    let name = op_name(&a, 1)?;
+    let (x, y) = (tensor_arg(&a, 6, &name)?, tensor_arg(&a, 7, &name)?);
+    let (beta, alpha) = (number_arg(&a, 3, &name)?, number_arg(&a, 5, &name)?);
+    let res = opt_tensor(&a, 2, x.dtype, &name)?.map(|t| (arg(&a, 2).clone(), t));
+    let m = opt_tensor(&a, 4, x.dtype, &name)?;
+    run_product(lua, p, res.as_ref(), beta, m.as_ref(), alpha, &x, &y, &name)
 }
 
 /// `gemm(name, res, beta, M, alpha, a, b)`: res = beta*M + alpha*(a @ b).
 fn gemm(lua: &Lua, a: Args) -> Result<MultiValue> {
-    product(lua, a, [2, 2], |x, y| vec![x.size[0], y.size[1]], blas::gemm)
+    product(lua, a, &GEMM)
 }
 
 /// `bgemm(name, res, beta, M, alpha, a, b)`: res[i] = beta*M[i] + alpha*(a[i] @ b[i]) (bmm,
 /// baddbmm).
 fn bgemm(lua: &Lua, a: Args) -> Result<MultiValue> {
-    product(
-        lua,
-        a,
-        [3, 3],
-        |x, y| vec![x.size[0], x.size[1], y.size[2]],
-        blas::gemm_batched,
-    )
+    product(lua, a, &BGEMM)
 }
 
 /// `bgemmSum(name, res, beta, M, alpha, a, b)`: res = beta*M + alpha * sum over i of a[i] @ b[i]
 /// (addbmm).
 fn bgemm_sum(lua: &Lua, a: Args) -> Result<MultiValue> {
-    product(lua, a, [3, 3], |x, y| vec![x.size[1], y.size[2]], blas::gemm_summed)
+    product(lua, a, &BGEMM_SUM)
 }
 
 /// `scanDim(name, prod, res, src, dim)`: res (nil: a new tensor) = the inclusive sums (prod
@@ -219,12 +280,12 @@ fn scan_dim(lua: &Lua, a: Args) -> Result<MultiValue> {
 
 /// `gemv(name, res, beta, v, alpha, m, x)`: res = beta*v + alpha*(m @ x).
 fn gemv(lua: &Lua, a: Args) -> Result<MultiValue> {
-    product(lua, a, [2, 1], |m, _| vec![m.size[0]], blas::gemv)
+    product(lua, a, &GEMV)
 }
 
 /// `ger(name, res, beta, M, alpha, x, y)`: res = beta*M + alpha * x y^T.
 fn ger(lua: &Lua, a: Args) -> Result<MultiValue> {
-    product(lua, a, [1, 1], |x, y| vec![x.size[0], y.size[0]], blas::ger)
+    product(lua, a, &GER)
 }
 
 /// Sets the primitives in `libcutorch`'s table `m`.

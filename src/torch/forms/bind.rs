@@ -5,6 +5,8 @@
 //! `"<op>: invalid arguments: <given>\nexpected arguments: <form> | <form>"`.
 
 use mlua::Value;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 
 use super::param::{Param, Receiver, Types};
 use super::table::{Entry, Form};
@@ -50,64 +52,79 @@ impl Kind {
     }
 }
 
+/// A tensor argument: its Lua value and its view.
+pub type Dest = (Value, Tensor);
+
 /// The value a parameter of the bound form took.
-#[derive(Clone, Debug)]
-pub enum Slot {
+#[derive(Clone, Copy, Debug)]
+enum Slot {
     /// Left out (its default applies).
     Absent,
-    Tensor(Value, Tensor),
+    /// The tensor at this place in `Bound::given`.
+    Tensor(u8),
     Number(f64),
     Bool(bool),
 }
 
-/// A call bound to one form of its op.
+/// Room for the arguments and parameters of every form in the table without a heap allocation:
+/// binding runs on every method call, and small tensors make its cost visible.
+const INLINE: usize = 8;
+
+/// A call bound to one form of its op. The accessors lend what the call was given: nothing is
+/// copied unless the method asks.
 pub struct Bound {
     /// Which of the op's forms (for this mode) fitted.
     pub form: usize,
     params: &'static [Param],
-    slots: Vec<Slot>,
-    /// The receiver of an in-place method, which is also the source when that is left out.
-    receiver: Option<(Value, Tensor)>,
+    slots: SmallVec<[Slot; INLINE]>,
+    /// The tensors given, apart from the slots so that a slot stays small.
+    given: SmallVec<[Dest; 3]>,
+    /// The slot of the receiver of an in-place method, which is also the source when that is
+    /// left out.
+    receiver: Option<usize>,
 }
 
 impl Bound {
     /// The result tensors given, in order (the receiver of an in-place method among them).
-    pub fn results(&self) -> Vec<(Value, Tensor)> {
-        self.of(|p| p.is_result())
-            .filter_map(|s| match s {
-                Slot::Tensor(v, t) => Some((v.clone(), t.clone())),
-                _ => None,
-            })
-            .collect()
+    pub fn results(&self) -> impl Iterator<Item = &Dest> {
+        self.of(|p| p.is_result()).filter_map(|s| self.dest(s))
     }
 
     /// The first result tensor given.
-    pub fn result(&self) -> Option<(Value, Tensor)> {
-        self.results().into_iter().next()
+    pub fn result(&self) -> Option<&Dest> {
+        self.results().next()
     }
 
     /// The source tensor: the one given, or the receiver of an in-place method.
-    pub fn source(&self) -> Option<Tensor> {
-        let given = self.of(|p| p == Param::Source).find_map(|s| match s {
-            Slot::Tensor(_, t) => Some(t.clone()),
-            _ => None,
-        });
-        given.or_else(|| self.receiver.as_ref().map(|(_, t)| t.clone()))
+    pub fn source(&self) -> Option<&Tensor> {
+        self.source_arg().map(|(_, t)| t)
+    }
+
+    /// The source tensor and its Lua value.
+    pub fn source_arg(&self) -> Option<&Dest> {
+        let given = self.of(|p| p == Param::Source).find_map(|s| self.dest(s));
+        given.or_else(|| self.receiver.and_then(|i| self.dest(&self.slots[i])))
     }
 
     /// The other tensor operands given, in order.
-    pub fn tensors(&self) -> Vec<Tensor> {
+    pub fn tensors(&self) -> impl Iterator<Item = &Tensor> {
+        self.tensor_args().map(|(_, t)| t)
+    }
+
+    /// The other tensor operands given and their Lua values, in order.
+    pub fn tensor_args(&self) -> impl Iterator<Item = &Dest> {
         self.of(|p| matches!(p, Param::Tensor | Param::OptTensor))
-            .filter_map(|s| match s {
-                Slot::Tensor(_, t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect()
+            .filter_map(|s| self.dest(s))
+    }
+
+    /// The other tensor operand `i` (0-based) given.
+    pub fn tensor(&self, i: usize) -> Option<&Tensor> {
+        self.tensors().nth(i)
     }
 
     /// The number parameters in order: the value given, the default, or None (an optional
     /// dimension left out).
-    pub fn numbers(&self) -> Vec<Option<f64>> {
+    pub fn numbers(&self) -> impl Iterator<Item = Option<f64>> + '_ {
         self.params
             .iter()
             .zip(&self.slots)
@@ -117,21 +134,38 @@ impl Bound {
                 (_, Param::OptNumber(d)) => Some(*d),
                 _ => None,
             })
-            .collect()
+    }
+
+    /// Number parameter `i` (0-based): given, its default, or None.
+    pub fn number(&self, i: usize) -> Option<f64> {
+        self.numbers().nth(i).flatten()
+    }
+
+    /// The numbers that have a value (given or by default), in order.
+    pub fn values(&self) -> SmallVec<[f64; 4]> {
+        self.numbers().flatten().collect()
     }
 
     /// The boolean parameters in order: the value given or the default.
-    pub fn bools(&self) -> Vec<bool> {
-        self.params
-            .iter()
-            .zip(&self.slots)
-            .filter_map(|(p, s)| match (s, p) {
-                (Slot::Bool(b), _) => Some(*b),
-                (_, Param::OptBool(d)) => Some(*d),
-                (_, Param::Bool) => Some(false),
-                _ => None,
-            })
-            .collect()
+    pub fn booleans(&self) -> impl Iterator<Item = bool> + '_ {
+        self.params.iter().zip(&self.slots).filter_map(|(p, s)| match (s, p) {
+            (Slot::Bool(b), _) => Some(*b),
+            (_, Param::OptBool(d)) => Some(*d),
+            (_, Param::Bool) => Some(false),
+            _ => None,
+        })
+    }
+
+    /// Boolean parameter `i` (0-based): the value given or the default.
+    pub fn boolean(&self, i: usize) -> bool {
+        self.booleans().nth(i).expect("the form has that boolean")
+    }
+
+    fn dest(&self, s: &Slot) -> Option<&Dest> {
+        match s {
+            Slot::Tensor(i) => Some(&self.given[*i as usize]),
+            _ => None,
+        }
     }
 
     fn of(&self, keep: impl Fn(Param) -> bool) -> impl Iterator<Item = &Slot> {
@@ -170,7 +204,7 @@ type Spreads = std::rc::Rc<Vec<Vec<Option<usize>>>>;
 fn spreads(params: &'static [Param], in_place: bool, n: usize) -> Spreads {
     type Key = (usize, usize, bool, usize);
     thread_local! {
-        static CACHE: std::cell::RefCell<std::collections::HashMap<Key, Spreads>> = Default::default();
+        static CACHE: std::cell::RefCell<FxHashMap<Key, Spreads>> = Default::default();
     }
     if n > params.len() {
         // More arguments than parameters: no spread (and nothing to remember).
@@ -243,10 +277,10 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
     let policy = entry.policy;
     let a = if policy.trailing_nils_absent { &a[..given(a)] } else { a };
     let in_place = mode == Mode::Method && policy.receiver == Receiver::InPlace;
-    let kinds: Vec<Kind> = a.iter().map(Kind::of::<K>).collect();
+    let mut kinds: SmallVec<[Kind; INLINE]> = a.iter().map(Kind::of::<K>).collect();
     let receiver = match (in_place, kinds.first()) {
         (false, _) => None,
-        (true, Some(Kind::Tensor(t))) => Some((a[0].clone(), t.clone())),
+        (true, Some(Kind::Tensor(t))) => Some(t.dtype),
         (true, _) => {
             let got = type_name(a.first().unwrap_or(&Value::Nil));
             return Err(error(name, format!("bad argument #1 (tensor expected, got {got})")));
@@ -255,7 +289,7 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
     let forms = entry.forms(mode == Mode::Method);
     for (index, form) in forms.iter().enumerate() {
         for spread in spreads(form.params, in_place, a.len()).iter() {
-            let dtype = spread_dtype(form.params, spread, &kinds, receiver.as_ref().map(|r| r.1.dtype));
+            let dtype = spread_dtype(form.params, spread, &kinds, receiver);
             let fit = form
                 .params
                 .iter()
@@ -264,25 +298,32 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
             if !fit {
                 continue;
             }
+            // The tensors move out of `kinds`: each argument is taken by one parameter.
+            let mut given = SmallVec::new();
             let slots = spread
                 .iter()
-                .map(|at| match at.map(|i| (&a[i], &kinds[i])) {
-                    None => Slot::Absent,
-                    Some((v, Kind::Tensor(t))) => Slot::Tensor(v.clone(), t.clone()),
-                    Some((_, Kind::Number(x))) => Slot::Number(*x),
-                    Some((_, Kind::Bool(b))) => Slot::Bool(*b),
-                    Some((_, Kind::Other)) => Slot::Absent,
-                })
+                .map(
+                    |at| match at.map(|i| (&a[i], std::mem::replace(&mut kinds[i], Kind::Other))) {
+                        None | Some((_, Kind::Other)) => Slot::Absent,
+                        Some((v, Kind::Tensor(t))) => {
+                            given.push((v.clone(), t));
+                            Slot::Tensor((given.len() - 1) as u8)
+                        }
+                        Some((_, Kind::Number(x))) => Slot::Number(x),
+                        Some((_, Kind::Bool(b))) => Slot::Bool(b),
+                    },
+                )
                 .collect();
             return Ok(Bound {
                 form: index,
                 params: form.params,
                 slots,
-                receiver,
+                given,
+                receiver: receiver.and_then(|_| spread.iter().position(|&at| at == Some(0))),
             });
         }
     }
-    let dtype = message_dtype(forms, in_place, &kinds, receiver.as_ref().map(|r| r.1.dtype));
+    let dtype = message_dtype(forms, in_place, &kinds, receiver);
     Err(invalid::<K>(name, a, &describe_forms::<K>(forms, in_place, dtype)))
 }
 
@@ -330,6 +371,11 @@ pub fn describe_args<K: Family>(a: &[Value]) -> String {
         .map(|v| match K::tensor_of(v) {
             Some(t) => short::<K>(t.dtype),
             None if number(v).is_some() => "number".to_string(),
+            // Another family's tensor (a host tensor given to a device op) by its class.
+            None if matches!(v, Value::UserData(_)) => {
+                let name = type_name(v);
+                name.strip_prefix("torch.").map_or(name.clone(), str::to_string)
+            }
             None => v.type_name().to_string(),
         })
         .collect();

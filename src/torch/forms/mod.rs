@@ -5,6 +5,5 @@
 //! over `Family`).
 
 pub mod bind;
-pub mod classify;
 pub mod param;
 pub mod table;

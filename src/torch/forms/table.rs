@@ -339,8 +339,7 @@ pub fn entries() -> impl Iterator<Item = &'static Entry> {
 /// installed methods).
 pub fn entry(name: &str) -> &'static Entry {
     // Looked up on every call of a reduction: an index by name, built once.
-    static INDEX: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Entry>> =
-        std::sync::OnceLock::new();
+    static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static Entry>> = std::sync::OnceLock::new();
     INDEX
         .get_or_init(|| entries().map(|e| (e.name, e)).collect())
         .get(name)

@@ -424,6 +424,10 @@ impl Runs {
 /// # Safety
 /// `p` must be the data of `x`, a valid view.
 pub unsafe fn each_run_in_memory_order<T>(p: *const T, x: &Tensor, mut f: impl FnMut(*const T, usize, usize)) {
+    if x.is_contiguous() {
+        // One run, and no geometry to build: small tensors feel the difference.
+        return f(unsafe { p.add(x.offset) }, x.numel(), 1);
+    }
     let g = Geometry::of(&permuted(x, &memory_order(x, None)));
     let (n, st) = g.inner();
     g.for_each_run(|s| f(unsafe { p.add(s) }, n, st));
@@ -444,6 +448,19 @@ mod tests {
         let tt = t.transpose(0, 2).unwrap();
         let offs: Vec<usize> = Offsets::new(&tt).take(4).collect();
         assert_eq!(offs, vec![0, 12, 4, 16]);
+    }
+
+    #[test]
+    fn runs_in_memory_order_start_at_the_views_offset() {
+        let t = Tensor::zeros(DType::Double, &[4, 3]).unwrap();
+        let base = t.storage.as_ref().unwrap().ptr::<f64>() as *const f64;
+        let mut seen = Vec::new();
+        // A contiguous view that starts inside its storage (the one-run path), then a strided one.
+        for v in [t.narrow(0, 1, 2).unwrap(), t.narrow(1, 1, 1).unwrap()] {
+            // SAFETY: base is the data of t, which v views.
+            unsafe { each_run_in_memory_order(base, &v, |q, n, st| seen.push((q.offset_from(base), n, st))) };
+        }
+        assert_eq!(seen, vec![(3, 6, 1), (1, 4, 3)]);
     }
 
     #[test]

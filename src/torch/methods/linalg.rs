@@ -133,9 +133,9 @@ fn returned(lua: &Lua, res: Option<(Value, Tensor)>, out: Tensor) -> Result<Mult
 fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
     let name = s.name;
     let b = parse(&a, mode, name)?;
-    let res = b.result();
+    let res = b.result().cloned();
     // The function's forms give M; the method's may leave it out, and then it is res.
-    let mut ts = b.tensors();
+    let mut ts: Vec<Tensor> = b.tensors().cloned().collect();
     let y = ts.pop().expect("y");
     let x = ts.pop().expect("x");
     let m = match (ts.pop(), &res) {
@@ -144,7 +144,7 @@ fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
         (None, None) => unreachable!("a form without M has a result"),
     };
     // beta only together with alpha; both default to 1.
-    let nums: Vec<f64> = b.numbers().into_iter().flatten().collect();
+    let nums = b.values();
     let (beta, alpha) = match nums[..] {
         [beta, alpha] => (beta, alpha),
         [alpha] => (1.0, alpha),
@@ -185,8 +185,8 @@ fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
 fn product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
     let name = s.name;
     let b = parse(&a, mode, name)?;
-    let res = b.result();
-    let mut ts = b.tensors();
+    let res = b.result().cloned();
+    let mut ts: Vec<Tensor> = b.tensors().cloned().collect();
     let y = ts.pop().expect("y");
     let x = ts.pop().expect("x");
     check_types(name, &a)?;
@@ -212,14 +212,14 @@ macro_rules! forms {
 
 fn dot(_: &Lua, a: Args) -> Result<MultiValue> {
     let b = parse(&a, Mode::Function, "dot")?;
-    let (x, y) = (b.source().expect("x"), b.tensors().remove(0));
+    let (x, y) = (b.source().expect("x"), b.tensor(0).expect("y"));
     check_types("dot", &a)?;
-    one(Value::Number(kernel::dot(&x, &y).named("dot")?))
+    one(Value::Number(kernel::dot(x, y).named("dot")?))
 }
 
 fn trace(_: &Lua, a: Args) -> Result<MultiValue> {
-    let t = parse(&a, Mode::Function, "trace")?.source().expect("x");
-    one(Value::Number(kernel::trace(&t).named("trace")?))
+    let b = parse(&a, Mode::Function, "trace")?;
+    one(Value::Number(kernel::trace(b.source().expect("x")).named("trace")?))
 }
 
 /// `([res,] x, [y,] [number])`: the result given, the source, the other tensor, the number (or
@@ -228,8 +228,8 @@ fn trace(_: &Lua, a: Args) -> Result<MultiValue> {
 fn res_tensors_number(a: &Args, name: &str) -> Result<(Option<(Value, Tensor)>, Tensor, Option<Tensor>, Option<f64>)> {
     let b = parse(a, Mode::Function, name)?;
     check_types(name, a)?;
-    let other = b.tensors().into_iter().next();
-    Ok((b.result(), b.source().expect("x"), other, b.numbers()[0]))
+    let other = b.tensor(0).cloned();
+    Ok((b.result().cloned(), b.source().expect("x").clone(), other, b.number(0)))
 }
 
 fn cross(lua: &Lua, a: Args) -> Result<MultiValue> {

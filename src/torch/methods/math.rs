@@ -10,13 +10,15 @@ use crate::error::Named;
 use crate::torch::args::{Args, number};
 use crate::torch::construct;
 use crate::torch::dtype::DType;
-use crate::torch::forms::bind::{Bound, Mode, bind};
+use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::param::{COMPARISON, ELEMENTWISE};
 use crate::torch::forms::table::{Computes, Entry, entries};
 use crate::torch::kernels::arith::Float;
 use crate::torch::kernels::math::{self as kernel, Operand, Unary};
 use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Host, push_tensor, set_view};
+use smallvec::SmallVec;
+use std::borrow::Cow;
 
 /// Whether it exists for Float and Double only.
 fn float_only(c: Computes) -> bool {
@@ -50,41 +52,43 @@ fn new_like(d: DType, like: &Tensor, name: &str) -> Result<Tensor> {
 
 /// The result tensor, shaped like `like`: the caller's, resized in place (Torch's resizeAs), or
 /// a new one of type `d`.
-fn result_tensor(res: &Option<(Value, Tensor)>, d: DType, like: &Tensor, name: &str) -> Result<Tensor> {
+/// The caller's tensor is lent when it already has the shape (the common in-place call).
+fn result_tensor<'a>(res: Option<&'a Dest>, d: DType, like: &Tensor, name: &str) -> Result<Cow<'a, Tensor>> {
     let Some((v, t)) = res else {
-        return new_like(d, like, name);
+        return Ok(Cow::Owned(new_like(d, like, name)?));
     };
-    let mut t = t.clone();
-    if t.size != like.size || t.storage.is_none() {
-        construct::resize(&mut t, &like.size).named(name)?;
-        set_view(v, t.clone())?;
+    if t.size == like.size && t.storage.is_some() {
+        return Ok(Cow::Borrowed(t));
     }
-    Ok(t)
+    let mut t = t.clone();
+    construct::resize(&mut t, &like.size).named(name)?;
+    set_view(v, t.clone())?;
+    Ok(Cow::Owned(t))
 }
 
 /// The Lua result: the caller's result tensor, or the new one.
-fn give(lua: &Lua, res: &Option<(Value, Tensor)>, t: Tensor) -> Result<MultiValue> {
+fn give(lua: &Lua, res: Option<&Dest>, t: Cow<Tensor>) -> Result<MultiValue> {
     match res {
         Some((v, _)) => one(v.clone()),
-        None => one(push_tensor(lua, t)?),
+        None => one(push_tensor(lua, t.into_owned())?),
     }
 }
 
 /// Runs a bound call into its result tensor `r`.
 fn exec(computes: Computes, b: &Bound, a: &Tensor, r: &Tensor) -> crate::error::Result<()> {
-    let t = b.tensors();
-    let v: Vec<f64> = b.numbers().into_iter().flatten().collect();
+    let t: SmallVec<[&Tensor; 2]> = b.tensors().collect();
+    let v = b.values();
     match computes {
         Computes::Unary(u) => kernel::unary(u, r, a),
         Computes::WithValue(op) => kernel::with_value(op, r, a, v[0]),
-        Computes::WithTensor(op) => kernel::with_tensor(op, r, a, &t[0]),
-        Computes::AddScaled { subtract } => kernel::add_scaled(subtract, r, a, v[0], &t[0]),
+        Computes::WithTensor(op) => kernel::with_tensor(op, r, a, t[0]),
+        Computes::AddScaled { subtract } => kernel::add_scaled(subtract, r, a, v[0], t[0]),
         Computes::Pow => kernel::pow(r, a, v[0]),
         Computes::ValuePow => kernel::value_pow(r, a, v[0]),
-        Computes::Atan2 => kernel::atan2(r, a, &t[0]),
-        Computes::Lerp => kernel::lerp(r, a, &t[0], v[0]),
+        Computes::Atan2 => kernel::atan2(r, a, t[0]),
+        Computes::Lerp => kernel::lerp(r, a, t[0], v[0]),
         Computes::Clamp => kernel::clamp(r, a, v[0], v[1]),
-        Computes::AddProduct { divide } => kernel::add_product(divide, r, a, v[0], &t[0], &t[1]),
+        Computes::AddProduct { divide } => kernel::add_product(divide, r, a, v[0], t[0], t[1]),
         Computes::Compare(_) | Computes::Method => unreachable!("not an elementwise form"),
     }
 }
@@ -105,12 +109,12 @@ fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &Entry) -> Result<MultiValue> 
         return Err(kernel::not_floating(src.dtype)).named(name);
     }
     for t in b.tensors() {
-        kernel::check_numel(&src, &t).named(name)?;
+        kernel::check_numel(src, t).named(name)?;
     }
     let res = b.result();
-    let r = result_tensor(&res, src.dtype, &src, name)?;
-    exec(computes, &b, &src, &r).named(name)?;
-    give(lua, &res, r)
+    let r = result_tensor(res, src.dtype, src, name)?;
+    exec(computes, &b, src, &r).named(name)?;
+    give(lua, res, r)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,31 +129,30 @@ fn comparison(lua: &Lua, a: Args, e: &Entry) -> Result<MultiValue> {
         unreachable!("a comparison form")
     };
     let src = b.source().expect("every comparison form has a source");
-    let tensors = b.tensors();
-    let other = match (tensors.first(), b.numbers().first()) {
+    let other = match (b.tensor(0), b.number(0)) {
         (Some(t), _) => Operand::Tensor(t),
-        (None, Some(v)) => Operand::Value(v.expect("a number")),
+        (None, Some(v)) => Operand::Value(v),
         (None, None) => unreachable!("a comparison has an operand"),
     };
     if let Operand::Tensor(t) = &other {
-        kernel::check_numel(&src, t).named(name)?;
+        kernel::check_numel(src, t).named(name)?;
     }
     let res = b.result();
-    let rd = res.as_ref().map_or(DType::Byte, |(_, t)| t.dtype);
-    let r = result_tensor(&res, rd, &src, name)?;
-    kernel::compare_into(c, &r, &src, &other).named(name)?;
-    give(lua, &res, r)
+    let rd = res.map_or(DType::Byte, |(_, t)| t.dtype);
+    let r = result_tensor(res, rd, src, name)?;
+    kernel::compare_into(c, &r, src, &other).named(name)?;
+    give(lua, res, r)
 }
 
 /// `torch.equal(a, b)` / `a:equal(b)`: same size and the same values.
 fn equal(_: &Lua, a: Args, e: &Entry) -> Result<MultiValue> {
     let b = bind::<Host>(&a, Mode::Function, e)?;
     if b.form == 1 {
-        let v: Vec<f64> = b.numbers().into_iter().flatten().collect();
+        let v = b.values();
         return one(Value::Boolean(v[0] == v[1]));
     }
-    let (x, y) = (b.source().expect("a tensor"), b.tensors().remove(0));
-    one(Value::Boolean(kernel::equal(&x, &y).named("equal")?))
+    let (x, y) = (b.source().expect("a tensor"), b.tensor(0).expect("a tensor"));
+    one(Value::Boolean(kernel::equal(x, y).named("equal")?))
 }
 
 fn register(

@@ -33,7 +33,7 @@ use crate::error::Named;
 use crate::torch::args::{self, Args, error};
 use crate::torch::construct;
 use crate::torch::dtype::DType;
-use crate::torch::forms::bind::{Bound, Mode, bind};
+use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::table::entry;
 use crate::torch::kernels::reduce::along::{self, SumKind};
 use crate::torch::kernels::reduce::sort::{self, Pick};
@@ -41,27 +41,25 @@ use crate::torch::kernels::reduce::{extreme, whole};
 use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Host, push_tensor, set_view};
 
-// Where crate::cuda::sort finds them.
-pub(crate) use crate::torch::args::integer;
-pub(crate) use crate::torch::forms::classify::{Classified, classify, invalid};
+use crate::torch::args::integer;
 
 // ------------------------------------------------------------------------------------------------
 // Arguments
 
-/// A tensor argument: the Lua value and its view.
-type Dest = (Value, Tensor);
-
 /// The call bound to a form of `method` (these methods never work in place on their receiver:
 /// `x:f(...)` is `torch.f(x, ...)`), and its source tensor.
-fn parse(a: &Args, method: &str) -> Result<(Bound, Tensor)> {
-    let b = bind::<Host>(a, Mode::Function, entry(method))?;
-    let x = b.source().expect("every reduction form has a source");
-    Ok((b, x))
+fn parse(a: &Args, method: &str) -> Result<Bound> {
+    bind::<Host>(a, Mode::Function, entry(method))
+}
+
+/// The source tensor of a bound reduction.
+fn src(b: &Bound) -> &Tensor {
+    b.source().expect("every reduction form has a source")
 }
 
 /// The number parameter `i` of the bound form (given, or its default).
 fn num(b: &Bound, i: usize) -> Option<f64> {
-    b.numbers().get(i).copied().flatten()
+    b.number(i)
 }
 
 fn dim_of(v: f64, x: &Tensor, method: &str) -> Result<usize> {
@@ -119,23 +117,27 @@ fn deliver(lua: &Lua, dest: Option<&Dest>, fresh: Tensor, method: &str) -> Resul
 }
 
 /// The result tensors of a values-and-indices method: `[resval,] [resind,] x`.
-fn pair_dests(results: &[Dest], dtype: DType, method: &str) -> Result<(Option<Dest>, Option<Dest>)> {
-    let (v, i) = match results {
-        [] => (None, None),
+fn pair_dests<'a>(
+    mut results: impl Iterator<Item = &'a Dest>,
+    dtype: DType,
+    method: &str,
+) -> Result<(Option<&'a Dest>, Option<&'a Dest>)> {
+    let (v, i) = match (results.next(), results.next()) {
+        (None, _) => (None, None),
         // One result tensor: the values if it has x's type, else the indices.
-        [d] if d.1.dtype == dtype => (Some(d.clone()), None),
-        [d] => (None, Some(d.clone())),
-        [v, i, ..] => (Some(v.clone()), Some(i.clone())),
+        (Some(d), None) if d.1.dtype == dtype => (Some(d), None),
+        (Some(d), None) => (None, Some(d)),
+        (Some(v), Some(i)) => (Some(v), Some(i)),
     };
-    check_type(v.as_ref(), dtype, method, "the values result")?;
-    check_type(i.as_ref(), DType::Long, method, "the indices result")?;
+    check_type(v, dtype, method, "the values result")?;
+    check_type(i, DType::Long, method, "the indices result")?;
     Ok((v, i))
 }
 
 fn two(lua: &Lua, b: &Bound, x: &Tensor, (vals, idx): (Tensor, Tensor), method: &str) -> Result<MultiValue> {
-    let (dv, di) = pair_dests(&b.results(), x.dtype, method)?;
-    let v = deliver(lua, dv.as_ref(), vals, method)?;
-    let i = deliver(lua, di.as_ref(), idx, method)?;
+    let (dv, di) = pair_dests(b.results(), x.dtype, method)?;
+    let v = deliver(lua, dv, vals, method)?;
+    let i = deliver(lua, di, idx, method)?;
     Ok(MultiValue::from_vec(vec![v, i]))
 }
 
@@ -155,8 +157,8 @@ fn dim_or_last(b: &Bound, i: usize, x: &Tensor, method: &str) -> Result<usize> {
 // Methods
 
 fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValue> {
-    let (b, x) = parse(&a, method)?;
-    let x = &x;
+    let b = parse(&a, method)?;
+    let x = src(&b);
     if kind == SumKind::Mean {
         float_only(x, method)?;
     }
@@ -174,15 +176,15 @@ fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValu
         return number(v);
     }
     let dest = b.result();
-    check_type(dest.as_ref(), x.dtype, method, "the result")?;
+    check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
     let r = dispatch!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?);
-    one(deliver(lua, dest.as_ref(), r, method)?)
+    one(deliver(lua, dest, r, method)?)
 }
 
 fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
-    let (b, x) = parse(&a, method)?;
-    let x = &x;
+    let b = parse(&a, method)?;
+    let x = src(&b);
     if b.form == 0 {
         return number(dispatch!(x.dtype, T => if max {
             extreme::extreme_all::<T, true>(x).named(method)?
@@ -190,7 +192,7 @@ fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
             extreme::extreme_all::<T, false>(x).named(method)?
         }));
     }
-    pair_dests(&b.results(), x.dtype, method)?;
+    pair_dests(b.results(), x.dtype, method)?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
     let r = dispatch!(x.dtype, T => if max {
         extreme::extreme_dim::<T, true>(x, dim).named(method)?
@@ -201,42 +203,43 @@ fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
 }
 
 fn var_like(lua: &Lua, a: Args, method: &str, std: bool) -> Result<MultiValue> {
-    let (b, x) = parse(&a, method)?;
-    let x = &x;
+    let b = parse(&a, method)?;
+    let x = src(&b);
     float_only(x, method)?;
-    let biased = b.bools()[0];
+    let biased = b.boolean(0);
     if b.form == 0 {
         let v = dispatch!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?);
         return number(if std { v.sqrt() } else { v });
     }
     let dest = b.result();
-    check_type(dest.as_ref(), x.dtype, method, "the result")?;
+    check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
     let r = dispatch!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?);
-    one(deliver(lua, dest.as_ref(), r, method)?)
+    one(deliver(lua, dest, r, method)?)
 }
 
 fn norm(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "norm";
-    let (b, x) = parse(&a, METHOD)?;
-    let x = &x;
+    let b = parse(&a, METHOD)?;
+    let x = src(&b);
     float_only(x, METHOD)?;
     let p = num(&b, 0).expect("p or its default");
     if b.form == 0 {
         return number(dispatch!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?));
     }
     let dest = b.result();
-    check_type(dest.as_ref(), x.dtype, METHOD, "the result")?;
+    check_type(dest, x.dtype, METHOD, "the result")?;
     let dim = dim_of(num(&b, 1).expect("a dimension"), x, METHOD)?;
     let r = dispatch!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?);
-    one(deliver(lua, dest.as_ref(), r, METHOD)?)
+    one(deliver(lua, dest, r, METHOD)?)
 }
 
 fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "dist";
-    let (b, x) = parse(&a, METHOD)?;
-    let y = b.tensors().remove(0);
-    float_only(&x, METHOD)?;
+    let b = parse(&a, METHOD)?;
+    let x = src(&b);
+    let y = b.tensor(0).expect("the other tensor");
+    float_only(x, METHOD)?;
     if y.dtype != x.dtype {
         return Err(error(
             METHOD,
@@ -248,46 +251,47 @@ fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
         ));
     }
     let p = num(&b, 0).expect("p or its default");
-    number(dispatch!(x.dtype, T => whole::dist::<T>(&x, &y, p).named(METHOD)?))
+    number(dispatch!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?))
 }
 
 fn logical(a: Args, method: &str, any: bool) -> Result<MultiValue> {
-    let (_, x) = parse(&a, method)?;
+    let b = parse(&a, method)?;
+    let x = src(&b);
     if x.dtype != DType::Byte {
         return Err(error(
             method,
             format!("only defined for torch.ByteTensor, got a {}", x.dtype.tensor_typename()),
         ));
     }
-    one(Value::Boolean(whole::logical_all(&x, any).named(method)?))
+    one(Value::Boolean(whole::logical_all(x, any).named(method)?))
 }
 
 fn cumulative(lua: &Lua, a: Args, method: &str, prod: bool) -> Result<MultiValue> {
-    let (b, x) = parse(&a, method)?;
-    let x = &x;
+    let b = parse(&a, method)?;
+    let x = src(&b);
     let dest = b.result();
-    check_type(dest.as_ref(), x.dtype, method, "the result")?;
+    check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).unwrap_or(1.0), x, method)?;
     let r = dispatch!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?);
-    one(deliver(lua, dest.as_ref(), r, method)?)
+    one(deliver(lua, dest, r, method)?)
 }
 
 fn sort_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "sort";
-    let (b, x) = parse(&a, METHOD)?;
-    let x = &x;
-    pair_dests(&b.results(), x.dtype, METHOD)?;
+    let b = parse(&a, METHOD)?;
+    let x = src(&b);
+    pair_dests(b.results(), x.dtype, METHOD)?;
     let dim = dim_or_last(&b, 0, x, METHOD)?;
-    let desc = b.bools()[0];
+    let desc = b.boolean(0);
     let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?);
     two(lua, &b, x, r, METHOD)
 }
 
 fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "topk";
-    let (b, x) = parse(&a, METHOD)?;
-    let x = &x;
-    pair_dests(&b.results(), x.dtype, METHOD)?;
+    let b = parse(&a, METHOD)?;
+    let x = src(&b);
+    pair_dests(b.results(), x.dtype, METHOD)?;
     let k = integer(num(&b, 0).expect("k or its default"), METHOD, "k")?;
     let dim = dim_or_last(&b, 1, x, METHOD)?;
     if k < 1 || k as usize > x.size[dim] {
@@ -296,7 +300,7 @@ fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
             format!("k ({k}) out of range for a dimension of size {}", x.size[dim]),
         ));
     }
-    let largest = b.bools()[0];
+    let largest = b.boolean(0);
     let k = k as usize;
     let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?);
     two(lua, &b, x, r, METHOD)
@@ -304,9 +308,9 @@ fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
 
 fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "kthvalue";
-    let (b, x) = parse(&a, METHOD)?;
-    let x = &x;
-    pair_dests(&b.results(), x.dtype, METHOD)?;
+    let b = parse(&a, METHOD)?;
+    let x = src(&b);
+    pair_dests(b.results(), x.dtype, METHOD)?;
     let k = integer(num(&b, 0).expect("k"), METHOD, "k")?;
     let dim = dim_or_last(&b, 1, x, METHOD)?;
     if k < 1 || k as usize > x.size[dim] {
@@ -321,9 +325,9 @@ fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiValue> {
-    let (b, x) = parse(&a, method)?;
-    let x = &x;
-    pair_dests(&b.results(), x.dtype, method)?;
+    let b = parse(&a, method)?;
+    let x = src(&b);
+    pair_dests(b.results(), x.dtype, method)?;
     let dim = dim_or_last(&b, 0, x, method)?;
     if x.size[dim] == 0 {
         return Err(error(method, "cannot reduce a dimension of size 0"));
@@ -341,11 +345,12 @@ fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiV
 /// `renorm` arguments: `[result,] tensor, p, dim, maxnorm` -> (result, source, dim, p, maxnorm).
 fn renorm_args(a: &Args) -> Result<(Option<Dest>, Tensor, usize, f64, f64)> {
     const METHOD: &str = "renorm";
-    let (b, x) = parse(a, METHOD)?;
-    float_only(&x, METHOD)?;
+    let b = parse(a, METHOD)?;
+    let x = src(&b);
+    float_only(x, METHOD)?;
     let dest = b.result();
-    check_type(dest.as_ref(), x.dtype, METHOD, "the result")?;
-    let nums: Vec<f64> = b.numbers().into_iter().flatten().collect();
+    check_type(dest, x.dtype, METHOD, "the result")?;
+    let nums = b.values();
     let p = nums[0];
     if p.is_nan() || p <= 0.0 {
         return Err(error(METHOD, format!("non-positive norm not supported (p = {p})")));
@@ -356,8 +361,8 @@ fn renorm_args(a: &Args) -> Result<(Option<Dest>, Tensor, usize, f64, f64)> {
             format!("need at least 2 dimensions, got {} dimensions", x.dim()),
         ));
     }
-    let dim = dim_of(nums[1], &x, METHOD)?;
-    Ok((dest, x, dim, p, nums[2]))
+    let dim = dim_of(nums[1], x, METHOD)?;
+    Ok((dest.cloned(), x.clone(), dim, p, nums[2]))
 }
 
 /// `x:renorm(p, dim, maxnorm)` works on x; `res:renorm(x, p, dim, maxnorm)` writes into res.

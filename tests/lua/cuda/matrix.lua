@@ -133,7 +133,14 @@ function cases.logic()
       H.eq(y:equal(z), false, T .. ' equal of other values')
       H.eq(y:gt(0):all(), true, T .. ' all of a comparison')
    end
-   H.raises('mixed types', function() torch.CudaTensor(2):equal(torch.CudaDoubleTensor(2)) end, 'equal', 'one CUDA type')
+   H.raises('mixed types', function() torch.CudaTensor(2):equal(torch.CudaDoubleTensor(2)) end, 'equal',
+      'invalid arguments: CudaTensor CudaDoubleTensor\nexpected arguments: CudaTensor CudaTensor')
+   H.raises('triu with a string', function() torch.CudaTensor(2, 2):triu('x') end, 'triu',
+      'invalid arguments: CudaTensor string\nexpected arguments: [*CudaTensor*] CudaTensor [number]')
+   H.raises('var with a string', function() torch.CudaTensor(2, 2):var('x') end, 'var', 'invalid arguments')
+   local r = torch.CudaTensor()
+   torch.var(r, torch.CudaTensor({ { 1, 3 }, { 5, 7 } }), 2, true)
+   H.eq(r:sum(), 2, 'torch.var(res, x, dim, biased)')
 end
 
 return cases

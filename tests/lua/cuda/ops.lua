@@ -268,6 +268,33 @@ function cases.comparisons()
    end
 end
 
+-- The device maths bind through the host's table of forms: the same forms, the same text.
+function cases.formsAsOnTheHost()
+   local x, y = torch.CudaTensor(3):fill(1), torch.CudaTensor(3):fill(2)
+   H.raises('add with a string', function() x:add('a') end,
+      'add: invalid arguments: CudaTensor string\nexpected arguments: *CudaTensor* [CudaTensor] number | ' ..
+      '*CudaTensor* [CudaTensor] [number] CudaTensor')
+   H.raises('torch.add of another type', function() torch.add(x, torch.CudaDoubleTensor(3)) end,
+      'invalid arguments: CudaTensor CudaDoubleTensor', '[*CudaTensor*] CudaTensor number')
+   H.raises('sum with a string', function() x:sum('a') end, 'sum: invalid arguments: CudaTensor string')
+   -- Every form of add and csub, as a method and as a function.
+   H.eq(x:clone():add(2):sum(), 9, 'x:add(n)')
+   H.eq(x:clone():add(y):sum(), 9, 'x:add(y)')
+   H.eq(x:clone():add(3, y):sum(), 21, 'x:add(n, y)')
+   H.eq(x:clone():add(x, 3, y):sum(), 21, 'res:add(x, n, y)')
+   H.eq(torch.add(x, 3, y):sum(), 21, 'torch.add(x, n, y)')
+   H.eq(torch.csub(x, 1):sum(), 0, 'torch.csub(x, n)')
+   H.eq(x:clone():csub(2, y):sum(), -9, 'x:csub(n, y)')
+   H.eq(torch.pow(2, y):sum(), 12, 'torch.pow(n, x)')
+   H.eq(torch.addcmul(x, 0.5, y, y):sum(), 9, 'torch.addcmul(x, n, y, z)')
+   H.eq(torch.clamp(y, 0, 1.5):sum(), 4.5, 'torch.clamp(x, lo, hi)')
+   local r = torch.CudaTensor()
+   H.eq(torch.sum(r, y, 1):sum(), 6, 'torch.sum(res, x, dim)')
+   H.eq(r:size(1), 1, 'the result resized')
+   H.eq(torch.norm(y, 1), 6, 'torch.norm(x, p)')
+   H.eq(torch.cumsum(y):sum(), 12, 'torch.cumsum(x)')
+end
+
 function cases.index()
    for _, T in ipairs { 'FloatTensor', 'DoubleTensor', 'LongTensor' } do
       local x = torch[T](5, 6, 4):random(-9, 9)

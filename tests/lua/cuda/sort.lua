@@ -344,10 +344,11 @@ function cases.errors()
    H.raises('kthvalue dim 3', function() d:kthvalue(1, 3) end, 'kthvalue', 'dimension 3 out of range')
    H.raises('median of an empty tensor', function() torch.CudaTensor():median() end, 'median', 'empty tensor')
    H.raises('sort of an empty tensor', function() torch.CudaTensor():sort() end, 'sort', 'empty tensor')
+   -- A host tensor among device ones fits no form: Torch's message names it.
    H.raises('host indices result', function() torch.sort(torch.CudaTensor(), torch.LongTensor(), d) end, 'sort',
-      'the indices result must be a torch.CudaLongTensor, got a torch.LongTensor')
+      'invalid arguments: CudaTensor LongTensor CudaTensor\nexpected arguments: [*CudaTensor*] [*CudaLongTensor*] CudaTensor')
    H.raises('host values result', function() d.sort(torch.FloatTensor(), torch.CudaLongTensor(), d) end, 'sort',
-      'the values result must be a torch.CudaTensor, got a torch.FloatTensor')
+      'invalid arguments: FloatTensor CudaLongTensor CudaTensor')
    -- torch.f goes to the host's version when the first tensor is a host one: its error.
    H.raises('torch.sort with host results', function() torch.sort(torch.FloatTensor(), torch.LongTensor(), d) end,
       'sort')
@@ -358,8 +359,9 @@ function cases.errors()
    H.raises('values of another type', function() torch.median(torch.CudaDoubleTensor(), torch.CudaLongTensor(), d) end,
       'median', 'the values result must be a torch.CudaTensor, got a torch.CudaDoubleTensor')
    H.raises('host values alone', function() torch.mode(torch.CudaTensor(), torch.CudaLongTensor(), torch.FloatTensor(3)) end,
-      'mode', 'expected a CUDA tensor to work on, got a torch.FloatTensor')
-   H.raises('a string', function() d:sort('x') end, 'sort', 'invalid arguments', 'expected ([resval, resind,] tensor')
+      'mode', 'invalid arguments: CudaTensor CudaLongTensor FloatTensor')
+   H.raises('a string', function() d:sort('x') end, 'sort', 'invalid arguments: CudaTensor string',
+      'expected arguments: [*CudaTensor*] [*CudaLongTensor*] CudaTensor [index] [boolean]')
    H.raises('numbers after booleans', function() d:topk(1, true, 2) end, 'topk', 'invalid arguments')
    H.raises('too many numbers', function() d:median(1, 2) end, 'median', 'invalid arguments')
    -- Nothing changed on a failed call.

@@ -1,0 +1,378 @@
+//! The device tensors' maths in the host's argument forms: every elementwise op, comparison,
+//! matrix product and the main reductions of `torch::forms::table` becomes a method and a `torch.*` function of the device
+//! family, bound by the same `forms::bind` (over `Cuda`) and run by one device operation with
+//! every operand explicit. The op list is the table's; the names of the device operations that
+//! carry each form out are here, once.
+
+use mlua::{Lua, MultiValue, Result, Table, Value};
+use smallvec::SmallVec;
+
+use super::args::{new_like, result_given};
+use super::primitives::{BGEMM, BGEMM_SUM, GEMM, GEMV, GER, Product, check_integer_divisor, reduced_size, run_product};
+use crate::cuda::family::Cuda;
+use crate::cuda::ops::{elementwise, reduce};
+use crate::error::Named;
+use crate::torch::args::{self, Args, error, integer};
+use crate::torch::dtype::DType;
+use crate::torch::family::Family;
+use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
+use crate::torch::forms::param::{COMPARISON, ELEMENTWISE};
+use crate::torch::forms::table::{Computes, Entry, entries, entry};
+use crate::torch::kernels::math::{Binary, Compare};
+use crate::torch::layout::Tensor;
+use crate::torch::methods::one;
+
+/// A device elementwise operation and its operands beside the source: `y`, `z`, `v`, `w` of the
+/// kernels' expressions (`cuda::kernels::source::operations`).
+struct Pointwise<'a> {
+    op: &'static str,
+    y: Option<&'a Tensor>,
+    z: Option<&'a Tensor>,
+    v: f64,
+    w: f64,
+}
+
+impl<'a> Pointwise<'a> {
+    fn of(op: &'static str) -> Self {
+        Pointwise {
+            op,
+            y: None,
+            z: None,
+            v: 0.0,
+            w: 0.0,
+        }
+    }
+}
+
+/// The device operation of `op` with a tensor operand.
+fn with_tensor(op: Binary) -> &'static str {
+    match op {
+        Binary::Add | Binary::Sub => "add",
+        Binary::Mul => "cmul",
+        Binary::Div => "cdiv",
+        Binary::Pow => "cpow",
+        Binary::Fmod => "cfmod",
+        Binary::Remainder => "cremainder",
+        Binary::Max => "cmax",
+        Binary::Min => "cmin",
+    }
+}
+
+/// The device operation of `op` with a number.
+fn with_value(op: Binary) -> &'static str {
+    match op {
+        Binary::Add | Binary::Sub => "add_n",
+        Binary::Mul => "mul_n",
+        Binary::Div => "div_n",
+        Binary::Pow => "pow_n",
+        Binary::Fmod => "fmod_n",
+        Binary::Remainder => "remainder_n",
+        Binary::Max => "max_n",
+        Binary::Min => "min_n",
+    }
+}
+
+fn compare(c: Compare, with_tensor: bool) -> &'static str {
+    let (t, n) = match c {
+        Compare::Lt => ("lt", "lt_n"),
+        Compare::Le => ("le", "le_n"),
+        Compare::Gt => ("gt", "gt_n"),
+        Compare::Ge => ("ge", "ge_n"),
+        Compare::Eq => ("eq", "eq_n"),
+        Compare::Ne => ("ne", "ne_n"),
+    };
+    if with_tensor { t } else { n }
+}
+
+/// What the bound form `computes` is on the device.
+fn pointwise_of<'a>(e: &Entry, computes: Computes, b: &'a Bound) -> Pointwise<'a> {
+    let v = b.values();
+    let n = |i: usize| v.get(i).copied().unwrap_or(0.0);
+    let (y, z) = (b.tensor(0), b.tensor(1));
+
+    match computes {
+        Computes::Unary(_) => Pointwise::of(e.name),
+        Computes::WithValue(op) => Pointwise {
+            v: if op == Binary::Sub { -n(0) } else { n(0) },
+            ..Pointwise::of(with_value(op))
+        },
+        Computes::WithTensor(op) => Pointwise {
+            y,
+            v: 1.0,
+            ..Pointwise::of(with_tensor(op))
+        },
+        Computes::AddScaled { subtract } => Pointwise {
+            y,
+            v: if subtract { -n(0) } else { n(0) },
+            ..Pointwise::of("add")
+        },
+        Computes::Pow => Pointwise {
+            v: n(0),
+            ..Pointwise::of("pow_n")
+        },
+        Computes::ValuePow => Pointwise {
+            v: n(0),
+            ..Pointwise::of("tpow_n")
+        },
+        Computes::Atan2 => Pointwise {
+            y,
+            ..Pointwise::of("atan2")
+        },
+        Computes::Lerp => Pointwise {
+            y,
+            v: n(0),
+            ..Pointwise::of("lerp")
+        },
+        Computes::Clamp => Pointwise {
+            v: n(0),
+            w: n(1),
+            ..Pointwise::of("clamp")
+        },
+        Computes::AddProduct { divide } => Pointwise {
+            y,
+            z,
+            v: n(0),
+            ..Pointwise::of(if divide { "addcdiv" } else { "addcmul" })
+        },
+        Computes::Compare(c) => Pointwise {
+            y,
+            v: n(0),
+            ..Pointwise::of(compare(c, y.is_some()))
+        },
+        Computes::Method => unreachable!("{}: not an elementwise form", e.name),
+    }
+}
+
+/// An elementwise op or a comparison: `x:f(...)` in place, `res:f(src, ...)` into res,
+/// `torch.f([res,] src, ...)`. A comparison's result has the source's type (there is no device
+/// ByteTensor; cutorch's comparisons did the same).
+fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = bind::<Cuda>(&a, mode, e)?;
+    let computes = e.forms(mode == Mode::Method)[b.form].computes;
+    let src = b.source().expect("every elementwise form has a source");
+    let p = pointwise_of(e, computes, &b);
+    if src.dtype == DType::Long {
+        check_integer_divisor(p.op, p.v, p.y, p.z, name)?;
+    }
+    let res = b.result();
+    let dtype = res.map_or(src.dtype, |(_, t)| t.dtype);
+    let (rv, r) = match res {
+        Some(given) => result_given(lua, Some(given), dtype, &src.size, src, name)?,
+        None => {
+            let t = new_like(src, false, name)?;
+            (Cuda::push_tensor(lua, t.clone())?, t)
+        }
+    };
+    elementwise::pointwise(p.op, &r, Some(src), p.y, p.z, p.v, p.w).named(name)?;
+    one(rv)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reductions.
+
+fn dim_of(v: f64, x: &Tensor, name: &str) -> Result<usize> {
+    args::check_dim(integer(v, name, "dimension")?, x.dim(), name)
+}
+
+fn number(v: f64) -> Result<MultiValue> {
+    one(Value::Number(v))
+}
+
+/// The device reduction of the p-norm.
+fn norm_op(p: f64) -> &'static str {
+    match p {
+        0.0 => "norm0",
+        1.0 => "norm1",
+        2.0 => "norm2",
+        p if p == f64::INFINITY => "norminf",
+        _ => "normp",
+    }
+}
+
+/// A reduction along the dimension of a bound call into its result: `op` with `p`.
+fn along(lua: &Lua, b: &Bound, x: &Tensor, op: &str, dim: usize, p: f64, name: &str) -> Result<MultiValue> {
+    let (rv, r) = result_given(lua, b.result(), x.dtype, &reduced_size(x, dim), x, name)?;
+    reduce::reduce_dim(op, &r, x, dim, p).named(name)?;
+    one(rv)
+}
+
+/// The result tensors of max and min, `[values, indices,] x, dim`: one alone is the values
+/// when it has x's type, the indices otherwise (as on the host).
+fn pair<'a>(b: &'a Bound, x: &Tensor) -> (Option<&'a Dest>, Option<&'a Dest>) {
+    let mut given = b.results();
+    match (given.next(), given.next()) {
+        (Some(d), None) if d.1.dtype != x.dtype => (None, Some(d)),
+        (v, i) => (v, i),
+    }
+}
+
+/// sum, prod, mean, max, min, norm, cumsum, cumprod.
+fn reduction(lua: &Lua, a: Args, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = bind::<Cuda>(&a, Mode::Function, e)?;
+    let x = b.source().expect("every reduction form has a source");
+    match name {
+        "sum" | "prod" | "mean" | "max" | "min" if b.form == 0 => {
+            if x.numel() == 0 && matches!(name, "max" | "min") {
+                return Err(error(name, "the tensor is empty"));
+            }
+            number(reduce::reduce_all(name, x, 0.0).named(name)?)
+        }
+        "sum" | "prod" | "mean" => {
+            let dim = dim_of(b.number(0).expect("a dimension"), x, name)?;
+            along(lua, &b, x, name, dim, 0.0, name)
+        }
+        "max" | "min" => {
+            let dim = dim_of(b.number(0).expect("a dimension"), x, name)?;
+            let size = reduced_size(x, dim);
+            let (v, i) = pair(&b, x);
+            let (vv, values) = result_given(lua, v, x.dtype, &size, x, name)?;
+            let (iv, indices) = result_given(lua, i, DType::Long, &size, x, name)?;
+            reduce::arg_reduce_dim(name == "min", &values, &indices, x, dim).named(name)?;
+            Ok(MultiValue::from_vec(vec![vv, iv]))
+        }
+        "norm" => {
+            let p = b.number(0).expect("p or its default");
+            if b.form == 0 {
+                return number(reduce::reduce_all(norm_op(p), x, p).named(name)?);
+            }
+            let dim = dim_of(b.number(1).expect("a dimension"), x, name)?;
+            along(lua, &b, x, norm_op(p), dim, p, name)
+        }
+        "cumsum" | "cumprod" => {
+            let dim = dim_of(b.number(0).unwrap_or(1.0), x, name)?;
+            let (rv, r) = result_given(lua, b.result(), x.dtype, &x.size, x, name)?;
+            reduce::scan_dim(name == "cumprod", &r, x, dim).named(name)?;
+            one(rv)
+        }
+        _ => unreachable!("{name} is not a device reduction"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Products (cuBLAS).
+
+/// The shape and cuBLAS call of a product op, and whether it adds to M.
+fn product_of(name: &str) -> Option<(&'static Product, bool)> {
+    Some(match name {
+        "mm" => (&GEMM, false),
+        "mv" => (&GEMV, false),
+        "ger" => (&GER, false),
+        "bmm" => (&BGEMM, false),
+        "addmm" => (&GEMM, true),
+        "addmv" => (&GEMV, true),
+        "addr" => (&GER, true),
+        "baddbmm" => (&BGEMM, true),
+        "addbmm" => (&BGEMM_SUM, true),
+        _ => return None,
+    })
+}
+
+/// mm, mv, ger, bmm: `res:f(x, y)`, `torch.f([res,] x, y)`; the added products as on the host:
+/// `torch.addmm([res,] [beta,] M, [alpha,] x, y)`, `res:addmm([M,] [alpha,] x, y)` and
+/// `res:addmm(beta, [M,] alpha, x, y)`, M being res when left out.
+fn product(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let (p, added) = product_of(name).expect("a product");
+    let b = bind::<Cuda>(&a, mode, e)?;
+    let res = b.result();
+    let ts: SmallVec<[&Tensor; 3]> = b.tensors().collect();
+    let (x, y) = (ts[ts.len() - 2], ts[ts.len() - 1]);
+    if !added {
+        return run_product(lua, p, res, 0.0, None, 1.0, x, y, name);
+    }
+    let m = match (ts.len(), res) {
+        (3, _) => ts[0],
+        (_, Some((_, r))) => r,
+        _ => unreachable!("a form without M has a result"),
+    };
+    // beta only together with alpha; both default to 1.
+    let (beta, alpha) = match b.values()[..] {
+        [beta, alpha] => (beta, alpha),
+        [alpha] => (1.0, alpha),
+        _ => (1.0, 1.0),
+    };
+    run_product(lua, p, res, beta, Some(m), alpha, x, y, name)
+}
+
+/// The reductions the device family binds here (the others are built in Lua on these).
+const REDUCTIONS: &[&str] = &["sum", "prod", "mean", "max", "min", "norm", "cumsum", "cumprod"];
+
+/// `bindForms(name, isMethod, ...)`: the call bound by the table's forms of `name` over the
+/// device family, for the ops lua/cutorch/Tensor.lua builds from others: the result (nil when
+/// not given), the source, a list of the other tensors, a list of the numbers (their defaults
+/// filled in; nil where an optional dimension was left out) and a list of the booleans.
+fn bind_forms(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let name = match a.first() {
+        Some(Value::String(s)) => s.to_string_lossy(),
+        _ => return Err(mlua::Error::runtime("bindForms: internal error: op name expected")),
+    };
+    let e = entries()
+        .find(|e| e.name == name)
+        .ok_or_else(|| mlua::Error::runtime(format!("bindForms: internal error: no forms for {name}")))?;
+    let mode = match a.get(1) {
+        Some(Value::Boolean(true)) => Mode::Method,
+        _ => Mode::Function,
+    };
+    let b = bind::<Cuda>(a.get(2..).unwrap_or(&[]), mode, e)?;
+    let value = |d: Option<&Dest>| d.map_or(Value::Nil, |(v, _)| v.clone());
+    let tensors = lua.create_sequence_from(b.tensor_args().map(|(v, _)| v.clone()))?;
+    let numbers = lua.create_table()?;
+    for (i, n) in b.numbers().enumerate() {
+        if let Some(x) = n {
+            numbers.raw_set(i + 1, x)?;
+        }
+    }
+    let booleans = lua.create_sequence_from(b.booleans())?;
+    Ok(MultiValue::from_vec(vec![
+        value(b.result()),
+        value(b.source_arg()),
+        Value::Table(tensors),
+        Value::Table(numbers),
+        Value::Table(booleans),
+    ]))
+}
+
+fn set(lua: &Lua, t: &Table, name: &str, f: impl Fn(&Lua, Args) -> Result<MultiValue> + Send + 'static) -> Result<()> {
+    t.raw_set(name, lua.create_function(move |lua, a: Args| f(lua, a))?)
+}
+
+/// `libcutorch.maths`: { methods = ..., functions = ... } of every op above, which
+/// lua/cutorch/Tensor.lua installs beside the ones it builds.
+pub fn install(lua: &Lua, m: &Table) -> Result<()> {
+    let (methods, functions) = (lua.create_table()?, lua.create_table()?);
+    for e in entries() {
+        let name = e.name;
+        if e.policy == ELEMENTWISE {
+            set(lua, &methods, name, move |lua, a| elementwise(lua, a, Mode::Method, e))?;
+            set(lua, &functions, name, move |lua, a| {
+                elementwise(lua, a, Mode::Function, e)
+            })?;
+        } else if e.policy == COMPARISON && name != "equal" {
+            // The same forms as a method and as a function.
+            set(lua, &methods, name, move |lua, a| {
+                elementwise(lua, a, Mode::Function, e)
+            })?;
+            set(lua, &functions, name, move |lua, a| {
+                elementwise(lua, a, Mode::Function, e)
+            })?;
+        }
+    }
+    for e in entries().filter(|e| product_of(e.name).is_some()) {
+        set(lua, &methods, e.name, move |lua, a| product(lua, a, Mode::Method, e))?;
+        set(lua, &functions, e.name, move |lua, a| {
+            product(lua, a, Mode::Function, e)
+        })?;
+    }
+    for &name in REDUCTIONS {
+        let e = entry(name);
+        set(lua, &methods, name, move |lua, a| reduction(lua, a, e))?;
+        set(lua, &functions, name, move |lua, a| reduction(lua, a, e))?;
+    }
+    let t = lua.create_table()?;
+    t.set("methods", methods)?;
+    t.set("functions", functions)?;
+    m.set("maths", t)?;
+    m.set("bindForms", lua.create_function(bind_forms)?)
+}
