@@ -277,7 +277,9 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
     let policy = entry.policy;
     let a = if policy.trailing_nils_absent { &a[..given(a)] } else { a };
     let in_place = mode == Mode::Method && policy.receiver == Receiver::InPlace;
-    let mut kinds: SmallVec<[Kind; INLINE]> = a.iter().map(Kind::of::<K>).collect();
+    // Most calls pass at most four arguments; a kind is as large as a tensor's view, so room for
+    // more would only be copied about.
+    let mut kinds: SmallVec<[Kind; 4]> = a.iter().map(Kind::of::<K>).collect();
     let receiver = match (in_place, kinds.first()) {
         (false, _) => None,
         (true, Some(Kind::Tensor(t))) => Some(t.dtype),
