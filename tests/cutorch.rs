@@ -229,3 +229,47 @@ fn cuda_tensors_to_a_child_through_ssh_go_through_host_memory() {
         out.stderr
     );
 }
+
+/// Device memory on the mock is shared memory; a process killed outright (no exit handlers)
+/// must not leave it behind in /dev/shm, as a real driver frees a dead context's memory.
+#[test]
+fn device_memory_of_a_killed_process_is_not_left_behind() {
+    let dir = temp_dir("cutorch-mock-killed");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let script = r#"
+        require 'cutorch'
+        local t = torch.CudaTensor(4096):fill(1)
+        local f = assert(io.open('/proc/self/stat'))
+        local pid = f:read('*l'):match('^(%d+)')
+        f:close()
+        print(pid)
+        io.stdout:flush()
+        os.execute('kill -9 ' .. pid)
+    "#;
+    let mut cmd = Command::new(th_path());
+    cmd.args(["-e", script]).current_dir(&dir);
+    for (k, v) in mock_env(&dir) {
+        cmd.env(k, v);
+    }
+    let out = run_cmd(&mut cmd, Duration::from_secs(120));
+    let pid = out.stdout.trim();
+    assert!(
+        !pid.is_empty() && out.status != Some(0),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let prefix = format!("luatorch-mock-{pid}-");
+    let left: Vec<String> = std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with(&prefix))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in /dev/shm: {left:?}");
+}

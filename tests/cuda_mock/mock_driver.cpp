@@ -5,8 +5,11 @@
 // (kernel_shim.h). It checks what it can (known allocations, kernel names, launch sizes) and
 // fails the call otherwise, as the driver would.
 //
-// Device memory is host memory in shared mappings (/dev/shm), so that an IPC handle (the
-// mapping's name) opens the same memory in another process. Every thread of a launch runs on
+// Device memory is host memory in anonymous shared files (memfd), so that an IPC handle (the
+// file's path under /proc/<pid>/fd) opens the same memory in another process, and so that the
+// memory goes with the process however it ends (killed ones too): nothing is left in /dev/shm.
+// Where memfd is not to be had (or the process runs out of descriptors), a named POSIX
+// shared-memory object stands in, removed at free and at exit. Every thread of a launch runs on
 // the calling thread; kernels with __syncthreads run their block's threads as coroutines that
 // switch at each barrier.
 #include <cstdint>
@@ -62,8 +65,9 @@ static int device_count() {
 
 struct Region {
    size_t bytes;
-   std::string name; // the shared-memory object (what an IPC handle carries)
+   std::string name; // what an IPC handle carries: /proc/<pid>/fd/<fd>, or a shm object's name
    bool imported;
+   int fd; // the memfd held open for importers (-1: a named object, or an imported mapping)
 };
 static std::mutex lock;
 static std::map<uintptr_t, Region> regions;
@@ -82,7 +86,7 @@ static int allocations; // cuMemAlloc calls that succeeded (mockAllocations)
 static void remove_shared_objects() {
    std::lock_guard<std::mutex> g(lock);
    for (auto &r : regions)
-      if (!r.second.imported) shm_unlink(r.second.name.c_str());
+      if (!r.second.imported && r.second.fd < 0) shm_unlink(r.second.name.c_str());
 }
 
 static bool find(uintptr_t p, uintptr_t *base, size_t *bytes) {
@@ -107,6 +111,23 @@ static void *map_shared(const char *name, size_t bytes, bool create) {
    void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
    close(fd);
    return p == MAP_FAILED ? nullptr : p;
+}
+
+// New shared memory of `bytes`, named in `name` (as an IPC handle will carry it), its descriptor
+// in `fd` (-1 for a named object).
+static void *new_shared(char *name, size_t size_of_name, size_t bytes, int *fd) {
+   *fd = memfd_create("luatorch-mock", MFD_CLOEXEC);
+   if (*fd >= 0) {
+      void *p = MAP_FAILED;
+      if (ftruncate(*fd, (off_t)bytes) == 0) p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+      if (p != MAP_FAILED) {
+         snprintf(name, size_of_name, "/proc/%d/fd/%d", (int)getpid(), *fd);
+         return p;
+      }
+      close(*fd);
+      *fd = -1;
+   }
+   return map_shared(name, bytes, true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -411,13 +432,14 @@ int cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
    }
    static const bool cleanup = atexit(remove_shared_objects) == 0;
    (void)cleanup;
-   void *m = map_shared(name, bytes, true);
+   int fd;
+   void *m = new_shared(name, sizeof name, bytes, &fd);
    if (!m) return OUT_OF_MEMORY;
    // Not zero: what must be zeroed is zeroed, and results left partly unset show (as NaN in
    // floating types, -1 in integer ones).
    memset(m, 0xFF, bytes);
    std::lock_guard<std::mutex> g(lock);
-   regions[(uintptr_t)m] = Region{bytes, name, false};
+   regions[(uintptr_t)m] = Region{bytes, name, false, fd};
    allocated += bytes;
    allocations++;
    *p = (CUdeviceptr)m;
@@ -435,7 +457,10 @@ int cuMemFree_v2(CUdeviceptr p) {
    auto it = regions.find(p);
    if (it == regions.end() || it->second.imported) return INVALID_VALUE;
    munmap((void *)p, it->second.bytes);
-   shm_unlink(it->second.name.c_str());
+   if (it->second.fd >= 0)
+      close(it->second.fd);
+   else
+      shm_unlink(it->second.name.c_str());
    allocated -= it->second.bytes;
    regions.erase(it);
    return SUCCESS;
@@ -506,15 +531,17 @@ int cuIpcOpenMemHandle_v2(CUdeviceptr *p, IpcHandle handle, unsigned) {
          if (r.second.imported && r.second.name == name) return ALREADY_MAPPED;
       }
    }
-   int fd = shm_open(name, O_RDWR, 0600);
+   // A memfd is opened through its exporter's descriptor; a named object by its name.
+   bool memfd = strncmp(name, "/proc/", 6) == 0;
+   int fd = memfd ? open(name, O_RDWR | O_CLOEXEC) : shm_open(name, O_RDWR, 0600);
    if (fd < 0) return INVALID_HANDLE;
    struct stat st;
    fstat(fd, &st);
+   void *m = mmap(nullptr, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
    close(fd);
-   void *m = map_shared(name, (size_t)st.st_size, false);
-   if (!m) return INVALID_HANDLE;
+   if (m == MAP_FAILED) return INVALID_HANDLE;
    std::lock_guard<std::mutex> g(lock);
-   regions[(uintptr_t)m] = Region{(size_t)st.st_size, name, true};
+   regions[(uintptr_t)m] = Region{(size_t)st.st_size, name, true, -1};
    *p = (CUdeviceptr)m;
    return SUCCESS;
 }
