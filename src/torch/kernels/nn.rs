@@ -193,11 +193,54 @@ fn each_offset(w: &Windows, mut f: impl FnMut(usize, &[Option<usize>])) {
     }
 }
 
-/// im2col: `cols` (L x K x O, contiguous) = the windows of `x` (L planes of geometry `w`),
-/// padding read as zero.
-pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows) -> Result<()> {
-    let dtype = float_type(x)?;
+/// One stretch of a kernel offset's positions: `len` positions from `at` that read consecutive
+/// input elements from `from` (None: padding, read as zero).
+#[derive(Clone, Copy)]
+struct Run {
+    at: usize,
+    from: Option<usize>,
+    len: usize,
+}
+
+/// The input indices of a kernel offset's positions as runs, so that unfold and fold move whole
+/// rows at once (with a step of 1, a row of the output is one run).
+fn runs_of(idx: &[Option<usize>], runs: &mut Vec<Run>) {
+    runs.clear();
+    for (at, i) in idx.iter().enumerate() {
+        match (runs.last_mut(), i) {
+            (Some(r), Some(i)) if r.from.is_some_and(|f| f + r.len == *i) => r.len += 1,
+            (Some(r), None) if r.from.is_none() => r.len += 1,
+            _ => runs.push(Run { at, from: *i, len: 1 }),
+        }
+    }
+}
+
+/// Where the columns of plane `plane`, kernel offset `kk` start in a columns buffer: with
+/// `batch` 1, the layout L x K x O (each plane's (K x O) matrix in turn); with `batch` N (the L
+/// planes being N images of L/N channels), the layout (C*K) x N x O, every image's columns side by
+/// side, so that a convolution over the whole batch is one matrix product.
+fn column_row(plane: usize, kk: usize, k: usize, o: usize, l: usize, batch: usize) -> usize {
+    let channels = l / batch;
+    let (n, c) = (plane / channels, plane % channels);
+    ((c * k + kk) * batch + n) * o
+}
+
+/// The number of planes of `x` and a check that they make `batch` whole images.
+fn batched_planes(x: &Tensor, w: &Windows, batch: usize) -> Result<usize> {
     let l = planes(x, w)?;
+    if batch == 0 || !l.is_multiple_of(batch) {
+        return Err(Error::shape(format!(
+            "{l} planes are not {batch} images of as many channels"
+        )));
+    }
+    Ok(l)
+}
+
+/// im2col: `cols` (contiguous, laid out as `column_row` says) = the windows of `x` (L planes of
+/// geometry `w`, `batch` images), padding read as zero.
+pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows, batch: usize) -> Result<()> {
+    let dtype = float_type(x)?;
+    let l = batched_planes(x, w, batch)?;
     let (p, k, o) = (w.plane(), w.window(), w.positions());
     match dtype {
         DType::Float => unsafe {
@@ -206,6 +249,7 @@ pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows) -> Result<()> {
                 slice(x, dtype, l * p, "the input")?,
                 w,
                 l,
+                batch,
             )
         },
         _ => unsafe {
@@ -214,33 +258,37 @@ pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows) -> Result<()> {
                 slice(x, dtype, l * p, "the input")?,
                 w,
                 l,
+                batch,
             )
         },
     }
     Ok(())
 }
 
-fn unfold_typed<T: Real + crate::torch::dtype::Element>(cols: &mut [T], x: &[T], w: &Windows, l: usize) {
+fn unfold_typed<T: Real + crate::torch::dtype::Element>(cols: &mut [T], x: &[T], w: &Windows, l: usize, batch: usize) {
     let (p, k, o) = (w.plane(), w.window(), w.positions());
+    let mut runs = Vec::new();
     each_offset(w, |kk, idx| {
+        runs_of(idx, &mut runs);
         for plane in 0..l {
             let src = &x[plane * p..(plane + 1) * p];
-            let dst = &mut cols[(plane * k + kk) * o..(plane * k + kk + 1) * o];
-            for (d, i) in dst.iter_mut().zip(idx) {
-                *d = match i {
-                    Some(i) => src[*i],
-                    None => T::ZERO,
-                };
+            let row = &mut cols[column_row(plane, kk, k, o, l, batch)..][..o];
+            for r in &runs {
+                let dst = &mut row[r.at..r.at + r.len];
+                match r.from {
+                    Some(f) => dst.copy_from_slice(&src[f..f + r.len]),
+                    None => dst.fill(T::ZERO),
+                }
             }
         }
     });
 }
 
-/// col2im: adds `cols` (L x K x O) onto `x` (L planes, not cleared here) at the positions
-/// `unfold` read them from; columns in the padding are dropped.
-pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows) -> Result<()> {
+/// col2im: adds `cols` (laid out as `column_row` says) onto `x` (L planes, `batch` images, not
+/// cleared here) at the positions `unfold` read them from; columns in the padding are dropped.
+pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows, batch: usize) -> Result<()> {
     let dtype = float_type(x)?;
-    let l = planes(x, w)?;
+    let l = batched_planes(x, w, batch)?;
     let (p, k, o) = (w.plane(), w.window(), w.positions());
     match dtype {
         DType::Float => unsafe {
@@ -249,6 +297,7 @@ pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows) -> Result<()> {
                 slice(cols, dtype, l * k * o, "the columns")?,
                 w,
                 l,
+                batch,
             )
         },
         _ => unsafe {
@@ -257,21 +306,25 @@ pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows) -> Result<()> {
                 slice(cols, dtype, l * k * o, "the columns")?,
                 w,
                 l,
+                batch,
             )
         },
     }
     Ok(())
 }
 
-fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w: &Windows, l: usize) {
+fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w: &Windows, l: usize, batch: usize) {
     let (p, k, o) = (w.plane(), w.window(), w.positions());
+    let mut runs = Vec::new();
     each_offset(w, |kk, idx| {
+        runs_of(idx, &mut runs);
         for plane in 0..l {
             let dst = &mut x[plane * p..(plane + 1) * p];
-            let src = &cols[(plane * k + kk) * o..(plane * k + kk + 1) * o];
-            for (v, i) in src.iter().zip(idx) {
-                if let Some(i) = i {
-                    dst[*i] += *v;
+            let row = &cols[column_row(plane, kk, k, o, l, batch)..][..o];
+            for r in runs.iter().filter(|r| r.from.is_some()) {
+                let f = r.from.expect("an input run");
+                for (d, v) in dst[f..f + r.len].iter_mut().zip(&row[r.at..r.at + r.len]) {
+                    *d += *v;
                 }
             }
         }
@@ -430,15 +483,30 @@ mod tests {
         let w = Windows::new(&[3, 3], &[2, 2], &[1, 1], &[0, 0], &[1, 1], &[2, 2]).unwrap();
         let x = tensor(&[1., 2., 3., 4., 5., 6., 7., 8., 9.], &[1, 3, 3]);
         let cols = Tensor::zeros(DType::Double, &[1, 4, 4]).unwrap();
-        unfold(&cols, &x, &w).unwrap();
+        unfold(&cols, &x, &w, 1).unwrap();
         // Offset (0,0) of each window: 1 2 4 5; offset (1,1): 5 6 8 9.
         let c = values(&cols);
         assert_eq!(&c[0..4], &[1., 2., 4., 5.]);
         assert_eq!(&c[12..16], &[5., 6., 8., 9.]);
         let ones = tensor(&[1.0; 16], &[1, 4, 4]);
         let g = Tensor::zeros(DType::Double, &[1, 3, 3]).unwrap();
-        fold(&g, &ones, &w).unwrap();
+        fold(&g, &ones, &w, 1).unwrap();
         assert_eq!(values(&g), vec![1., 2., 1., 2., 4., 2., 1., 2., 1.]);
+    }
+
+    #[test]
+    fn batched_columns_put_the_images_side_by_side() {
+        // Two images of one 1-D channel of 3, windows of 2, step 1: 2 positions each.
+        let w = Windows::new(&[3], &[2], &[1], &[0], &[1], &[2]).unwrap();
+        let x = tensor(&[1., 2., 3., 4., 5., 6.], &[2, 1, 3]);
+        let cols = Tensor::zeros(DType::Double, &[2, 4]).unwrap();
+        unfold(&cols, &x, &w, 2).unwrap();
+        // Row (channel 0, offset 0): image 1's 1 2 then image 2's 4 5; offset 1: 2 3, 5 6.
+        assert_eq!(values(&cols), vec![1., 2., 4., 5., 2., 3., 5., 6.]);
+        let g = Tensor::zeros(DType::Double, &[2, 1, 3]).unwrap();
+        fold(&g, &cols, &w, 2).unwrap();
+        assert_eq!(values(&g), vec![1., 4., 3., 4., 10., 6.]);
+        assert!(unfold(&cols, &x, &w, 4).is_err());
     }
 
     #[test]
@@ -447,7 +515,7 @@ mod tests {
         let w = Windows::new(&[3], &[2], &[2], &[1], &[1], &[2]).unwrap();
         let x = tensor(&[-5., -6., -7.], &[1, 3]);
         let cols = Tensor::zeros(DType::Double, &[1, 2, 2]).unwrap();
-        unfold(&cols, &x, &w).unwrap();
+        unfold(&cols, &x, &w, 1).unwrap();
         assert_eq!(values(&cols), vec![0., -6., -5., -7.]);
         let v = Tensor::zeros(DType::Double, &[1, 2]).unwrap();
         let p = Tensor::zeros(DType::Long, &[1, 2]).unwrap();
@@ -473,9 +541,9 @@ mod tests {
         let w = Windows::new(&[3], &[2], &[1], &[0], &[1], &[2]).unwrap();
         let x = Tensor::zeros(DType::Long, &[3]).unwrap();
         let cols = Tensor::zeros(DType::Double, &[4]).unwrap();
-        assert!(unfold(&cols, &x, &w).is_err());
+        assert!(unfold(&cols, &x, &w, 1).is_err());
         let x = Tensor::zeros(DType::Double, &[4]).unwrap();
-        assert!(unfold(&cols, &x, &w).is_err());
+        assert!(unfold(&cols, &x, &w, 1).is_err());
         assert!(Windows::new(&[3], &[0], &[1], &[0], &[1], &[2]).is_err());
     }
 }

@@ -7,7 +7,7 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::convention::{add, none};
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, number_arg, tensor_arg};
+use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg};
 use crate::torch::kernels::nn::{self as kernels, Windows};
 
 /// The geometry table at argument `pos`.
@@ -40,16 +40,45 @@ fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {
     .named(method)
 }
 
+/// The optional number of images whose columns lie side by side (`kernels::nn::unfold`): 1 when
+/// absent.
+fn batch_arg(a: &Args, pos: usize, method: &str) -> Result<usize> {
+    match arg(a, pos) {
+        Value::Nil => Ok(1),
+        _ => {
+            let n = int_arg(a, pos, method)?;
+            usize::try_from(n)
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| error(method, format!("the batch must be positive, got {n}")))
+        }
+    }
+}
+
 pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
     let t = lua.create_table()?;
     add(lua, &t, "unfold", |_, a: Args| {
         const M: &str = "torch._nn.unfold";
-        kernels::unfold(&tensor_arg(&a, 1, M)?, &tensor_arg(&a, 2, M)?, &windows(&a, 3, M)?).named(M)?;
+        let batch = batch_arg(&a, 4, M)?;
+        kernels::unfold(
+            &tensor_arg(&a, 1, M)?,
+            &tensor_arg(&a, 2, M)?,
+            &windows(&a, 3, M)?,
+            batch,
+        )
+        .named(M)?;
         none()
     })?;
     add(lua, &t, "fold", |_, a: Args| {
         const M: &str = "torch._nn.fold";
-        kernels::fold(&tensor_arg(&a, 1, M)?, &tensor_arg(&a, 2, M)?, &windows(&a, 3, M)?).named(M)?;
+        let batch = batch_arg(&a, 4, M)?;
+        kernels::fold(
+            &tensor_arg(&a, 1, M)?,
+            &tensor_arg(&a, 2, M)?,
+            &windows(&a, 3, M)?,
+            batch,
+        )
+        .named(M)?;
         none()
     })?;
     add(lua, &t, "maxPool", |_, a: Args| {
