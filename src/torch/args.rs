@@ -163,10 +163,16 @@ pub fn sizes_arg(args: &Args, pos: usize, method: &str) -> mlua::Result<Vec<i64>
         }
         return Ok(out);
     }
+    // Torch7 reads sizes as C longs: a fractional size is cut toward zero (`torch.rand(3.5)` has
+    // 3 elements, which nn's own tests rely on), as the table form above does.
     let mut out = Vec::new();
     let mut p = pos;
     while p <= args.len() && !matches!(arg(args, p), Value::Nil) {
-        out.push(int_arg(args, p, method)?);
+        let n = number_arg(args, p, method)?;
+        if !n.is_finite() {
+            return Err(error(method, format!("bad argument #{p} (a size expected, got {n})")));
+        }
+        out.push(n.trunc() as i64);
         p += 1;
     }
     Ok(out)
