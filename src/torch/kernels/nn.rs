@@ -431,11 +431,45 @@ pub fn threshold(output: &Tensor, input: &Tensor, threshold: f64, value: f64) ->
 
 /// `gradInput = input > threshold ? gradOutput : 0`, elementwise (`gradInput` may be
 /// `gradOutput`, or `input`).
+/// A value kept or zeroed by a mask of its bits: no branch, so that a loop over data whose signs
+/// vary at random (a ReLU's input) neither mispredicts nor stays scalar.
+pub trait Masked: Copy {
+    /// self where `keep`, else zero.
+    fn kept_if(self, keep: bool) -> Self;
+}
+
+macro_rules! masked {
+    ($t:ty, $bits:ty) => {
+        impl Masked for $t {
+            fn kept_if(self, keep: bool) -> $t {
+                <$t>::from_bits(self.to_bits() & (0 as $bits).wrapping_sub(keep as $bits))
+            }
+        }
+    };
+}
+masked!(f32, u32);
+masked!(f64, u64);
+
 pub fn threshold_backward(grad_input: &Tensor, input: &Tensor, grad_output: &Tensor, threshold: f64) -> Result<()> {
-    fn run<T: Real + crate::torch::dtype::Element>(r: *mut T, x: *const T, g: *const T, n: usize, th: T) {
-        for i in 0..n {
-            // SAFETY: the three pointers cover n elements (checked by `raw`).
-            unsafe { *r.add(i) = if *x.add(i) > th { *g.add(i) } else { T::ZERO } };
+    fn run<T: Real + Masked + crate::torch::dtype::Element>(r: *mut T, x: *const T, g: *const T, n: usize, th: T) {
+        if std::ptr::eq(r, x) || std::ptr::eq(r, g) {
+            // In place (an in-place ReLU's gradInput is its gradOutput): through the pointers.
+            for i in 0..n {
+                // SAFETY: the three pointers cover n elements (checked by `raw`).
+                unsafe { *r.add(i) = (*g.add(i)).kept_if(*x.add(i) > th) };
+            }
+            return;
+        }
+        // SAFETY: the pointers cover n elements (checked by `raw`), and r is neither x nor g.
+        let (r, x, g) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(r, n),
+                std::slice::from_raw_parts(x, n),
+                std::slice::from_raw_parts(g, n),
+            )
+        };
+        for ((r, x), g) in r.iter_mut().zip(x).zip(g) {
+            *r = g.kept_if(*x > th);
         }
     }
     let dtype = float_type(input)?;
@@ -534,6 +568,11 @@ mod tests {
         let g = tensor(&[10., 20., 30.], &[3]);
         threshold_backward(&g, &x, &g, 0.0).unwrap();
         assert_eq!(values(&g), vec![0., 20., 30.]);
+        // Apart from gradOutput, and a NaN or infinite gradient below the threshold still gives 0.
+        let go = tensor(&[f64::NAN, f64::INFINITY, -3.], &[3]);
+        let gi = Tensor::zeros(DType::Double, &[3]).unwrap();
+        threshold_backward(&gi, &tensor(&[-1., -2., 5.], &[3]), &go, 0.0).unwrap();
+        assert_eq!(values(&gi), vec![0., 0., -3.]);
     }
 
     #[test]
