@@ -108,8 +108,18 @@ fn squeeze<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
         _ => Some(dim_arg(&a, dim_pos, &src, "squeeze")?),
     };
     let v = src.squeeze(dim).named("squeeze")?;
+    // As Torch7's cwrap: a result of one element in one dimension comes back as a number (the
+    // receiver is squeezed all the same), unless a dimension was named of a tensor of several.
+    let number = v.dim() == 1 && v.size[0] == 1 && (dim.is_none() || src.dim() == 1);
+    let value = match (number, &v.storage) {
+        (true, Some(s)) => Some(K::read(s, v.offset).map_err(|e| error("squeeze", e))?),
+        _ => None,
+    };
     K::set_view(arg(&a, 1), v)?;
-    receiver(&a)
+    match value {
+        Some(x) => one(Value::Number(x)),
+        None => receiver(&a),
+    }
 }
 
 fn resize<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
