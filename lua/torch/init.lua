@@ -234,6 +234,7 @@ local function native_classes(N, T, tname, sname)
       __newindex = snewindex,
       __tostring = function(s) return sclass.__tostring__(s) end,
       __len = function(s) return s:size() end,
+      __eq = N.storageSame,
    }
    N.register(T, tmeta, smeta)
 

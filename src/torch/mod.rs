@@ -55,6 +55,14 @@ pub fn open(lua: &Lua) -> Result<Table> {
     m.set("types", lua.create_sequence_from(DType::ALL.iter().map(|d| d.name()))?)?;
     m.set("file", file::open(lua)?)?;
 
+    // `s1 == s2` of two storage userdata: the same memory (each `t:storage()` is a new userdata
+    // over it, and Torch7 scripts compare them, as nn's getParameters tests do).
+    m.set(
+        "storageSame",
+        lua.create_function(|_, (a, b): (Value, Value)| {
+            Ok(matches!((storage_of(&a), storage_of(&b)), (Some(x), Some(y)) if x.same(&y)))
+        })?,
+    )?;
     m.set(
         "register",
         lua.create_function(|lua, (name, tmeta, smeta): (String, Table, Table)| {

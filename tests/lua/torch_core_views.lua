@@ -211,4 +211,11 @@ H.list(tt2[2], { 5, 6, 7, 8 }, 'totable row 2')
 H.eq(#torch.Tensor():totable(), 0, 'totable of an empty tensor')
 H.tensor(torch.Tensor({ 1, 2 }):repeatTensor(2, 2), { 2, 4 }, { 1, 2, 1, 2, 1, 2, 1, 2 }, 'repeatTensor')
 
+-- storages compare by the memory they hold: each t:storage() is a new userdata over it
+local st = torch.Tensor(4)
+H.check(st:storage() == st:storage(), 'a tensor\'s storage equals itself')
+H.check(st:narrow(1, 2, 2):storage() == st:storage(), 'a view shares its storage')
+H.check(st:storage() ~= torch.Tensor(4):storage(), 'other memory, another storage')
+H.check(torch.FloatStorage(0) ~= torch.FloatStorage(0), 'two empty storages are two')
+
 print('ok')
