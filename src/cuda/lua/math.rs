@@ -9,6 +9,7 @@ use smallvec::SmallVec;
 
 use super::args::{new_like, result_given};
 use super::primitives::{BGEMM, BGEMM_SUM, GEMM, GEMV, GER, Product, check_integer_divisor, reduced_size, run_product};
+use super::sort::results;
 use crate::cuda::family::Cuda;
 use crate::cuda::ops::{elementwise, reduce};
 use crate::error::Named;
@@ -197,16 +198,6 @@ fn along(lua: &Lua, b: &Bound, x: &Tensor, op: &str, dim: usize, p: f64, name: &
     one(rv)
 }
 
-/// The result tensors of max and min, `[values, indices,] x, dim`: one alone is the values
-/// when it has x's type, the indices otherwise (as on the host).
-fn pair<'a>(b: &'a Bound, x: &Tensor) -> (Option<&'a Dest>, Option<&'a Dest>) {
-    let mut given = b.results();
-    match (given.next(), given.next()) {
-        (Some(d), None) if d.1.dtype != x.dtype => (None, Some(d)),
-        (v, i) => (v, i),
-    }
-}
-
 /// sum, prod, mean, max, min, norm, cumsum, cumprod.
 fn reduction(lua: &Lua, a: Args, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
@@ -226,7 +217,7 @@ fn reduction(lua: &Lua, a: Args, e: &'static Entry) -> Result<MultiValue> {
         "max" | "min" => {
             let dim = dim_of(b.number(0).expect("a dimension"), x, name)?;
             let size = reduced_size(x, dim);
-            let (v, i) = pair(&b, x);
+            let (v, i) = results(&b, x, name)?;
             let (vv, values) = result_given(lua, v, x.dtype, &size, x, name)?;
             let (iv, indices) = result_given(lua, i, DType::Long, &size, x, name)?;
             reduce::arg_reduce_dim(name == "min", &values, &indices, x, dim).named(name)?;

@@ -20,8 +20,13 @@ use crate::torch::forms::table::entry;
 use crate::torch::layout::Tensor;
 
 /// The result tensors, `[resval,] [resind,] x`: one alone is the values when it has x's element
-/// type, the indices otherwise (as on the host). Checked to be of the right types.
-fn results<'a>(b: &'a Bound, x: &Tensor, method: &str) -> mlua::Result<(Option<&'a Dest>, Option<&'a Dest>)> {
+/// type, the indices otherwise (as on the host). Checked to be of the right types. Also the
+/// results of max and min along a dimension (`math`).
+pub(super) fn results<'a>(
+    b: &'a Bound,
+    x: &Tensor,
+    method: &str,
+) -> mlua::Result<(Option<&'a Dest>, Option<&'a Dest>)> {
     let mut given = b.results();
     let (v, i) = match (given.next(), given.next()) {
         (Some(d), None) if d.1.dtype != x.dtype => (None, Some(d)),

@@ -239,28 +239,59 @@ fn batched_planes(x: &Tensor, w: &Windows, batch: usize) -> Result<usize> {
 /// im2col: `cols` (contiguous, laid out as `column_row` says) = the windows of `x` (L planes of
 /// geometry `w`, `batch` images), padding read as zero.
 pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows, batch: usize) -> Result<()> {
-    let dtype = float_type(x)?;
-    let l = batched_planes(x, w, batch)?;
+    on_columns(x, "the input", cols, w, batch, Pass::Unfold)
+}
+
+/// col2im: adds `cols` (laid out as `column_row` says) onto `x` (L planes, `batch` images, not
+/// cleared here) at the positions `unfold` read them from; columns in the padding are dropped.
+pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows, batch: usize) -> Result<()> {
+    on_columns(x, "the input gradient", cols, w, batch, Pass::Fold)
+}
+
+#[derive(Clone, Copy)]
+enum Pass {
+    Unfold,
+    Fold,
+}
+
+/// Checks the image (`what` in errors) and the columns, then runs `pass` over them typed.
+fn on_columns(image: &Tensor, what: &str, cols: &Tensor, w: &Windows, batch: usize, pass: Pass) -> Result<()> {
+    fn run<T: Real + crate::torch::dtype::Element>(
+        image: &mut [T],
+        cols: &mut [T],
+        w: &Windows,
+        l: usize,
+        batch: usize,
+        pass: Pass,
+    ) {
+        match pass {
+            Pass::Unfold => unfold_typed(cols, image, w, l, batch),
+            Pass::Fold => fold_typed(image, cols, w, l, batch),
+        }
+    }
+    let dtype = float_type(image)?;
+    let l = batched_planes(image, w, batch)?;
     let (p, k, o) = (w.plane(), w.window(), w.positions());
-    match dtype {
-        DType::Float => unsafe {
-            unfold_typed::<f32>(
+    // SAFETY: both are contiguous tensors of `dtype` with the lengths checked by `slice`.
+    unsafe {
+        match dtype {
+            DType::Float => run::<f32>(
+                slice(image, dtype, l * p, what)?,
                 slice(cols, dtype, l * k * o, "the columns")?,
-                slice(x, dtype, l * p, "the input")?,
                 w,
                 l,
                 batch,
-            )
-        },
-        _ => unsafe {
-            unfold_typed::<f64>(
+                pass,
+            ),
+            _ => run::<f64>(
+                slice(image, dtype, l * p, what)?,
                 slice(cols, dtype, l * k * o, "the columns")?,
-                slice(x, dtype, l * p, "the input")?,
                 w,
                 l,
                 batch,
-            )
-        },
+                pass,
+            ),
+        }
     }
     Ok(())
 }
@@ -282,35 +313,6 @@ fn unfold_typed<T: Real + crate::torch::dtype::Element>(cols: &mut [T], x: &[T],
             }
         }
     });
-}
-
-/// col2im: adds `cols` (laid out as `column_row` says) onto `x` (L planes, `batch` images, not
-/// cleared here) at the positions `unfold` read them from; columns in the padding are dropped.
-pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows, batch: usize) -> Result<()> {
-    let dtype = float_type(x)?;
-    let l = batched_planes(x, w, batch)?;
-    let (p, k, o) = (w.plane(), w.window(), w.positions());
-    match dtype {
-        DType::Float => unsafe {
-            fold_typed::<f32>(
-                slice(x, dtype, l * p, "the input gradient")?,
-                slice(cols, dtype, l * k * o, "the columns")?,
-                w,
-                l,
-                batch,
-            )
-        },
-        _ => unsafe {
-            fold_typed::<f64>(
-                slice(x, dtype, l * p, "the input gradient")?,
-                slice(cols, dtype, l * k * o, "the columns")?,
-                w,
-                l,
-                batch,
-            )
-        },
-    }
-    Ok(())
 }
 
 fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w: &Windows, l: usize, batch: usize) {

@@ -9,6 +9,7 @@ use super::convention::{add, none};
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg};
 use crate::torch::kernels::nn::{self as kernels, Windows};
+use crate::torch::tensor::Tensor;
 
 /// The geometry table at argument `pos`.
 fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {
@@ -57,30 +58,26 @@ fn batch_arg(a: &Args, pos: usize, method: &str) -> Result<usize> {
 
 pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
     let t = lua.create_table()?;
-    add(lua, &t, "unfold", |_, a: Args| {
-        const M: &str = "torch._nn.unfold";
-        let batch = batch_arg(&a, 4, M)?;
-        kernels::unfold(
-            &tensor_arg(&a, 1, M)?,
-            &tensor_arg(&a, 2, M)?,
-            &windows(&a, 3, M)?,
-            batch,
-        )
-        .named(M)?;
-        none()
-    })?;
-    add(lua, &t, "fold", |_, a: Args| {
-        const M: &str = "torch._nn.fold";
-        let batch = batch_arg(&a, 4, M)?;
-        kernels::fold(
-            &tensor_arg(&a, 1, M)?,
-            &tensor_arg(&a, 2, M)?,
-            &windows(&a, 3, M)?,
-            batch,
-        )
-        .named(M)?;
-        none()
-    })?;
+    // unfold (im2col) and fold (col2im) take the same arguments: (columns or image, the other,
+    // geometry [, batch]).
+    type Pass = fn(&Tensor, &Tensor, &Windows, usize) -> crate::error::Result<()>;
+    for (name, method, pass) in [
+        ("unfold", "torch._nn.unfold", kernels::unfold as Pass),
+        ("fold", "torch._nn.fold", kernels::fold as Pass),
+    ] {
+        let f = lua.create_function(move |_, a: Args| {
+            let batch = batch_arg(&a, 4, method)?;
+            pass(
+                &tensor_arg(&a, 1, method)?,
+                &tensor_arg(&a, 2, method)?,
+                &windows(&a, 3, method)?,
+                batch,
+            )
+            .named(method)?;
+            none()
+        })?;
+        t.raw_set(name, f)?;
+    }
     add(lua, &t, "maxPool", |_, a: Args| {
         const M: &str = "torch._nn.maxPool";
         let (values, positions, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
