@@ -85,3 +85,8 @@ fn an_uncaught_core_error_reports_the_method_without_panicking() {
     );
     assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
 }
+
+#[test]
+fn half_tensors_store_view_copy_and_serialize() {
+    script("torch_core_half.lua");
+}

@@ -19,12 +19,17 @@ function Tensor.type(self, name)
    return new
 end
 
+-- torch.Tensor.isTensor(x), the class-level alias of torch.isTensor.
+function Tensor.isTensor(x)
+   return torch.isTensor(x)
+end
+
 function Tensor.typeAs(self, other)
    return self:type(other:type())
 end
 
 for method, T in pairs { byte = 'Byte', char = 'Char', short = 'Short', int = 'Int', long = 'Long',
-   float = 'Float', double = 'Double' } do
+   float = 'Float', double = 'Double', half = 'Half' } do
    local name = 'torch.' .. T .. 'Tensor'
    Tensor[method] = function(self) return self:type(name) end
 end

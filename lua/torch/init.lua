@@ -182,16 +182,16 @@ end
 torch.types = C.types
 local default_type = 'torch.DoubleTensor'
 
+-- The operators of a tensor class call its `__add__`, ...; a script may also define the metamethod
+-- itself on the class (`function torch.HalfTensor:__sub(b)`, as Torch7's own tests do), which
+-- then wins, as it did when Torch's class table was the metatable.
 local function tensor_operators(class)
-   return {
-      __add = function(a, b) return class.__add__(a, b) end,
-      __sub = function(a, b) return class.__sub__(a, b) end,
-      __mul = function(a, b) return class.__mul__(a, b) end,
-      __div = function(a, b) return class.__div__(a, b) end,
-      __mod = function(a, b) return class.__mod__(a, b) end,
-      __pow = function(a, b) return class.__pow__(a, b) end,
-      __unm = function(a) return class.__unm__(a) end,
-   }
+   local ops = {}
+   for _, event in ipairs { 'add', 'sub', 'mul', 'div', 'mod', 'pow', 'unm' } do
+      local own, native = '__' .. event, '__' .. event .. '__'
+      ops[own] = function(a, b) return (rawget(class, own) or class[native])(a, b) end
+   end
+   return ops
 end
 
 -- The tensor and storage classes of element type T over the native module N (libtorch here;
@@ -275,6 +275,24 @@ for _, file in ipairs { 'torch.Tensor', 'torch.math', 'torch.random' } do
       local class = classes['torch.' .. T .. 'Tensor']
       for k, f in pairs(methods) do
          if rawget(class, k) == nil then class[k] = f end
+      end
+   end
+end
+
+-- t:data() and s:data(): the address of the first element as an FFI pointer of the element type,
+-- which FFI bindings pass to C (valid while the tensor or storage lives). t:cdata(): an opaque FFI
+-- handle on the object itself (Torch's C structs are not ours to expose).
+do
+   local ffi = require 'ffi'
+   local ctypes = { Byte = 'unsigned char*', Char = 'signed char*', Short = 'short*', Int = 'int*',
+      Long = 'int64_t*', Float = 'float*', Double = 'double*', Half = 'uint16_t*' }
+   local address = C.dataAddress
+   for _, T in ipairs(C.types) do
+      local ctype = ffi.typeof(ctypes[T])
+      local function data(self) return ffi.cast(ctype, address(self)) end
+      local function cdata(self) return ffi.cast('void*', C.userdataAddress(self)) end
+      for _, name in ipairs { 'torch.' .. T .. 'Tensor', 'torch.' .. T .. 'Storage' } do
+         classes[name].data, classes[name].cdata = data, cdata
       end
    end
 end

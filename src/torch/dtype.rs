@@ -1,4 +1,4 @@
-//! The seven Torch element types and the trait that lets kernels be written once for all of them.
+//! The eight Torch element types and the trait that lets kernels be written once for all of them.
 
 use std::fmt::Debug;
 
@@ -12,10 +12,13 @@ pub enum DType {
     Long,
     Float,
     Double,
+    /// IEEE half precision. As in Torch7, a storage type: it is created, viewed, copied, converted
+    /// and serialized, but has no maths of its own (`x:half()`, `x:float()` convert).
+    Half,
 }
 
 impl DType {
-    pub const ALL: [DType; 7] = [
+    pub const ALL: [DType; 8] = [
         DType::Byte,
         DType::Char,
         DType::Short,
@@ -23,6 +26,7 @@ impl DType {
         DType::Long,
         DType::Float,
         DType::Double,
+        DType::Half,
     ];
 
     /// `Byte`, `Float`, ...: the part of `torch.ByteTensor` after `torch.` and before `Tensor`.
@@ -35,6 +39,7 @@ impl DType {
             DType::Long => "Long",
             DType::Float => "Float",
             DType::Double => "Double",
+            DType::Half => "Half",
         }
     }
 
@@ -51,6 +56,7 @@ impl DType {
             DType::Long => "torch.LongTensor",
             DType::Float => "torch.FloatTensor",
             DType::Double => "torch.DoubleTensor",
+            DType::Half => "torch.HalfTensor",
         }
     }
 
@@ -63,6 +69,7 @@ impl DType {
             DType::Long => "torch.LongStorage",
             DType::Float => "torch.FloatStorage",
             DType::Double => "torch.DoubleStorage",
+            DType::Half => "torch.HalfStorage",
         }
     }
 
@@ -80,14 +87,19 @@ impl DType {
     pub fn size_of(self) -> usize {
         match self {
             DType::Byte | DType::Char => 1,
-            DType::Short => 2,
+            DType::Short | DType::Half => 2,
             DType::Int | DType::Float => 4,
             DType::Long | DType::Double => 8,
         }
     }
 
     pub fn is_floating(self) -> bool {
-        matches!(self, DType::Float | DType::Double)
+        matches!(self, DType::Float | DType::Double | DType::Half)
+    }
+
+    /// Whether the type has Torch's maths (every type but Half).
+    pub fn has_math(self) -> bool {
+        self != DType::Half
     }
 }
 
@@ -149,10 +161,51 @@ element!(i64, DType::Long, i64::MAX as f64);
 element!(f32, DType::Float, (1u64 << f32::MANTISSA_DIGITS) as f64);
 element!(f64, DType::Double, (1u64 << f64::MANTISSA_DIGITS) as f64);
 
+// Half converts through single precision, as Torch7 does (a double is first cast to float, then
+// rounded to the nearest half, ties to even).
+impl Element for half::f16 {
+    const DTYPE: DType = DType::Half;
+    #[inline(always)]
+    fn from_f64(v: f64) -> Self {
+        half::f16::from_f32(v as f32)
+    }
+    #[inline(always)]
+    fn to_f64(self) -> f64 {
+        self.to_f64()
+    }
+    #[inline(always)]
+    fn from_i64(v: i64) -> Self {
+        half::f16::from_f32(v as f32)
+    }
+    #[inline(always)]
+    fn to_i64(self) -> i64 {
+        self.to_f64() as i64
+    }
+    fn max_value() -> f64 {
+        (1u64 << f16_MANTISSA_DIGITS) as f64
+    }
+}
+
+#[allow(non_upper_case_globals)]
+const f16_MANTISSA_DIGITS: u32 = half::f16::MANTISSA_DIGITS;
+
 /// Runs `$body` with `$t` bound to the Rust type of `$dtype`.
 #[macro_export]
 macro_rules! dispatch {
     ($dtype:expr, $t:ident => $body:expr) => {
+        $crate::dispatch_math!($dtype, $t => $body, half => {
+            type $t = half::f16;
+            $body
+        })
+    };
+}
+
+/// `dispatch!` over the seven types with maths. Half, a storage type without maths as in Torch7,
+/// evaluates `$half` instead (usually an early `return Err(...)`), so that no arithmetic kernel is
+/// built for it.
+#[macro_export]
+macro_rules! dispatch_math {
+    ($dtype:expr, $t:ident => $body:expr, half => $half:expr) => {
         match $dtype {
             $crate::torch::dtype::DType::Byte => {
                 type $t = u8;
@@ -182,6 +235,13 @@ macro_rules! dispatch {
                 type $t = f64;
                 $body
             }
+            $crate::torch::dtype::DType::Half => $half,
         }
     };
+}
+
+/// The error of a maths operation reached with a HalfTensor (whose class has no such method; a
+/// function form such as `torch.sum(h)` can still get here).
+pub fn no_half_math() -> crate::error::Error {
+    crate::error::Error::dtype("HalfTensor has no maths (convert it first, e.g. x:float())")
 }

@@ -124,6 +124,25 @@ pub fn open(lua: &Lua) -> Result<Table> {
             })
         })?,
     )?;
+    // The address of a tensor's first element, or of a storage's data, as a light userdata (NULL
+    // without memory): `t:data()` casts it to an FFI pointer of the element type.
+    m.set(
+        "dataAddress",
+        lua.create_function(|_, v: Value| {
+            let addr = match (tensor_of(&v), storage_of(&v)) {
+                (Some(t), _) => t.storage.as_ref().map_or(std::ptr::null_mut(), |s| {
+                    s.data_ptr().wrapping_add(t.offset * t.dtype.size_of())
+                }),
+                (None, Some(s)) => s.data_ptr(),
+                _ => return Err(error("data", "expected a tensor or a storage")),
+            };
+            Ok(mlua::LightUserData(addr.cast()))
+        })?,
+    )?;
+    m.set(
+        "userdataAddress",
+        lua.create_function(|_, v: mlua::AnyUserData| Ok(mlua::LightUserData(v.to_pointer().cast_mut())))?,
+    )?;
     timer::install(lua, &m)?;
     Ok(m)
 }

@@ -134,10 +134,11 @@ local cs = torch.deserialize(torch_object('torch.CudaDoubleStorage', function(m)
    m:writeDouble(2.25)
 end))
 assert(torch.typename(cs) == 'torch.DoubleStorage' and cs[1] == 2.25)
--- Half: 2-byte data (1.0 = 0x3c00, -2.0 = 0xc000), loaded as Float.
+-- Half: 2-byte data (1.0 = 0x3c00, -2.0 = 0xc000), loaded as a HalfTensor (cutorch here has no
+-- half type).
 local half = torch.deserialize(torch_object('torch.CudaHalfTensor', tensor_payload('torch.CudaHalfStorage',
    function(m) m:writeShort(torch.ShortStorage({ 0x3c00, -16384 })) end)))
-assert(torch.typename(half) == 'torch.FloatTensor' and half[1] == 1 and half[2] == -2)
+assert(torch.typename(half) == 'torch.HalfTensor' and half[1] == 1 and half[2] == -2)
 
 -- Files from platforms with 4-byte longs load with 'b32'.
 local path = os.tmpname()

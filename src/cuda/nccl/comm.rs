@@ -100,6 +100,7 @@ fn nccl_type(dtype: DType) -> Option<c_int> {
         DType::Long => 4,
         DType::Float => 7,
         DType::Double => 8,
+        DType::Half => 6,
         DType::Short => return None,
     })
 }

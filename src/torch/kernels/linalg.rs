@@ -8,10 +8,10 @@ use super::arith::Arith;
 use super::blas::gemm::{Mat, Scalar, Vector};
 use super::copy;
 use super::strided::{Geometry, Offsets, for_each_mut};
-use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::torch::dtype::Element;
 use crate::torch::tensor::Tensor;
+use crate::{dispatch, dispatch_math};
 
 /// A product, as the operands' shapes say: matrix-vector, matrix-matrix, outer (vector-vector),
 /// batched matrix-matrix, and batched products summed into one matrix.
@@ -76,14 +76,14 @@ pub fn scale(t: &Tensor, v: f64) -> Result<()> {
     }
     let s = t.storage_checked()?;
     // SAFETY: a checked view, not accessed elsewhere during the call.
-    dispatch!(t.dtype, T => unsafe {
+    dispatch_math!(t.dtype, T => unsafe {
         let v = T::from_f64(v);
         if v == T::zero() {
             for_each_mut(s.ptr::<T>(), t, |x| *x = T::zero());
         } else if v != T::one() {
             for_each_mut(s.ptr::<T>(), t, |x| *x = x.mul(v));
         }
-    });
+    }, half => return Err(crate::torch::dtype::no_half_math()));
     Ok(())
 }
 
@@ -185,7 +185,7 @@ pub fn accumulate_product(op: Product, out: &Tensor, beta: f64, alpha: f64, x: &
     if out.numel() > 0 {
         out.storage_checked()?;
     }
-    dispatch!(out.dtype, T => {
+    dispatch_math!(out.dtype, T => {
         let (beta_t, alpha_t) = (T::from_f64(beta), T::from_f64(alpha));
         // SAFETY: every view was checked against its storage by `base`; out does not share
         // memory with x or y.
@@ -217,7 +217,7 @@ pub fn accumulate_product(op: Product, out: &Tensor, beta: f64, alpha: f64, x: &
                 }
             }
         }
-    });
+    }, half => return Err(crate::torch::dtype::no_half_math()));
     Ok(())
 }
 
@@ -237,7 +237,7 @@ pub fn dot(x: &Tensor, y: &Tensor) -> Result<f64> {
     let gx = Geometry::of(x);
     let gy = Geometry::of(y);
     // SAFETY: runs and offsets of checked views.
-    let v = dispatch!(x.dtype, T => unsafe {
+    let v = dispatch_math!(x.dtype, T => unsafe {
         let (px, py) = (xs.ptr::<T>(), ys.ptr::<T>());
         if gx.size == gy.size {
             // Same runs on both sides (always true for two vectors): one BLAS call per run.
@@ -259,7 +259,7 @@ pub fn dot(x: &Tensor, y: &Tensor) -> Result<f64> {
                 Vector { ptr: vy.as_ptr() as *mut T, len: vy.len(), inc: 1 },
             )
         }
-    });
+    }, half => return Err(crate::torch::dtype::no_half_math()));
     Ok(v)
 }
 
@@ -347,7 +347,7 @@ pub fn cross(out: &Tensor, x: &Tensor, y: &Tensor, d: usize) -> Result<()> {
     let (dx, dy, dout) = (x.stride[d], y.stride[d], out.stride[d]);
     let (xs, ys, os) = (x.storage_checked()?, y.storage_checked()?, out.storage_checked()?);
     // SAFETY: offsets of checked views.
-    dispatch!(x.dtype, T => unsafe {
+    dispatch_math!(x.dtype, T => unsafe {
         let (px, py, po) = (xs.ptr::<T>(), ys.ptr::<T>(), os.ptr::<T>());
         for ((&ox, &oy), &oo) in sx.iter().zip(&sy).zip(&so) {
             // Read all six inputs first: out may be x or y itself.
@@ -357,7 +357,7 @@ pub fn cross(out: &Tensor, x: &Tensor, y: &Tensor, d: usize) -> Result<()> {
             *po.add(oo + dout) = a2.mul(b0).sub(a0.mul(b2));
             *po.add(oo + 2 * dout) = a0.mul(b1).sub(a1.mul(b0));
         }
-    });
+    }, half => return Err(crate::torch::dtype::no_half_math()));
     Ok(())
 }
 

@@ -6,10 +6,10 @@
 use super::arith::{Arith, Float};
 use super::elementwise::{run1, run2, run3};
 use super::strided::runs;
-use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::torch::dtype::{DType, Element};
 use crate::torch::tensor::Tensor;
+use crate::{dispatch, dispatch_math};
 
 /// Unary functions.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -246,7 +246,7 @@ pub fn unary(u: Unary, r: &Tensor, a: &Tensor) -> Result<()> {
     match a.dtype {
         DType::Float => unary_float::<f32>(u, r, a),
         DType::Double => unary_float::<f64>(u, r, a),
-        d => dispatch!(d, T => unary_int::<T>(u, r, a)),
+        d => dispatch_math!(d, T => unary_int::<T>(u, r, a), half => Err(crate::torch::dtype::no_half_math())),
     }
 }
 
@@ -324,7 +324,7 @@ fn with_value_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, v: f64) -> Resu
 
 /// `r = a (op) v`.
 pub fn with_value(b: Binary, r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
-    dispatch!(a.dtype, T => with_value_typed::<T>(b, r, a, v))
+    dispatch_math!(a.dtype, T => with_value_typed::<T>(b, r, a, v), half => Err(crate::torch::dtype::no_half_math()))
 }
 
 fn with_tensor_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) -> Result<()> {
@@ -336,7 +336,7 @@ fn with_tensor_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) ->
 
 /// `r = a (op) t` elementwise.
 pub fn with_tensor(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) -> Result<()> {
-    dispatch!(a.dtype, T => with_tensor_typed::<T>(b, r, a, t))
+    dispatch_math!(a.dtype, T => with_tensor_typed::<T>(b, r, a, t), half => Err(crate::torch::dtype::no_half_math()))
 }
 
 fn add_scaled_typed<T: Arith>(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t: &Tensor) -> Result<()> {
@@ -351,7 +351,7 @@ fn add_scaled_typed<T: Arith>(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t:
 
 /// `r = a + v * t` (or minus): Torch's cadd and csub.
 pub fn add_scaled(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t: &Tensor) -> Result<()> {
-    dispatch!(a.dtype, T => add_scaled_typed::<T>(subtract, r, a, v, t))
+    dispatch_math!(a.dtype, T => add_scaled_typed::<T>(subtract, r, a, v, t), half => Err(crate::torch::dtype::no_half_math()))
 }
 
 /// `src^v` for floats, with Torch's shortcuts for the common powers (exactly its results).
@@ -393,7 +393,7 @@ fn value_pow_typed<T: Arith>(r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
 
 /// `r = v ^ a` (Torch's tpow).
 pub fn value_pow(r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
-    dispatch!(a.dtype, T => value_pow_typed::<T>(r, a, v))
+    dispatch_math!(a.dtype, T => value_pow_typed::<T>(r, a, v), half => Err(crate::torch::dtype::no_half_math()))
 }
 
 /// `r = atan2(a, b)`, a being y.
@@ -434,7 +434,7 @@ fn clamp_typed<T: Arith>(r: &Tensor, a: &Tensor, lo: f64, hi: f64) -> Result<()>
 
 /// `r = a` clamped to `[lo, hi]`.
 pub fn clamp(r: &Tensor, a: &Tensor, lo: f64, hi: f64) -> Result<()> {
-    dispatch!(a.dtype, T => clamp_typed::<T>(r, a, lo, hi))
+    dispatch_math!(a.dtype, T => clamp_typed::<T>(r, a, lo, hi), half => Err(crate::torch::dtype::no_half_math()))
 }
 
 fn add_product_typed<T: Arith>(divide: bool, r: &Tensor, a: &Tensor, v: f64, b: &Tensor, c: &Tensor) -> Result<()> {
@@ -449,7 +449,7 @@ fn add_product_typed<T: Arith>(divide: bool, r: &Tensor, a: &Tensor, v: f64, b: 
 
 /// addcmul (`r = a + v * b * c`) and addcdiv (`r = a + v * b / c`), evaluated left to right as C.
 pub fn add_product(divide: bool, r: &Tensor, a: &Tensor, v: f64, b: &Tensor, c: &Tensor) -> Result<()> {
-    dispatch!(a.dtype, T => add_product_typed::<T>(divide, r, a, v, b, c))
+    dispatch_math!(a.dtype, T => add_product_typed::<T>(divide, r, a, v, b, c), half => Err(crate::torch::dtype::no_half_math()))
 }
 
 #[inline(always)]
@@ -509,9 +509,9 @@ fn compare_typed<T: Arith, R: Arith>(c: Compare, r: &Tensor, a: &Tensor, other: 
 /// `r = (a (c) other)` as 1 or 0; `r` is a ByteTensor or of `a`'s type.
 pub fn compare_into(c: Compare, r: &Tensor, a: &Tensor, other: &Operand) -> Result<()> {
     if r.dtype == DType::Byte {
-        dispatch!(a.dtype, T => compare_typed::<T, u8>(c, r, a, other))
+        dispatch_math!(a.dtype, T => compare_typed::<T, u8>(c, r, a, other), half => Err(crate::torch::dtype::no_half_math()))
     } else {
-        dispatch!(a.dtype, T => compare_typed::<T, T>(c, r, a, other))
+        dispatch_math!(a.dtype, T => compare_typed::<T, T>(c, r, a, other), half => Err(crate::torch::dtype::no_half_math()))
     }
 }
 

@@ -8,7 +8,6 @@ use mlua::{Lua, MultiValue, Result, Table};
 use super::convention::{Method, add, receiver};
 use super::copy::fill;
 use super::output::{Output, source_and_output};
-use crate::dispatch;
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, number, number_arg, tensor_arg};
 use crate::torch::dtype::{DType, Element};
@@ -18,6 +17,7 @@ use crate::torch::kernels::index::{
 };
 use crate::torch::tensor::Tensor;
 use crate::torch::userdata::tensor_of;
+use crate::{dispatch, dispatch_math};
 
 /// A LongTensor of indices at `pos`.
 fn index_tensor(a: &Args, pos: usize, method: &str) -> Result<Tensor> {
@@ -144,7 +144,7 @@ fn scatter_impl(a: &Args, method: &str, add: bool) -> Result<MultiValue> {
     }
     check_scatter_source(&src, &t, &idx, dim, method)?;
     if t.numel() > 0 && idx.numel() > 0 {
-        dispatch!(t.dtype, T => kernel::scatter::<T>(&t, dim, &idx, &src, add)).named(method)?;
+        dispatch_math!(t.dtype, T => kernel::scatter::<T>(&t, dim, &idx, &src, add), half => Err(crate::torch::dtype::no_half_math())).named(method)?;
     }
     receiver(a)
 }
@@ -201,12 +201,12 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
         ("index", index),
         ("indexCopy", |_, a| {
             let (t, dim, ks, src) = index_update(&a, "indexCopy")?;
-            dispatch!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, false)).named("indexCopy")?;
+            dispatch_math!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, false), half => Err(crate::torch::dtype::no_half_math())).named("indexCopy")?;
             receiver(&a)
         }),
         ("indexAdd", |_, a| {
             let (t, dim, ks, src) = index_update(&a, "indexAdd")?;
-            dispatch!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, true)).named("indexAdd")?;
+            dispatch_math!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, true), half => Err(crate::torch::dtype::no_half_math())).named("indexAdd")?;
             receiver(&a)
         }),
         ("indexFill", index_fill),

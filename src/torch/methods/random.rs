@@ -335,7 +335,7 @@ fn bounds(a: &Args, pos: usize, method: &str) -> Result<Bounds> {
 }
 
 /// What plain `x:random()` is reduced modulo, per type: the type's maximum + 1 for integers,
-/// 2^mantissa + 1 for Float and Double.
+/// 2^mantissa + 1 for the floating types.
 fn full_modulus(d: DType) -> u64 {
     match d {
         DType::Byte => 1 << 8,
@@ -345,6 +345,7 @@ fn full_modulus(d: DType) -> u64 {
         DType::Long => 1 << 63,
         DType::Float => (1 << f32::MANTISSA_DIGITS) + 1,
         DType::Double => (1 << f64::MANTISSA_DIGITS) + 1,
+        DType::Half => (1 << half::f16::MANTISSA_DIGITS) + 1,
     }
 }
 

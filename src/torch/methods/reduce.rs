@@ -28,7 +28,7 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, one, receiver};
 use super::copy::{clone_tensor, copy_into};
-use crate::dispatch;
+use crate::dispatch_math;
 use crate::error::Named;
 use crate::torch::args::{self, Args, error};
 use crate::torch::construct;
@@ -163,7 +163,7 @@ fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValu
         float_only(x, method)?;
     }
     if b.form == 0 {
-        let v = dispatch!(x.dtype, T => match kind {
+        let v = dispatch_math!(x.dtype, T => match kind {
             SumKind::Prod => whole::sum_all::<T>(x, true).named(method)?,
             SumKind::Sum => whole::sum_all::<T>(x, false).named(method)?,
             SumKind::Mean => {
@@ -172,13 +172,13 @@ fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValu
                 }
                 whole::sum_all::<T>(x, false).named(method)? / x.numel() as f64
             }
-        });
+        }, half => return Err(crate::torch::dtype::no_half_math().named(method)));
         return number(v);
     }
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?);
+    let r = dispatch_math!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
@@ -186,19 +186,19 @@ fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
     let b = parse(&a, method)?;
     let x = src(&b);
     if b.form == 0 {
-        return number(dispatch!(x.dtype, T => if max {
+        return number(dispatch_math!(x.dtype, T => if max {
             extreme::extreme_all::<T, true>(x).named(method)?
         } else {
             extreme::extreme_all::<T, false>(x).named(method)?
-        }));
+        }, half => return Err(crate::torch::dtype::no_half_math().named(method))));
     }
     pair_dests(b.results(), x.dtype, method)?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch!(x.dtype, T => if max {
+    let r = dispatch_math!(x.dtype, T => if max {
         extreme::extreme_dim::<T, true>(x, dim).named(method)?
     } else {
         extreme::extreme_dim::<T, false>(x, dim).named(method)?
-    });
+    }, half => return Err(crate::torch::dtype::no_half_math().named(method)));
     two(lua, &b, x, r, method)
 }
 
@@ -208,13 +208,13 @@ fn var_like(lua: &Lua, a: Args, method: &str, std: bool) -> Result<MultiValue> {
     float_only(x, method)?;
     let biased = b.boolean(0);
     if b.form == 0 {
-        let v = dispatch!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?);
+        let v = dispatch_math!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
         return number(if std { v.sqrt() } else { v });
     }
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?);
+    let r = dispatch_math!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
@@ -225,12 +225,14 @@ fn norm(lua: &Lua, a: Args) -> Result<MultiValue> {
     float_only(x, METHOD)?;
     let p = num(&b, 0).expect("p or its default");
     if b.form == 0 {
-        return number(dispatch!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?));
+        return number(
+            dispatch_math!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD))),
+        );
     }
     let dest = b.result();
     check_type(dest, x.dtype, METHOD, "the result")?;
     let dim = dim_of(num(&b, 1).expect("a dimension"), x, METHOD)?;
-    let r = dispatch!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?);
+    let r = dispatch_math!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD)));
     one(deliver(lua, dest, r, METHOD)?)
 }
 
@@ -251,7 +253,9 @@ fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
         ));
     }
     let p = num(&b, 0).expect("p or its default");
-    number(dispatch!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?))
+    number(
+        dispatch_math!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD))),
+    )
 }
 
 fn logical(a: Args, method: &str, any: bool) -> Result<MultiValue> {
@@ -272,7 +276,7 @@ fn cumulative(lua: &Lua, a: Args, method: &str, prod: bool) -> Result<MultiValue
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).unwrap_or(1.0), x, method)?;
-    let r = dispatch!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?);
+    let r = dispatch_math!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
@@ -283,7 +287,7 @@ fn sort_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     pair_dests(b.results(), x.dtype, METHOD)?;
     let dim = dim_or_last(&b, 0, x, METHOD)?;
     let desc = b.boolean(0);
-    let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?);
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD)));
     two(lua, &b, x, r, METHOD)
 }
 
@@ -302,7 +306,7 @@ fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     }
     let largest = b.boolean(0);
     let k = k as usize;
-    let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?);
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named("topk")));
     two(lua, &b, x, r, METHOD)
 }
 
@@ -320,7 +324,7 @@ fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
         ));
     }
     let k = k as usize;
-    let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, Pick::Kth(k)).named(METHOD)?);
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, Pick::Kth(k)).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named("kthvalue")));
     two(lua, &b, x, r, METHOD)
 }
 
@@ -338,7 +342,7 @@ fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiV
     } else {
         Pick::Kth(x.size[dim].div_ceil(2))
     };
-    let r = dispatch!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, pick).named(method)?);
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, pick).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
     two(lua, &b, x, r, method)
 }
 
@@ -369,11 +373,11 @@ fn renorm_args(a: &Args) -> Result<(Option<Dest>, Tensor, usize, f64, f64)> {
 fn renorm_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
     if dest.is_none() {
-        dispatch!(x.dtype, T => along::renorm::<T>(&x, p, dim, maxnorm).named("renorm")?);
+        dispatch_math!(x.dtype, T => along::renorm::<T>(&x, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::dtype::no_half_math().named("renorm")));
         return receiver(&a);
     }
     let fresh = clone_tensor(&x)?;
-    dispatch!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?);
+    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::dtype::no_half_math().named("renorm")));
     one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
 }
 
@@ -381,7 +385,7 @@ fn renorm_method(lua: &Lua, a: Args) -> Result<MultiValue> {
 fn renorm_function(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
     let fresh = clone_tensor(&x)?;
-    dispatch!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?);
+    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::dtype::no_half_math().named("renorm")));
     one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
 }
 

@@ -177,6 +177,20 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
         );
         one(Value::Boolean(x.same_size(&y)))
     })?;
+    add(lua, m, "elementSize", |_, a| {
+        one(Value::Number(
+            K::tensor_arg(&a, 1, "elementSize")?.dtype.size_of() as f64
+        ))
+    })?;
+    // Whether two tensors are the same view of the same memory (a tensor without storage is set
+    // to nothing).
+    add(lua, m, "isSetTo", |_, a| {
+        let (x, y) = (K::tensor_arg(&a, 1, "isSetTo")?, K::tensor_arg(&a, 2, "isSetTo")?);
+        let same_storage = matches!((&x.storage, &y.storage), (Some(p), Some(q)) if p.same(q));
+        one(Value::Boolean(
+            same_storage && x.offset == y.offset && x.size == y.size && x.stride == y.stride,
+        ))
+    })?;
     add(lua, m, "isSize", |_, a| {
         let t = K::tensor_arg(&a, 1, "isSize")?;
         let sizes = long_storage_values(arg(&a, 2)).ok_or_else(|| error("isSize", "expected a LongStorage"))?;
@@ -194,15 +208,18 @@ pub fn install<K: Family>(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     add(lua, m, "select", |lua, a| {
         let t = K::tensor_arg(&a, 1, "select")?;
-        let d = dim_arg(&a, 2, &t, "select")?;
-        let i = args::index_in(int_arg(&a, 3, "select")?, t.size[d], "select")?;
-        // As in Torch, selecting in a 1-D tensor gives the element itself.
+        // As in Torch, selecting in a 1-D tensor gives the element itself, whichever dimension
+        // is named (Torch7's own tests select along dimension 2 of a row).
         if t.dim() == 1 {
+            int_arg(&a, 2, "select")?;
+            let i = args::index_in(int_arg(&a, 3, "select")?, t.size[0], "select")?;
             let s = t.storage_checked().named("select")?;
             return one(Value::Number(
                 K::read(s, t.offset + i * t.stride[0]).map_err(|e| error("select", e))?,
             ));
         }
+        let d = dim_arg(&a, 2, &t, "select")?;
+        let i = args::index_in(int_arg(&a, 3, "select")?, t.size[d], "select")?;
         new_view::<K>(lua, t.select(d, i).named("select"))
     })?;
     add(lua, m, "sub", sub::<K>)?;

@@ -56,6 +56,16 @@ impl Scalar for f64 {
     }
 }
 
+/// Half is written and read as a float is (Torch7's text form of a half is its float value).
+impl Scalar for half::f16 {
+    fn write_ascii(self, out: &mut Vec<u8>) {
+        self.to_f32().write_ascii(out);
+    }
+    fn read_ascii(text: &mut AsciiReader<'_>) -> io::Result<Option<Self>> {
+        Ok(f32::read_ascii(text)?.map(half::f16::from_f32))
+    }
+}
+
 /// printf's `%.<prec>g` (9, 14 or 17), through the C library so the text is byte-identical to
 /// Torch's.
 pub fn format_g(v: f64, prec: u32, out: &mut Vec<u8>) {

@@ -25,13 +25,11 @@ const METHOD: &str = "readObject";
 /// count would otherwise size the reads below).
 const MAX_DIMS: i32 = 1024;
 
-/// A built-in class as read: element type, tensor or storage, and whether the data is half
-/// precision (stored as 2 bytes, loaded as Float).
+/// A built-in class as read: element type, and tensor or storage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Native {
     pub dtype: DType,
     pub tensor: bool,
-    pub half: bool,
 }
 
 /// `torch.FloatTensor`, `torch.CudaTensor` (float), `torch.CudaLongStorage`, `torch.HalfTensor`...
@@ -53,18 +51,7 @@ pub fn native_class(name: &str) -> Option<Native> {
     } else {
         (rest.strip_suffix("Storage")?, false)
     };
-    if elem == "Half" {
-        return Some(Native {
-            dtype: DType::Float,
-            tensor,
-            half: true,
-        });
-    }
-    DType::from_name(elem).map(|dtype| Native {
-        dtype,
-        tensor,
-        half: false,
-    })
+    DType::from_name(elem).map(|dtype| Native { dtype, tensor })
 }
 
 /// Lua's `tonumber` on the part after `V ` of a version string.
@@ -77,25 +64,6 @@ fn version_number(s: &str) -> Option<f64> {
         return None;
     }
     t.parse::<f64>().ok()
-}
-
-/// `half` bits to f32.
-pub fn half_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = match (exp, man) {
-        (0, 0) => sign,
-        (0, m) => {
-            // Subnormal: value = m * 2^-24.
-            let v = m as f32 * (1.0 / 16_777_216.0);
-            return if sign != 0 { -v } else { v };
-        }
-        (31, 0) => sign | 0x7f80_0000,
-        (31, m) => sign | 0x7fc0_0000 | (m << 13),
-        (e, m) => sign | ((e + 127 - 15) << 23) | (m << 13),
-    };
-    f32::from_bits(bits)
 }
 
 struct Reader<'c, 'a> {
@@ -238,9 +206,8 @@ impl Reader<'_, '_> {
             if class.starts_with("torch.Cuda") && self.device_storages_beside()? {
                 self.ensure_cutorch()?;
             }
-            let device = device_classes(self.ctx.lua).filter(|dev| {
-                class.starts_with("torch.Cuda") && !native.half && (dev.tensor_typename)(native.dtype).is_some()
-            });
+            let device = device_classes(self.ctx.lua)
+                .filter(|dev| class.starts_with("torch.Cuda") && (dev.tensor_typename)(native.dtype).is_some());
             if let Some(dev) = device {
                 (dev.available)().map_err(|why| error(METHOD, format!("cannot load a {class}: {why}")))?;
                 if native.tensor {
@@ -338,9 +305,9 @@ impl Reader<'_, '_> {
             return Err(error(METHOD, format!("corrupt file: storage of {n} elements")));
         }
         let n = usize::try_from(n).map_err(|_| error(METHOD, "storage too large"))?;
-        let read_dtype = if native.half { DType::Short } else { native.dtype };
+        let read_dtype = native.dtype;
         let beside = self.ctx.with(METHOD, |c| match c.out_of_band.as_mut() {
-            Some(oob) if !native.half && oob.carries(read_dtype, n) => match oob.to_read.pop_front() {
+            Some(oob) if oob.carries(read_dtype, n) => match oob.to_read.pop_front() {
                 Some(s) if s.dtype() == read_dtype && s.len() == n => Ok(Some(s)),
                 _ => Err(Error::corrupt(format!(
                     "corrupt message: no {n}-element {read_dtype:?} storage beside it"
@@ -357,13 +324,7 @@ impl Reader<'_, '_> {
             c.quiet = quiet;
             r.map(|(s, _)| s)
         })?;
-        if !native.half {
-            return Ok(storage);
-        }
-        // SAFETY: fresh storage owned here.
-        let halves = unsafe { storage.as_slice::<i16>() };
-        let floats: Vec<f32> = halves.iter().map(|&h| half_to_f32(h as u16)).collect();
-        Storage::from_slice(&floats).map_err(|e| error(METHOD, e))
+        Ok(storage)
     }
 
     /// A tensor's payload; `dev` for a tensor of that family (its storage must be one too).
@@ -612,11 +573,11 @@ mod tests {
     #[test]
     fn class_names_map_to_cpu_types() {
         let n = native_class("torch.CudaTensor").unwrap();
-        assert_eq!((n.dtype, n.tensor, n.half), (DType::Float, true, false));
+        assert_eq!((n.dtype, n.tensor), (DType::Float, true));
         let n = native_class("torch.CudaLongStorage").unwrap();
         assert_eq!((n.dtype, n.tensor), (DType::Long, false));
         let n = native_class("torch.CudaHalfTensor").unwrap();
-        assert_eq!((n.dtype, n.half), (DType::Float, true));
+        assert_eq!((n.dtype, n.tensor), (DType::Half, true));
         assert_eq!(native_class("torch.DoubleTensor").unwrap().dtype, DType::Double);
         assert!(native_class("nn.Linear").is_none());
         assert!(native_class("torch.File").is_none());
@@ -631,16 +592,6 @@ mod tests {
         assert_eq!(version_number("1.5e1"), Some(15.0));
         assert_eq!(version_number("abc"), None);
         assert_eq!(version_number(""), None);
-    }
-
-    #[test]
-    fn halves_convert() {
-        assert_eq!(half_to_f32(0x3c00), 1.0);
-        assert_eq!(half_to_f32(0xc000), -2.0);
-        assert_eq!(half_to_f32(0x0001), 2f32.powi(-24));
-        assert_eq!(half_to_f32(0x7c00), f32::INFINITY);
-        assert!(half_to_f32(0x7e00).is_nan());
-        assert_eq!(half_to_f32(0x8000).to_bits(), (-0.0f32).to_bits());
     }
 
     #[test]
