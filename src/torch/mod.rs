@@ -124,6 +124,14 @@ pub fn open(lua: &Lua) -> Result<Table> {
             })
         })?,
     )?;
+    // torch.setheaptracking's native half: whether growing buffers trigger collections.
+    m.set(
+        "setHeapTracking",
+        lua.create_function(|lua, enabled: bool| {
+            userdata::set_heap_tracking(lua, enabled);
+            Ok(())
+        })?,
+    )?;
     timer::install(lua, &m)?;
     Ok(m)
 }
