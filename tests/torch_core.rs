@@ -39,6 +39,11 @@ fn classes_and_type_queries() {
 }
 
 #[test]
+fn is_type_of_names_patterns_and_parents_and_heap_tracking() {
+    script("torch_core_typeof.lua");
+}
+
+#[test]
 fn print_format_is_torch7s() {
     script("torch_core_print.lua");
 }

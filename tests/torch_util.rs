@@ -155,14 +155,14 @@ Completed 18 asserts in 6 tests with 1 failure and 1 error and 1 disabled
 --------------------------------------------------------------------------------
 failing
 deliberate failure
-BOOL violation: condition=false
+BOOL violation condition=false
 stack traceback:
 \ttorch_util_tester.lua:31: in function <torch_util_tester.lua:30>
 
 --------------------------------------------------------------------------------
 failing
 a and b should be equal
-GeneralEQ(==) violation: value: max diff=1
+TensorEQ(==) violation: max diff=1, tolerance=0
 stack traceback:
 \ttorch_util_tester.lua:32: in function <torch_util_tester.lua:30>
 
@@ -183,4 +183,9 @@ Completed 1 assert in 1 test with 0 failures and 0 errors
         "{}",
         out.stdout
     );
+}
+
+#[test]
+fn tester_hooks_warnings_arguments_and_run_modes() {
+    script_ok("torch_util_tester_api.lua");
 }

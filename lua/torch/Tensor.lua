@@ -137,6 +137,13 @@ end
 
 function torch.clone(t) return t:clone() end
 
-function torch.setheaptracking() end
+-- Heap tracking (on from the start, as in Torch): a full collection when the tensor and storage
+-- buffers alive have doubled since the last one. torch._heaptracking tells the current setting.
+function torch.setheaptracking(enabled)
+   enabled = enabled and true or false
+   torch._C.setHeapTracking(enabled)
+   torch._heaptracking = enabled
+end
+torch.setheaptracking(true)
 
 return Tensor

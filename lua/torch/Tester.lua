@@ -5,136 +5,86 @@
 --   function tests.addition() tester:eq(1 + 1, 2, 'one and one') end
 --   tester:add(tests):run()
 --
--- run() prints one line per test ('1/3 name ....... [PASS]', 80 columns), a summary, then the
--- failures with their messages and where they happened; it raises an error if any test failed.
+-- run() writes one line per test ('1/3 name ....... [PASS]', 80 columns), a summary, then the
+-- failures, errors and warnings with where they happened; it raises an error if any test failed.
+-- Everything is written with io.write (looked up at each call, so a caller may redirect it).
+--
+-- Every assertion ends in self:_success() or self:_failure(message) and returns what that hook
+-- returns (true, or false); a Tester may override the two hooks, as Torch's own tests do.
 
 local torch = require 'torch'
 
 ---------------------------------------------------------------------------------------------------
 -- TestSuite: a table of tests that refuses a second test of the same name (a common copy-paste
--- mistake that would silently drop the first test). The tests live in a hidden table so that
--- every assignment goes through __newindex.
+-- mistake that would silently drop the first test) and anything that is not a function. The tests
+-- live in the raw field __tests so that every assignment goes through __newindex.
 
 local TestSuite = torch.class('torch.TestSuite')
-local SUITE_TESTS = '__tests'
 
 function TestSuite:__init()
-   rawset(self, SUITE_TESTS, {})
-   rawset(self, '__order', {})
+   rawset(self, '__tests', {})
+   rawset(self, '__isTestSuite', true)
 end
 
 TestSuite.__newindex = function(self, name, f)
-   local tests = rawget(self, SUITE_TESTS)
+   local tests = rawget(self, '__tests')
    if tests[name] ~= nil then
       error('Test ' .. tostring(name) .. ' is already defined.', 2)
    end
+   if type(f) == 'table' then
+      error('Nested tables of tests are not supported', 2)
+   elseif type(f) ~= 'function' then
+      error('Only functions are supported as members of a TestSuite', 2)
+   end
    tests[name] = f
-   local order = rawget(self, '__order')
-   order[#order + 1] = name
 end
 
 TestSuite.__index = function(self, name)
-   local tests = rawget(self, SUITE_TESTS)
+   local tests = rawget(self, '__tests')
    if tests and tests[name] ~= nil then return tests[name] end
    return TestSuite[name]
-end
-
-local function suite_tests(suite)
-   return rawget(suite, SUITE_TESTS)
 end
 
 ---------------------------------------------------------------------------------------------------
 
 local Tester = torch.class('torch.Tester')
 
-local LINE = string.rep('-', 80)
+local NCOLS = 80
+local THIS_FILE = 'torch/Tester.lua'
+local THIS_FRAME = '\n[^\n]*torch/Tester%.lua' -- a traceback line in this file
+
+local function out(s)
+   io.write(s)
+end
 
 function Tester:__init()
    self.tests = {}
-   self.testNames = {}
-   self.disabled = {}
-   self.earlyAbort = false
-   self.rethrowErrors = false
-   self.summaryOnly = false
+   self.disabledTests = {}
+   self.errors = {}
+   self.warnings = {}
+   self._warningCount = {}
+   self._currentTestName = ''
    self.countasserts = 0
-   self._setUp = nil
-   self._tearDown = nil
+   -- Torch's compatibility rule: assertTensorEq compares the elements only, so {{1}} equals {1}
+   -- (with a warning). eq/ne and the other general comparisons always check the dimensions.
+   self._assertTensorEqIgnoresDims = true
 end
 
-function Tester:setEarlyAbort(b) self.earlyAbort = b and true or false; return self end
-function Tester:setRethrowErrors(b) self.rethrowErrors = b and true or false; return self end
-function Tester:setSummaryOnly(b) self.summaryOnly = b and true or false; return self end
+function Tester:setEarlyAbort(earlyAbort) self.earlyAbort = earlyAbort end
+function Tester:setRethrowErrors(rethrow) self.rethrow = rethrow end
+function Tester:setSummaryOnly(summaryOnly) self.summaryOnly = summaryOnly end
 
-local function add_one(self, f, name)
-   if type(name) ~= 'string' then
-      error('Tester.add: a test function needs a name (a string), got ' .. type(name), 3)
-   end
-   if type(f) ~= 'function' then
-      error('Tester.add: test ' .. name .. ' is a ' .. type(f) .. ', expected a function', 3)
-   end
-   if name == '_setUp' then
-      self._setUp = f
-   elseif name == '_tearDown' then
-      self._tearDown = f
-   else
-      if self.tests[name] ~= nil then
-         error('Tester.add: test ' .. name .. ' is already defined', 3)
-      end
-      self.tests[name] = f
-      self.testNames[#self.testNames + 1] = name
-   end
-end
-
--- add(f, name) for one test, add(table or TestSuite) for all the functions in it.
-function Tester:add(f, name)
-   if torch.typename(f) == 'torch.TestSuite' then
-      local tests = suite_tests(f)
-      local names = {}
-      for k in pairs(tests) do names[#names + 1] = k end
-      table.sort(names)
-      for _, k in ipairs(names) do add_one(self, tests[k], k) end
-   elseif type(f) == 'table' then
-      local names = {}
-      for k in pairs(f) do names[#names + 1] = k end
-      table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
-      for _, k in ipairs(names) do add_one(self, f[k], tostring(k)) end
-   elseif type(f) == 'function' then
-      add_one(self, f, name)
-   else
-      error('Tester.add: expected a function, a table of functions or a torch.TestSuite, got ' .. type(f), 2)
-   end
-   return self
-end
-
--- disable('name') or disable({'a', 'b'}): those tests are reported as skipped.
-function Tester:disable(names)
-   if type(names) == 'string' then names = { names } end
-   if type(names) ~= 'table' then
-      error('Tester.disable: expected a test name or a list of names, got ' .. type(names), 2)
-   end
-   for _, name in ipairs(names) do
-      if self.tests[name] == nil then
-         error('Tester.disable: no test named ' .. tostring(name), 2)
-      end
-      self.disabled[name] = true
-   end
-   return self
-end
-
----------------------------------------------------------------------------------------------------
--- Assertions. Each counts one assert; a failure records the message and where it happened, and
--- the test goes on (Torch's behaviour). Each returns whether it passed.
-
+-- The traceback of the caller: Tester frames skipped, then up to two frames of the test (the
+-- assert may be in a helper), stopping where the Tester called the test.
 local function where()
-   -- Skip the Tester's own frames, then keep the test's (up to two: the assert may be in a
-   -- helper), stopping where the Tester called the test.
    local tb = debug.traceback('', 2)
    local frames = {}
    local in_test = false
    for line in tb:gmatch('\n([^\n]+)') do
-      local ours = line:find('torch/Tester.lua', 1, true) ~= nil
-      if in_test and (ours or line:find('[C]', 1, true) or #frames >= 2) then break end
-      if not ours and not line:find('stack traceback:', 1, true) then
+      local ours = line:find(THIS_FILE, 1, true) ~= nil
+      local native = line:find('^%s*%[C%]') or line:find('^%s*%[builtin')
+      if in_test and (ours or native or #frames >= 2) then break end
+      if not ours and not native and not line:find('stack traceback:', 1, true) then
          in_test = true
          frames[#frames + 1] = line
       end
@@ -142,285 +92,529 @@ local function where()
    return 'stack traceback:\n' .. table.concat(frames, '\n')
 end
 
-local function record(self, passed, message, violation)
-   self.countasserts = self.countasserts + 1
-   if not passed then
-      local failures = self._currentFailures
-      local entry = (message and message ~= '' and (tostring(message) .. '\n') or '') .. violation .. '\n' .. where()
-      if failures then
-         failures[#failures + 1] = entry
-      else
-         -- An assert outside run(): report it at once.
-         io.stderr:write(entry, '\n')
-      end
-      if self.earlyAbort then
-         error({ __testerEarlyAbort = true }, 0)
-      end
-   end
-   return passed
-end
-
--- (tolerance, message) or (message, tolerance), both optional.
-local function tol_and_msg(a, b, default)
-   if type(a) == 'string' or (a == nil and type(b) == 'number') then a, b = b, a end
-   return a == nil and default or a, b
-end
-
-local function number_arg(method, v, what)
-   if type(v) ~= 'number' then
-      error('Tester.' .. method .. ': ' .. what .. ' must be a number, got ' .. type(v), 3)
+-- The stack level, as seen from the function calling this one, of the first frame outside this
+-- file: where an error about the caller's arguments should point.
+local function caller_level()
+   local level = 2
+   while true do
+      local info = debug.getinfo(level + 1, 'S')
+      if info == nil then return 1 end
+      if not info.source:find(THIS_FILE, 1, true) then return level end
+      level = level + 1
    end
 end
 
-function Tester:assert(condition, message)
-   return record(self, condition and true or false, message, 'BOOL violation: condition=' .. tostring(condition))
+local function with_context(self, message)
+   local name = tostring(self._currentTestName)
+   return (name ~= '' and (name .. '\n') or '') .. message .. '\n' .. where()
 end
 
-local comparisons = {
-   assertlt = { 'LT(<)', function(a, b) return a < b end },
-   assertgt = { 'GT(>)', function(a, b) return a > b end },
-   assertle = { 'LE(<=)', function(a, b) return a <= b end },
-   assertge = { 'GE(>=)', function(a, b) return a >= b end },
-}
-for method, spec in pairs(comparisons) do
-   Tester[method] = function(self, a, b, message)
-      number_arg(method, a, 'the first value')
-      number_arg(method, b, 'the second value')
-      return record(self, spec[2](a, b), message,
-         spec[1] .. ' violation: a=' .. tostring(a) .. ', b=' .. tostring(b))
+local function bump(counts, name)
+   if counts then counts[name] = (counts[name] or 0) + 1 end
+end
+
+function Tester:_success()
+   bump(self.assertionPass, self._currentTestName)
+   return true
+end
+
+function Tester:_failure(message)
+   if self.rethrow then error(message, caller_level()) end
+   bump(self.assertionFail, self._currentTestName)
+   self.errors[#self.errors + 1] = with_context(self, message)
+   return false
+end
+
+function Tester:_warning(message)
+   bump(self._warningCount, self._currentTestName)
+   self.warnings[#self.warnings + 1] = with_context(self, message)
+end
+
+function Tester:_assert_sub(condition, message)
+   if condition then
+      return self:_success()
    end
-end
-
-function Tester:asserteq(a, b, message)
-   return record(self, a == b, message, 'EQ(==) violation: a=' .. tostring(a) .. ', b=' .. tostring(b))
-end
-
-function Tester:assertne(a, b, message)
-   return record(self, a ~= b, message, 'NE(~=) violation: a=' .. tostring(a) .. ', b=' .. tostring(b))
-end
-
-function Tester:assertalmosteq(a, b, t, m)
-   local tolerance, message = tol_and_msg(t, m, 1e-16)
-   number_arg('assertalmosteq', a, 'the first value')
-   number_arg('assertalmosteq', b, 'the second value')
-   local diff = math.abs(a - b)
-   return record(self, diff <= tolerance, message,
-      'ALMOST_EQ(==) violation: a=' .. tostring(a) .. ', b=' .. tostring(b) .. ', tolerance=' .. tostring(tolerance))
-end
-
--- Largest absolute difference between two tensors or storages of the same type and size; nil
--- and a reason when they cannot be compared.
-local function max_diff(a, b)
-   local na, nb = torch.typename(a), torch.typename(b)
-   if na ~= nb then return nil, 'type mismatch (' .. tostring(na) .. ' vs ' .. tostring(nb) .. ')' end
-   if torch.isTensor(a) then
-      if not a:isSameSizeAs(b) then return nil, 'size mismatch' end
-      if a:nElement() == 0 then return 0 end
-      a = torch.DoubleTensor(a:nElement()):copy(a)
-      b = torch.DoubleTensor(b:nElement()):copy(b)
-   elseif a:size() ~= b:size() then
-      return nil, 'size mismatch'
-   end
-   local worst = 0
-   local n = torch.isTensor(a) and a:nElement() or a:size()
-   for i = 1, n do
-      local x, y = a[i], b[i]
-      local d
-      if x == y then d = 0 else d = math.abs(x - y) end
-      if d ~= d then return math.huge end
-      if d > worst then worst = d end
-   end
-   return worst
-end
-
-function Tester:assertTensorEq(ta, tb, t, m)
-   local tolerance, message = tol_and_msg(t, m, 1e-16)
-   local diff, why = max_diff(ta, tb)
-   if diff == nil then
-      return record(self, false, message, 'TensorEQ(==) violation: ' .. why)
-   end
-   return record(self, diff <= tolerance, message,
-      'TensorEQ(==) violation: max diff=' .. tostring(diff) .. ', tolerance=' .. tostring(tolerance))
-end
-
-function Tester:assertTensorNe(ta, tb, t, m)
-   local tolerance, message = tol_and_msg(t, m, 1e-16)
-   local diff = max_diff(ta, tb)
-   return record(self, diff == nil or diff > tolerance, message,
-      'TensorNE(~=) violation: max diff=' .. tostring(diff) .. ', tolerance=' .. tostring(tolerance))
-end
-
--- Deep equality: tables recursively, tensors and storages elementwise, numbers within the
--- tolerance, anything else with ==. Returns true, or false and where they differ.
-local function general_eq(a, b, tolerance, path)
-   local na, nb = torch.typename(a), torch.typename(b)
-   if (na and (torch.isTensor(a) or torch.isStorage(a))) or (nb and (torch.isTensor(b) or torch.isStorage(b))) then
-      local diff, why = max_diff(a, b)
-      if diff == nil then return false, path .. ': ' .. why end
-      if diff > tolerance then return false, path .. ': max diff=' .. tostring(diff) end
-      return true
-   end
-   if type(a) == 'number' and type(b) == 'number' then
-      if a == b or math.abs(a - b) <= tolerance then return true end
-      return false, path .. ': ' .. tostring(a) .. ' ~= ' .. tostring(b)
-   end
-   if type(a) == 'table' and type(b) == 'table' then
-      if a == b then return true end
-      for k, v in pairs(a) do
-         local ok, why = general_eq(v, b[k], tolerance, path .. '.' .. tostring(k))
-         if not ok then return false, why end
-      end
-      for k in pairs(b) do
-         if a[k] == nil then return false, path .. '.' .. tostring(k) .. ': missing in the first value' end
-      end
-      return true
-   end
-   if a == b then return true end
-   return false, path .. ': ' .. tostring(a) .. ' ~= ' .. tostring(b)
-end
-
-function Tester:assertGeneralEq(got, expected, t, m)
-   local tolerance, message = tol_and_msg(t, m, 0)
-   local ok, why = general_eq(got, expected, tolerance, 'value')
-   return record(self, ok, message, 'GeneralEQ(==) violation: ' .. tostring(why))
-end
-Tester.eq = Tester.assertGeneralEq
-
-function Tester:assertGeneralNe(got, unexpected, t, m)
-   local tolerance, message = tol_and_msg(t, m, 0)
-   local ok = general_eq(got, unexpected, tolerance, 'value')
-   return record(self, not ok, message, 'GeneralNE(~=) violation: the values are equal')
-end
-Tester.ne = Tester.assertGeneralNe
-
-function Tester:assertTableEq(ta, tb, t, m)
-   local tolerance, message = tol_and_msg(t, m, 1e-16)
-   local ok, why = general_eq(ta, tb, tolerance, 'table')
-   return record(self, ok, message, 'TableEQ(==) violation: ' .. tostring(why))
-end
-
-function Tester:assertTableNe(ta, tb, t, m)
-   local tolerance, message = tol_and_msg(t, m, 1e-16)
-   local ok = general_eq(ta, tb, tolerance, 'table')
-   return record(self, not ok, message, 'TableNE(~=) violation: the tables are equal')
-end
-
-function Tester:assertErrorObj(f, errcomp, message)
-   local ok, err = pcall(f)
-   return record(self, not ok and errcomp(err) and true or false, message,
-      'ERROR violation: ' .. (ok and 'no error was raised' or ('err=' .. tostring(err))))
-end
-
-function Tester:assertError(f, message)
-   return self:assertErrorObj(f, function() return true end, message)
-end
-
-function Tester:assertErrorMsg(f, errmsg, message)
-   return self:assertErrorObj(f, function(err) return err == errmsg end, message)
-end
-
-function Tester:assertErrorPattern(f, pattern, message)
-   return self:assertErrorObj(f, function(err) return type(err) == 'string' and err:find(pattern) ~= nil end, message)
-end
-
-function Tester:assertNoError(f, message)
-   local ok, err = pcall(f)
-   return record(self, ok, message, 'ERROR violation: err=' .. tostring(err))
+   return self:_failure(message)
 end
 
 ---------------------------------------------------------------------------------------------------
+-- Optional trailing arguments of the assertions.
+
+-- (message): a string, or nothing; anything after it is a mistake worth an error.
+local function message_of(...)
+   if select('#', ...) > 1 and next({ select(2, ...) }) ~= nil then
+      error('Unexpected arguments passed to test function', caller_level())
+   end
+   local message = ...
+   if message == nil then return '' end
+   if type(message) ~= 'string' then
+      error('message parameter must be a string', caller_level())
+   end
+   return message == '' and '' or (message .. '\n')
+end
+
+-- (tolerance, message) in either order, both optional.
+local function tolerance_and_message(default, ...)
+   local tolerance, message
+   for i = 1, select('#', ...) do
+      local a = select(i, ...)
+      if type(a) == 'string' then
+         if message then error('Unexpected string argument; already have message', caller_level()) end
+         message = a .. '\n'
+      elseif type(a) == 'number' then
+         if tolerance then error('Unexpected number argument; already have tolerance', caller_level()) end
+         if a < 0 then error('tolerance cannot be negative', caller_level()) end
+         tolerance = a
+      elseif a ~= nil then
+         error('Unrecognized argument; should be a tolerance or message', caller_level())
+      end
+   end
+   return tolerance or default, message or ''
+end
+
+---------------------------------------------------------------------------------------------------
+-- Comparisons. Each returns whether the check passed (already negated when `negate`), and a
+-- description of the difference (or of the equality, when negated).
+
+local compare -- compare(got, expected, tolerance, negate), defined below
+
+-- Byte, Char and Short differences would wrap around; compare those as doubles.
+local WIDEN = { ['torch.ByteTensor'] = true, ['torch.CharTensor'] = true, ['torch.ShortTensor'] = true }
+
+local function largest_difference(a, b)
+   local n = a:nElement()
+   if n == 0 then return 0 end
+   if WIDEN[torch.typename(a)] or not a.abs then a, b = a:double(), b:double() end
+   local diff = a:contiguous():view(n) - b:contiguous():view(n)
+   return diff:abs():max()
+end
+
+local function contents_equal(a, b, tolerance, negate, what)
+   local diff = largest_difference(a, b)
+   local ok = diff <= tolerance
+   if negate then ok = not ok end
+   if ok then return true end
+   return false, string.format('%s%s violation: max diff=%s, tolerance=%s', what,
+      negate and 'NE(==)' or 'EQ(==)', tostring(diff), tostring(tolerance))
+end
+
+local function tensors_equal(a, b, tolerance, negate, elementsOnly)
+   if not torch.isTensor(b) then
+      return negate, 'The tensors have different types'
+   end
+   if not elementsOnly and a:dim() ~= b:dim() then
+      return negate, 'The tensors have different dimensions'
+   end
+   if torch.typename(a) ~= torch.typename(b) then
+      return negate, 'The tensors have different types'
+   end
+   if a:dim() == 0 and b:dim() == 0 then
+      return not negate, 'Both tensors are empty'
+   end
+   local sameSize
+   if elementsOnly then
+      sameSize = a:nElement() == b:nElement()
+   else
+      sameSize = a:isSameSizeAs(b)
+   end
+   if not sameSize then
+      return negate, 'The tensors have different sizes'
+   end
+   return contents_equal(a, b, tolerance, negate, 'Tensor')
+end
+
+local function storages_equal(a, b, tolerance, negate)
+   if not torch.isStorage(b) or torch.typename(a) ~= torch.typename(b) then
+      return negate, 'The storages have different types'
+   end
+   if a:size() ~= b:size() then
+      return negate, 'The storages have different sizes'
+   end
+   if a:size() == 0 then
+      return not negate, 'Both storages are empty'
+   end
+   local T = torch[torch.typename(a):match('^torch%.(.*)Storage$') .. 'Tensor']
+   return contents_equal(T(a), T(b), tolerance, negate, 'Storage')
+end
+
+-- Tables are walked breadth first, so that the difference reported is the shallowest one.
+local function tables_equal(t1, t2, tolerance, negate)
+   local queue = { { t1, t2, nil } }
+   local head = 1
+   while queue[head] do
+      local a, b, path = queue[head][1], queue[head][2], queue[head][3]
+      head = head + 1
+      local function at(key)
+         return path and (path .. '.' .. tostring(key)) or tostring(key)
+      end
+      for key, va in pairs(a) do
+         local vb = b[key]
+         if vb == nil then
+            return negate, string.format('Entry %s missing in second table (is %s in first)', at(key), tostring(va))
+         end
+         if type(va) == 'table' and type(vb) == 'table' then
+            queue[#queue + 1] = { va, vb, at(key) }
+         else
+            local ok, why = compare(va, vb, tolerance, false)
+            if not ok then
+               return negate, 'At table location ' .. at(key) .. ': ' .. why
+            end
+         end
+      end
+      for key, vb in pairs(b) do
+         if a[key] == nil then
+            return negate, string.format('Entry %s missing in first table (is %s in second)', at(key), tostring(vb))
+         end
+      end
+   end
+   return not negate, 'The tables are equal'
+end
+
+compare = function(got, expected, tolerance, negate)
+   if type(got) ~= type(expected) then
+      if negate then return true end
+      return false, 'EQ failed: values have different types (first: ' .. type(got) ..
+         ', second: ' .. type(expected) .. ')'
+   end
+   if type(got) == 'number' then
+      local ok = math.abs(got - expected) <= tolerance
+      if negate then ok = not ok end
+      if ok then return true end
+      local why = negate and string.format('NE failed: %s == %s', tostring(got), tostring(expected))
+         or string.format('EQ failed: %s ~= %s', tostring(got), tostring(expected))
+      if tolerance > 0 then why = why .. ' with tolerance=' .. tostring(tolerance) end
+      return false, why
+   end
+   if type(expected) == 'table' then
+      return tables_equal(got, expected, tolerance, negate)
+   end
+   if torch.isTensor(got) then
+      return tensors_equal(got, expected, tolerance, negate, false)
+   end
+   if torch.isStorage(got) then
+      return storages_equal(got, expected, tolerance, negate)
+   end
+   local ok = got == expected
+   if negate then ok = not ok end
+   if ok then return true end
+   return false, string.format(negate and 'NE failed: %s (%s) == %s (%s)' or 'EQ failed: %s (%s) ~= %s (%s)',
+      tostring(got), type(got), tostring(expected), type(expected))
+end
+
+---------------------------------------------------------------------------------------------------
+-- Assertions.
+
+function Tester:assert(condition, ...)
+   local message = message_of(...)
+   if type(condition) ~= 'boolean' then
+      self:_warning(' :assert should only be used for boolean conditions; to check that a value '
+         .. 'is not nil, say so: tester:assert(value ~= nil).')
+   end
+   return self:_assert_sub(condition, message .. 'BOOL violation condition=' .. tostring(condition))
+end
+
+local ordering = {
+   assertlt = { function(a, b) return a < b end, 'LT failed: %s >= %s' },
+   assertgt = { function(a, b) return a > b end, 'GT failed: %s <= %s' },
+   assertle = { function(a, b) return a <= b end, 'LE failed: %s > %s' },
+   assertge = { function(a, b) return a >= b end, 'GE failed: %s < %s' },
+}
+for method, spec in pairs(ordering) do
+   Tester[method] = function(self, a, b, ...)
+      local message = message_of(...)
+      return self:_assert_sub(spec[1](a, b), message .. string.format(spec[2], tostring(a), tostring(b)))
+   end
+end
+
+function Tester:asserteq(a, b, ...)
+   local message = message_of(...)
+   return self:_assert_sub(a == b, message .. string.format('EQ failed: %s ~= %s', tostring(a), tostring(b)))
+end
+
+function Tester:assertne(a, b, ...)
+   local message = message_of(...)
+   if (type(a) == 'table' and type(b) == 'table') or type(a) == 'userdata' then
+      self:_warning(' :assertne should only be used to compare basic lua values (numbers, strings, '
+         .. 'booleans); for objects use :assertGeneralNe, or :assert(a ~= b) to compare identities.')
+   end
+   return self:_assert_sub(a ~= b, message .. string.format('NE failed: %s == %s', tostring(a), tostring(b)))
+end
+
+function Tester:assertalmosteq(a, b, ...)
+   local tolerance, message = tolerance_and_message(1e-16, ...)
+   return self:_assert_sub(math.abs(a - b) <= tolerance, message ..
+      string.format('ALMOST_EQ failed: %s ~= %s with tolerance=%s', tostring(a), tostring(b), tostring(tolerance)))
+end
+
+function Tester:_eqOrNeq(got, expected, negate, ...)
+   local tolerance, message = tolerance_and_message(0, ...)
+   local ok, why = compare(got, expected, tolerance, negate)
+   return self:_assert_sub(ok, message .. (why or ''))
+end
+
+function Tester:assertGeneralEq(got, expected, ...) return self:_eqOrNeq(got, expected, false, ...) end
+function Tester:assertGeneralNe(got, unexpected, ...) return self:_eqOrNeq(got, unexpected, true, ...) end
+function Tester:eq(got, expected, ...) return self:_eqOrNeq(got, expected, false, ...) end
+function Tester:ne(got, unexpected, ...) return self:_eqOrNeq(got, unexpected, true, ...) end
+
+function Tester:_assertTensorEqOrNeq(ta, tb, negate, ...)
+   if not torch.isTensor(ta) then error('First argument should be a Tensor', caller_level()) end
+   if not torch.isTensor(tb) then error('Second argument should be a Tensor', caller_level()) end
+   local tolerance, message = tolerance_and_message(0, ...)
+   local elementsOnly = self._assertTensorEqIgnoresDims
+   local ok, why = tensors_equal(ta, tb, tolerance, negate, elementsOnly)
+   if elementsOnly and ok and not negate and not ta:isSameSizeAs(tb) then
+      self:_warning('The tensors are equal element by element but different dimensions: '
+         .. ':assertTensorEq accepts that for compatibility, which may change; '
+         .. ':eq compares the dimensions too.')
+   end
+   return self:_assert_sub(ok, message .. (why or ''))
+end
+
+function Tester:assertTensorEq(ta, tb, ...) return self:_assertTensorEqOrNeq(ta, tb, false, ...) end
+function Tester:assertTensorNe(ta, tb, ...) return self:_assertTensorEqOrNeq(ta, tb, true, ...) end
+
+function Tester:_assertTableEqOrNeq(ta, tb, negate, ...)
+   if type(ta) ~= 'table' then error('First argument should be a Table', caller_level()) end
+   if type(tb) ~= 'table' then error('Second argument should be a Table', caller_level()) end
+   return self:_eqOrNeq(ta, tb, negate, ...)
+end
+
+function Tester:assertTableEq(ta, tb, ...) return self:_assertTableEqOrNeq(ta, tb, false, ...) end
+function Tester:assertTableNe(ta, tb, ...) return self:_assertTableEqOrNeq(ta, tb, true, ...) end
+
+function Tester:assertErrorObj(f, errcomp, ...)
+   local message = message_of(...)
+   local ok, err = pcall(f)
+   return self:_assert_sub(not ok and errcomp(err) and true or false,
+      message .. 'ERROR violation: err=' .. tostring(err))
+end
+
+function Tester:assertError(f, ...)
+   return self:assertErrorObj(f, function() return true end, ...)
+end
+
+function Tester:assertErrorMsg(f, errmsg, ...)
+   return self:assertErrorObj(f, function(err) return err == errmsg end, ...)
+end
+
+function Tester:assertErrorPattern(f, pattern, ...)
+   return self:assertErrorObj(f, function(err)
+      return type(err) == 'string' and err:find(pattern) ~= nil
+   end, ...)
+end
+
+function Tester:assertNoError(f, ...)
+   local message = message_of(...)
+   local ok, err = pcall(f)
+   return self:_assert_sub(ok, message .. 'ERROR violation: err=' .. tostring(err))
+end
+
+---------------------------------------------------------------------------------------------------
+-- Registering tests.
+
+-- add(f [, name]) for one test (an unnamed one is called 'unknown'), add(suite or table) for
+-- every function in it; the names _setUp and _tearDown are the per-test hooks, at most one each.
+function Tester:add(f, name)
+   if type(f) == 'table' then
+      if name ~= nil then
+         error('Name parameter is forbidden for a table of tests, since its use is ambiguous', 2)
+      end
+      local tests = rawget(f, '__isTestSuite') and rawget(f, '__tests')
+      if not tests then
+         self:_warning('Tester:add: use TestSuite rather than plain lua table, so that a second '
+            .. 'test of the same name is an error instead of replacing the first.')
+         tests = f
+      end
+      for key, test in pairs(tests) do
+         if type(test) == 'table' then error('Nested sets of tests are not supported', 2) end
+         self:add(test, key)
+      end
+      return self
+   end
+   if type(f) ~= 'function' then
+      error('Only tables of functions and functions supported', 2)
+   end
+   if name == '_setUp' then
+      if self._setUp then error('Only one set-up function allowed', 2) end
+      self._setUp = f
+   elseif name == '_tearDown' then
+      if self._tearDown then error('Only one tear-down function allowed', 2) end
+      self._tearDown = f
+   else
+      name = name or 'unknown'
+      if self.tests[name] ~= nil then
+         error('Test with name ' .. tostring(name) .. ' already exists!', 2)
+      end
+      self.tests[name] = f
+   end
+   return self
+end
+
+-- disable('name') or disable({'a', 'b'}): those tests are reported as skipped.
+function Tester:disable(names)
+   if type(names) == 'string' then names = { names } end
+   if type(names) ~= 'table' then error('Expecting name or list for disable', 2) end
+   for _, name in ipairs(names) do
+      if self.tests[name] == nil then error("Unrecognized test '" .. tostring(name) .. "'", 2) end
+      self.disabledTests[name] = true
+   end
+   return self
+end
+
+---------------------------------------------------------------------------------------------------
+-- Running.
+
+-- The tests to run, name -> function: all, or those whose names match one of `names` (Lua
+-- patterns, each of which must match at least one test).
+function Tester:_getTests(names)
+   if names == nil then return self.tests end
+   if type(names) == 'string' then names = { names } end
+   if type(names) ~= 'table' then
+      error('Only accept a name or table of test names (or nil for all tests)', 3)
+   end
+   local tests = {}
+   for _, pattern in ipairs(names) do
+      local found = false
+      for name, f in pairs(self.tests) do
+         if tostring(name):match(pattern) then
+            tests[name] = f
+            found = true
+         end
+      end
+      if not found then error("Couldn't find test '" .. tostring(pattern) .. "'", 3) end
+   end
+   return tests
+end
+
+local function sorted_names(tests)
+   local names = {}
+   for name in pairs(tests) do names[#names + 1] = name end
+   table.sort(names, function(a, b) return tostring(a) < tostring(b) end)
+   return names
+end
 
 local function plural(n, word)
    return n .. ' ' .. word .. (n == 1 and '' or 's')
 end
 
-local function status_line(i, n, name, status)
-   local head = i .. '/' .. n .. ' ' .. name .. ' '
-   return head .. string.rep('.', math.max(0, 73 - #head)) .. ' [' .. status .. ']'
+local function trace_to_test(e)
+   -- The test's frames only: cut where the Tester called it.
+   local tb = debug.traceback(tostring(e), 2)
+   local cut = tb:find(THIS_FRAME)
+   if cut then tb = tb:sub(1, cut - 1) end
+   -- Nor the xpcall that called it.
+   return (tb:gsub("\n%s*%[C%]: in function 'xpcall'$", ''))
 end
 
--- The tests to run: all, or those whose names match one of `names` (string.match patterns).
-local function selected(self, names)
-   if names == nil then return self.testNames end
-   if type(names) == 'string' then names = { names } end
-   if type(names) ~= 'table' then
-      error('Tester.run: expected a test name or a list of names, got ' .. type(names), 3)
+-- Runs the hooks and the test; returns false and the error text if one of them raised.
+function Tester:_runOne(name, fn)
+   if self.rethrow then
+      if self._setUp then self._setUp(name) end
+      fn()
+      if self._tearDown then self._tearDown(name) end
+      return true
    end
-   local out = {}
-   for _, test in ipairs(self.testNames) do
-      for _, pattern in ipairs(names) do
-         if test:match(pattern) then
-            out[#out + 1] = test
-            break
-         end
-      end
+   local ok, err = true, nil
+   if self._setUp then ok, err = xpcall(function() self._setUp(name) end, trace_to_test) end
+   if ok then ok, err = xpcall(fn, trace_to_test) end
+   if self._tearDown then
+      local tok, terr = xpcall(function() self._tearDown(name) end, trace_to_test)
+      if ok and not tok then ok, err = tok, terr end
    end
-   return out
+   if not ok then
+      self.errors[#self.errors + 1] = tostring(name) .. '\nFunction call failed\n' .. tostring(err)
+   end
+   return ok
 end
 
-function Tester:run(names)
-   local run = selected(self, names)
-   table.sort(run)
-   self.countasserts = 0
-   local reports = {}
-   local nfail, nerr, ndisabled = 0, 0, 0
-   print('Running ' .. plural(#run, 'test'))
-   for i, name in ipairs(run) do
-      if self.disabled[name] then
-         ndisabled = ndisabled + 1
-         print(status_line(i, #run, name, 'SKIP'))
+function Tester:_run(tests)
+   local names = sorted_names(tests)
+   local n = #names
+   local width = #tostring(n)
+   out('Running ' .. plural(n, 'test') .. '\n')
+   for i, name in ipairs(names) do
+      self._currentTestName = name
+      local head = string.format('%' .. width .. 'd/%d ', i, n) .. tostring(name) .. ' '
+      head = head .. string.rep('.', math.max(0, NCOLS - 7 - #head)) .. ' '
+      local status
+      if self.disabledTests[name] then
+         status = 'SKIP'
       else
-         self._currentFailures = {}
-         local errored
-         local function body()
-            if self._setUp then self._setUp(name) end
-            self.tests[name]()
-            if self._tearDown then self._tearDown(name) end
-         end
-         local ok, err
-         if self.rethrowErrors then
-            ok = true
-            body()
+         local failed = self.assertionFail[name]
+         if not self:_runOne(name, tests[name]) then
+            self.testError[name] = 1
+            status = 'ERROR'
+         elseif self.assertionFail[name] > failed then
+            status = 'FAIL'
          else
-            ok, err = xpcall(body, function(e)
-               if type(e) == 'table' and e.__testerEarlyAbort then return e end
-               -- The test's frames only: cut where the Tester called it.
-               local tb = debug.traceback(tostring(e), 2)
-               local cut = tb:find('\n[^\n]*torch/Tester%.lua')
-               return cut and tb:sub(1, cut - 1) or tb
-            end)
+            status = 'PASS'
          end
-         local aborted = not ok and type(err) == 'table' and err.__testerEarlyAbort
-         if not ok and not aborted then
-            errored = 'Function call failed\n' .. tostring(err)
-         end
-         local failures = self._currentFailures
-         self._currentFailures = nil
-         local status = errored and 'ERROR' or (#failures > 0 and 'FAIL' or 'PASS')
-         print(status_line(i, #run, name, status))
-         if #failures > 0 then nfail = nfail + 1 end
-         if errored then nerr = nerr + 1 end
-         for _, f in ipairs(failures) do reports[#reports + 1] = name .. '\n' .. f end
-         if errored then reports[#reports + 1] = name .. '\n' .. errored end
-         if self.earlyAbort and (errored or #failures > 0) then break end
+      end
+      local line = head .. '[' .. status .. ']'
+      if status == 'PASS' and self._warningCount[name] > 0 then
+         line = line .. '\n' .. string.rep(' ', NCOLS - 10) .. '[+warning]'
+      end
+      out(line .. '\n')
+      if self.earlyAbort and i < n and (status == 'ERROR' or status == 'FAIL') then
+         out('Aborting on first error, not all tests have been executed\n')
+         break
+      end
+      collectgarbage()
+   end
+   self._currentTestName = ''
+end
+
+function Tester:_report(tests)
+   local ntests, nfailures, nerrors, nwarnings, nskipped = 0, 0, 0, 0, 0
+   self.countasserts = 0
+   for name in pairs(tests) do
+      ntests = ntests + 1
+      self.countasserts = self.countasserts + self.assertionPass[name] + self.assertionFail[name]
+      if self.assertionFail[name] > 0 then nfailures = nfailures + 1 end
+      if self.testError[name] > 0 then nerrors = nerrors + 1 end
+      if self._warningCount[name] > 0 then nwarnings = nwarnings + 1 end
+      if self.disabledTests[name] then nskipped = nskipped + 1 end
+   end
+   -- Warnings given outside any test (by add, say) count one each.
+   nwarnings = nwarnings + (self._warningCount[''] or 0)
+   local summary = 'Completed ' .. plural(self.countasserts, 'assert') .. ' in ' .. plural(ntests, 'test') ..
+      ' with ' .. plural(nfailures, 'failure') .. ' and ' .. plural(nerrors, 'error')
+   if nwarnings > 0 then summary = summary .. ' and ' .. plural(nwarnings, 'warning') end
+   if nskipped > 0 then summary = summary .. ' and ' .. nskipped .. ' disabled' end
+   out(summary .. '\n')
+   if not self.summaryOnly then
+      local line = string.rep('-', NCOLS) .. '\n'
+      local sections = {}
+      for _, e in ipairs(self.errors) do sections[#sections + 1] = e end
+      for _, w in ipairs(self.warnings) do sections[#sections + 1] = w end
+      if #sections > 0 then out(line) end
+      for _, s in ipairs(sections) do out(s .. '\n\n' .. line) end
+   end
+   -- What has been reported is not reported again by a later run.
+   self.errors, self.warnings = {}, {}
+   self._warningCount[''] = nil
+end
+
+-- run() or run('name' / {'pattern', ...}): runs the tests, reports, and raises an error if a test
+-- failed or raised one. Returns 0 otherwise.
+function Tester:run(names)
+   local tests = self:_getTests(names)
+   self.assertionPass, self.assertionFail, self.testError = {}, {}, {}
+   for name in pairs(tests) do
+      self.assertionPass[name] = 0
+      self.assertionFail[name] = 0
+      self.testError[name] = 0
+      self._warningCount[name] = 0
+   end
+   self:_run(tests)
+   self:_report(tests)
+   for name in pairs(tests) do
+      if self.assertionFail[name] > 0 or self.testError[name] > 0 then
+         error('An error was found while running tests!', 0)
       end
    end
-   local summary = 'Completed ' .. plural(self.countasserts, 'assert') .. ' in ' .. plural(#run, 'test') ..
-      ' with ' .. plural(nfail, 'failure') .. ' and ' .. plural(nerr, 'error')
-   if ndisabled > 0 then summary = summary .. ' and ' .. ndisabled .. ' disabled' end
-   print(summary)
-   if #reports > 0 and not self.summaryOnly then
-      print(LINE)
-      for _, r in ipairs(reports) do
-         print(r)
-         print('')
-         print(LINE)
-      end
-   end
-   if nfail > 0 or nerr > 0 then
-      error('An error was found while running tests!', 2)
-   end
-   return self
+   return 0
 end
 
 return Tester

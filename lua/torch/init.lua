@@ -53,26 +53,33 @@ function torch.isStorage(obj)
    return name ~= nil and name:find('^torch%.[%a]*Storage$') ~= nil
 end
 
--- Walks the class and its parents; `class` is a name (matched as a Lua pattern, as luaT does) or
--- a constructor table.
-function torch.isTypeOf(obj, class)
-   if type(class) == 'table' then
-      -- A class table, or a constructor table (whose protected metatable is the class).
-      local name = rawget(class, '__typename')
-      if name == nil then
-         local mt = getmetatable(class)
-         name = type(mt) == 'table' and rawget(mt, '__typename') or nil
+-- Does `name` satisfy the type spec? A spec that a match reproduces exactly is a plain name and
+-- must be the whole name ('torch.Long' is not 'torch.LongTensor'); any other match means the spec
+-- was a pattern ('.*Long', 'torch.*Tensor'), and a match anywhere counts.
+local function type_matches(name, spec)
+   local found = name:match(spec)
+   if found == nil then return false end
+   return found == name or found ~= spec
+end
+
+-- Walks the class and its parents. `spec` is a type name, a Lua pattern over type names, or
+-- a class, or something whose metatable names the type (a constructor table, an instance).
+function torch.isTypeOf(obj, spec)
+   if type(spec) ~= 'string' then
+      -- A class table names itself; a constructor table or an instance, through its metatable.
+      local own = type(spec) == 'table' and rawget(spec, '__typename') or nil
+      local mt = own == nil and getmetatable(spec) or nil
+      spec = own or (type(mt) == 'table' and rawget(mt, '__typename') or nil)
+      if type(spec) ~= 'string' then
+         error('type must be provided as [regexp] string, or factory', 2)
       end
-      class = name
-      if class == nil then return false end
    end
    local mt = debug_getmetatable(obj)
    while type(mt) == 'table' do
       local name = rawget(mt, '__typename')
-      if type(name) == 'string' and name:find(class) then return true end
+      if type(name) == 'string' and type_matches(name, spec) then return true end
       local parent = getmetatable(mt)
       mt = parent and rawget(parent, '__index')
-      if type(mt) ~= 'table' then break end
    end
    return false
 end

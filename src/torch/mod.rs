@@ -143,6 +143,14 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "userdataAddress",
         lua.create_function(|_, v: mlua::AnyUserData| Ok(mlua::LightUserData(v.to_pointer().cast_mut())))?,
     )?;
+    // torch.setheaptracking's native half: whether growing buffers trigger collections.
+    m.set(
+        "setHeapTracking",
+        lua.create_function(|lua, enabled: bool| {
+            userdata::set_heap_tracking(lua, enabled);
+            Ok(())
+        })?,
+    )?;
     timer::install(lua, &m)?;
     Ok(m)
 }

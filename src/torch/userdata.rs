@@ -115,26 +115,40 @@ pub fn set_view_in<F: 'static>(value: &Value, tensor: Tensor) -> Result<()> {
 /// Lua's collector only sees the small userdata, not the buffers behind them, so a loop that makes
 /// big temporary tensors would grow without bound. Like Torch's heap tracking, a full collection
 /// runs when the buffers alive have doubled since the last one (and are past a floor).
+/// `torch.setheaptracking(false)` turns this off for the Lua state; it starts on, as in Torch.
 struct HeapTracking {
     threshold: std::cell::Cell<usize>,
+    enabled: std::cell::Cell<bool>,
 }
 
 const HEAP_TRACKING_FLOOR: usize = 256 << 20;
+
+fn heap_tracking(lua: &Lua) -> Option<mlua::AppDataRef<'_, HeapTracking>> {
+    if lua.app_data_ref::<HeapTracking>().is_none() {
+        lua.set_app_data(HeapTracking {
+            threshold: std::cell::Cell::new(HEAP_TRACKING_FLOOR),
+            enabled: std::cell::Cell::new(true),
+        });
+    }
+    lua.app_data_ref::<HeapTracking>()
+}
+
+/// Turns the collections that follow the buffers' growth on or off for this Lua state.
+pub fn set_heap_tracking(lua: &Lua, enabled: bool) {
+    if let Some(tracking) = heap_tracking(lua) {
+        tracking.enabled.set(enabled);
+    }
+}
 
 fn note_allocation(lua: &Lua) {
     let live = super::storage::live_heap_bytes();
     if live < HEAP_TRACKING_FLOOR {
         return;
     }
-    if lua.app_data_ref::<HeapTracking>().is_none() {
-        lua.set_app_data(HeapTracking {
-            threshold: std::cell::Cell::new(HEAP_TRACKING_FLOOR),
-        });
-    }
-    let Some(tracking) = lua.app_data_ref::<HeapTracking>() else {
+    let Some(tracking) = heap_tracking(lua) else {
         return;
     };
-    if live <= tracking.threshold.get() {
+    if !tracking.enabled.get() || live <= tracking.threshold.get() {
         return;
     }
     // A failed collection (an error in a finalizer) is reported by Lua elsewhere; tracking goes on.

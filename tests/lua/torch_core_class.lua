@@ -130,7 +130,8 @@ for _, T in ipairs(H.types) do
 end
 H.check(not torch.isTensor(p), 'isTensor of a class instance')
 H.check(not torch.isTensor({}) and not torch.isTensor(1), 'isTensor of plain values')
-H.check(torch.isTypeOf(t, 'Tensor'), 'isTypeOf pattern on a tensor')
+H.check(torch.isTypeOf(t, '.*Tensor'), 'isTypeOf pattern on a tensor')
+H.check(not torch.isTypeOf(t, 'Tensor'), 'a plain name must be the whole type name')
 
 -- Adding a method to a tensor class reaches every tensor of that type.
 function torch.FloatTensor.coreDouble(self) return self:clone():fill(2) end
