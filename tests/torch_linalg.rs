@@ -1,6 +1,7 @@
 //! Linear algebra through the real `th`: products (OpenBLAS for Float/Double, loops for the
 //! integer types), dot/trace/cross/diag/tril/triu, their errors, and the BLAS thread count. The
-//! Lua scripts compare against hand-computed values and exact error messages.
+//! Lua scripts compare against hand-computed values and exact error messages. The LAPACK functions
+//! (gesv, qr, svd, ...) are checked by the equations their results solve.
 
 mod common;
 
@@ -30,6 +31,11 @@ fn errors_name_the_method_and_the_sizes() {
 #[test]
 fn blocked_transposed_copy_matches_logical_order() {
     script("torch_linalg_copy.lua");
+}
+
+#[test]
+fn lapack_functions_solve_factorize_and_report_errors() {
+    script("torch_lapack.lua");
 }
 
 #[test]

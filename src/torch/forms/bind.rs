@@ -27,6 +27,8 @@ enum Kind {
     Tensor(Tensor),
     Number(f64),
     Bool(bool),
+    /// A string, by its first byte (0 for the empty string).
+    Letter(u8),
     Other,
 }
 
@@ -40,6 +42,7 @@ impl Kind {
         }
         match v {
             Value::Boolean(b) => Kind::Bool(*b),
+            Value::String(s) => Kind::Letter(s.as_bytes().first().copied().unwrap_or(0)),
             _ => Kind::Other,
         }
     }
@@ -64,6 +67,7 @@ enum Slot {
     Tensor(u8),
     Number(f64),
     Bool(bool),
+    Letter(u8),
 }
 
 /// Room for the arguments and parameters of every form in the table without a heap allocation:
@@ -159,6 +163,20 @@ impl Bound {
     /// Boolean parameter `i` (0-based): the value given or the default.
     pub fn boolean(&self, i: usize) -> bool {
         self.booleans().nth(i).expect("the form has that boolean")
+    }
+
+    /// The one-letter options in order: the letter given or the default.
+    pub fn letters(&self) -> impl Iterator<Item = u8> + '_ {
+        self.params.iter().zip(&self.slots).filter_map(|(p, s)| match (s, p) {
+            (Slot::Letter(c), _) => Some(*c),
+            (_, Param::Choice(_, d)) => Some(*d),
+            _ => None,
+        })
+    }
+
+    /// One-letter option `i` (0-based): the letter given or the default.
+    pub fn letter(&self, i: usize) -> u8 {
+        self.letters().nth(i).expect("the form has that option")
     }
 
     fn dest(&self, s: &Slot) -> Option<&Dest> {
@@ -262,10 +280,11 @@ fn spread_dtype(params: &[Param], spread: &[Option<usize>], kinds: &[Kind], rece
 
 fn fits(p: Param, k: &Kind, types: Types, dtype: Option<DType>) -> bool {
     match (p, k) {
-        (Param::ResultOf(d), Kind::Tensor(t)) => types == Types::Checked || t.dtype == d,
+        (Param::ResultOf(d) | Param::IntoOf(d), Kind::Tensor(t)) => types == Types::Checked || t.dtype == d,
         (p, Kind::Tensor(t)) if p.is_tensor() => types == Types::Checked || Some(t.dtype) == dtype,
         (p, Kind::Number(_)) => p.is_number(),
         (Param::Bool | Param::OptBool(_), Kind::Bool(_)) => true,
+        (Param::Choice(values, _), Kind::Letter(c)) => values.as_bytes().contains(c),
         _ => false,
     }
 }
@@ -313,6 +332,7 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
                         }
                         Some((_, Kind::Number(x))) => Slot::Number(x),
                         Some((_, Kind::Bool(b))) => Slot::Bool(b),
+                        Some((_, Kind::Letter(c))) => Slot::Letter(c),
                     },
                 )
                 .collect();

@@ -16,6 +16,8 @@ pub enum Param {
     /// An optional result tensor of a fixed type (a comparison's ByteTensor, the LongTensor of
     /// the indices of max or sort).
     ResultOf(DType),
+    /// A result tensor of a fixed type that must be given (pstrf's IntTensor of pivots).
+    IntoOf(DType),
     /// The tensor the op reads. An in-place method may leave it out: the receiver is then the
     /// source too.
     Source,
@@ -33,6 +35,9 @@ pub enum Param {
     Bool,
     /// A boolean that may be left out, and its value then.
     OptBool(bool),
+    /// A one-letter option that may be left out (Torch7's charoption, LAPACK's 'U' or 'L'): a
+    /// string whose first letter is one of `values`, else the letter `default`.
+    Choice(&'static str, u8),
 }
 
 /// What a method's receiver is.
@@ -83,6 +88,13 @@ pub const REDUCTION: Policy = Policy {
     trailing_nils_absent: true,
 };
 
+/// LAPACK: functions only, result tensors first, every tensor of the call's type (cwrap's).
+pub const LAPACK: Policy = Policy {
+    receiver: Receiver::Argument,
+    types: Types::Strict,
+    trailing_nils_absent: true,
+};
+
 /// The matrix products: in place, types checked after.
 pub const PRODUCT: Policy = Policy {
     receiver: Receiver::InPlace,
@@ -96,8 +108,13 @@ impl Param {
         match self {
             Param::Result => !in_place,
             Param::Source => in_place,
-            Param::ResultOf(_) | Param::OptTensor | Param::OptNumber(_) | Param::OptDim | Param::OptBool(_) => true,
-            Param::Into | Param::Tensor | Param::Number | Param::Dim | Param::Bool => false,
+            Param::ResultOf(_)
+            | Param::OptTensor
+            | Param::OptNumber(_)
+            | Param::OptDim
+            | Param::OptBool(_)
+            | Param::Choice(..) => true,
+            Param::Into | Param::IntoOf(_) | Param::Tensor | Param::Number | Param::Dim | Param::Bool => false,
         }
     }
 
@@ -105,7 +122,13 @@ impl Param {
     pub fn is_tensor(self) -> bool {
         matches!(
             self,
-            Param::Result | Param::Into | Param::ResultOf(_) | Param::Source | Param::Tensor | Param::OptTensor
+            Param::Result
+                | Param::Into
+                | Param::ResultOf(_)
+                | Param::IntoOf(_)
+                | Param::Source
+                | Param::Tensor
+                | Param::OptTensor
         )
     }
 
@@ -116,7 +139,10 @@ impl Param {
 
     /// Whether it is a result tensor.
     pub fn is_result(self) -> bool {
-        matches!(self, Param::Result | Param::Into | Param::ResultOf(_))
+        matches!(
+            self,
+            Param::Result | Param::Into | Param::ResultOf(_) | Param::IntoOf(_)
+        )
     }
 
     /// Torch7's text for it in "expected arguments", `t` naming the call's tensor type
@@ -127,6 +153,7 @@ impl Param {
             Param::Result => format!("[*{t}*]"),
             Param::Into => format!("*{t}*"),
             Param::ResultOf(d) => format!("[*{}*]", short(d)),
+            Param::IntoOf(d) => format!("*{}*", short(d)),
             Param::Source if in_place => format!("[{t}]"),
             Param::Source | Param::Tensor => t.to_string(),
             Param::OptTensor => format!("[{t}]"),
@@ -136,6 +163,10 @@ impl Param {
             Param::OptDim => "[index]".into(),
             Param::Bool => "boolean".into(),
             Param::OptBool(_) => "[boolean]".into(),
+            Param::Choice(values, _) => {
+                let letters: Vec<String> = values.chars().map(String::from).collect();
+                format!("[({})]", letters.join("|"))
+            }
         }
     }
 
@@ -145,6 +176,7 @@ impl Param {
             Param::Result => "result",
             Param::Into => "into",
             Param::ResultOf(_) => "result_of",
+            Param::IntoOf(_) => "into_of",
             Param::Source => "source",
             Param::Tensor => "tensor",
             Param::OptTensor => "opt_tensor",
@@ -154,6 +186,7 @@ impl Param {
             Param::OptDim => "opt_dim",
             Param::Bool => "boolean",
             Param::OptBool(_) => "opt_boolean",
+            Param::Choice(..) => "choice",
         }
     }
 }

@@ -3,7 +3,7 @@
 //! computes. `methods/` looks its forms up here and binds arguments with `forms::bind`; a device
 //! family can walk the same table.
 
-use super::param::{COMPARISON, ELEMENTWISE, PRODUCT, Param, Policy, REDUCTION};
+use super::param::{COMPARISON, ELEMENTWISE, LAPACK, PRODUCT, Param, Policy, REDUCTION};
 use crate::torch::dtype::DType;
 use crate::torch::kernels::math::{Binary, Compare, Unary};
 
@@ -327,8 +327,43 @@ const LINALG: &[Entry] = &[
     op("triu", REDUCTION, &[of(&[Result, Source, OptNumber(0.0)])]),
 ];
 
+// LAPACK's one-letter options, with Torch7's defaults.
+const UPLO: Param = Choice("UL", b'U');
+const TRANS: Param = Choice("NT", b'N');
+const DIAG: Param = Choice("NU", b'N');
+const JOBZ: Param = Choice("NV", b'N');
+const JOBU: Param = Choice("AS", b'S');
+const SIDE: Param = Choice("LR", b'L');
+
+/// A LAPACK function as Torch7's cwrap declares it: every result tensor given, or none (the
+/// second form); `results` lists them, `rest` the operands and options after them.
+macro_rules! lapack {
+    ($name:literal, [$($result:expr),*], [$($rest:expr),*]) => {
+        op($name, LAPACK, &[of(&[$($result,)* $($rest),*]), of(&[$($rest),*])])
+    };
+}
+
+const LAPACK_OPS: &[Entry] = &[
+    lapack!("gesv", [Into, Into], [Tensor, Tensor]),
+    lapack!("gels", [Into, Into], [Tensor, Tensor]),
+    lapack!("trtrs", [Into, Into], [Tensor, Tensor, UPLO, TRANS, DIAG]),
+    lapack!("symeig", [Into, Into], [Tensor, JOBZ, UPLO]),
+    lapack!("eig", [Into, Into], [Tensor, JOBZ]),
+    lapack!("svd", [Into, Into, Into], [Tensor, JOBU]),
+    lapack!("inverse", [Into], [Tensor]),
+    lapack!("potrf", [Into], [Tensor, UPLO]),
+    lapack!("potrs", [Into], [Tensor, Tensor, UPLO]),
+    lapack!("potri", [Into], [Tensor, UPLO]),
+    // uplo, tolerance (negative: LAPACK's own).
+    lapack!("pstrf", [Into, IntoOf(DType::Int)], [Tensor, UPLO, OptNumber(-1.0)]),
+    lapack!("qr", [Into, Into], [Tensor]),
+    lapack!("geqrf", [Into, Into], [Tensor]),
+    lapack!("orgqr", [Into], [Tensor, Tensor]),
+    lapack!("ormqr", [Into], [Tensor, Tensor, Tensor, SIDE, TRANS]),
+];
+
 /// Every op, by family.
-pub const TABLE: &[&[Entry]] = &[UNARY, BINARY, COMPARE, REDUCE, LINALG];
+pub const TABLE: &[&[Entry]] = &[UNARY, BINARY, COMPARE, REDUCE, LINALG, LAPACK_OPS];
 
 /// Every op.
 pub fn entries() -> impl Iterator<Item = &'static Entry> {
@@ -369,5 +404,6 @@ mod tests {
         assert_eq!(entry("add").forms.len(), 2);
         assert_eq!(entry("addmm").forms(true).len(), 2);
         assert_eq!(entry("addmm").forms(false).len(), 1);
+        assert_eq!(entry("trtrs").forms(false)[1].params.len(), 5);
     }
 }

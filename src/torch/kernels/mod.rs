@@ -14,6 +14,7 @@ pub mod element;
 pub mod elementwise;
 pub mod fill;
 pub mod index;
+pub mod lapack;
 pub mod linalg;
 pub mod math;
 pub mod nn;

@@ -11,6 +11,7 @@ pub mod convention;
 pub mod copy;
 pub mod factory;
 pub mod index;
+pub mod lapack;
 pub mod linalg;
 pub mod math;
 pub mod nn;
@@ -31,6 +32,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, fun
     access::install(lua, tensor, storage, internal)?;
     math::install(lua, tensor, functions)?;
     linalg::install(lua, tensor, functions)?;
+    lapack::install(lua, functions)?;
     reduce::install(lua, tensor, functions)?;
     index::install(lua, tensor, functions)?;
     callback::install(lua, tensor)?;

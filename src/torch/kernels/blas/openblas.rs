@@ -51,6 +51,8 @@ pub struct Api {
     get_threads: unsafe extern "C" fn() -> c_int,
     /// The file that was loaded, for messages.
     pub library: &'static str,
+    /// The dlopen handle, for the LAPACK symbols (`lookup`).
+    handle: usize,
 }
 
 // SAFETY: plain function pointers into a library that is never unloaded.
@@ -104,6 +106,7 @@ fn load() -> Option<Api> {
                     set_threads: symbol(handle, c"openblas_set_num_threads")?,
                     get_threads: symbol(handle, c"openblas_get_num_threads")?,
                     library,
+                    handle: handle as usize,
                 })
             })()
         };
@@ -129,6 +132,17 @@ fn load() -> Option<Api> {
 /// The loaded library, or None when no OpenBLAS could be loaded.
 pub fn api() -> Option<&'static Api> {
     API.get_or_init(load).as_ref()
+}
+
+/// A further symbol of the loaded library (LAPACK's `dgesv_`, ...): None without OpenBLAS or
+/// when this build of it lacks the symbol.
+///
+/// # Safety
+/// `F` must be the C type of the symbol `name` (a function pointer).
+pub unsafe fn lookup<F: Copy>(name: &CStr) -> Option<F> {
+    let api = api()?;
+    // SAFETY: a handle from dlopen that is never closed; the caller vouches for F.
+    unsafe { symbol(api.handle as *mut c_void, name) }
 }
 
 /// Whether the Float/Double products run through OpenBLAS.
