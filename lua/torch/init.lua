@@ -271,6 +271,22 @@ end
 
 torch.setdefaulttensortype('torch.DoubleTensor')
 
+-- HalfTensor has what Torch7's has: storage, views, copies and conversions, without maths (a
+-- script converts, x:float(), or gives the class the maths it needs). fill and zero are kept.
+do
+   local kept = {}
+   for name in ([[apply clone contiguous copy dim elementSize expand fill index indexFill isContiguous
+      isSameSizeAs isSetTo isSize map map2 maskedCopy maskedFill maskedSelect nDimension nElement
+      numel narrow permute resize resizeAs select set size squeeze storage storageOffset stride sub
+      t transpose unfold unsqueeze view zero]]):gmatch('%a+') do
+      kept[name] = true
+   end
+   local half = classes['torch.HalfTensor']
+   for name in pairs(C.tensorMethods) do
+      if not kept[name] then half[name] = nil end
+   end
+end
+
 -- Native functions of the torch table (torch.manualSeed, ...).
 for k, f in pairs(C.torchFunctions) do torch[k] = f end
 
@@ -280,8 +296,10 @@ for _, file in ipairs { 'torch.Tensor', 'torch.math', 'torch.random' } do
    local methods = require(file)
    for _, T in ipairs(C.types) do
       local class = classes['torch.' .. T .. 'Tensor']
-      for k, f in pairs(methods) do
-         if rawget(class, k) == nil then class[k] = f end
+      if T ~= 'Half' or file == 'torch.Tensor' then
+         for k, f in pairs(methods) do
+            if rawget(class, k) == nil then class[k] = f end
+         end
       end
    end
 end
