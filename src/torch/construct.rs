@@ -297,7 +297,8 @@ pub fn set_view_in<K: Family>(dtype: DType, args: &Args, method: &str) -> Result
 }
 
 /// `torch.<T>Storage(...)`: `()`, `(n)`, `(table)`, `(storage [, offset [, size]])` (a view; here
-/// sharing its memory), and `(filename [, shared [, size]])` (read into memory).
+/// sharing its memory), and `(filename [, shared [, size [, sharedMem]]])` (a mapped file or
+/// shared-memory object, see `mapped`).
 pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
     let method = dtype.storage_typename();
     let first = arg(args, 1);
@@ -320,13 +321,22 @@ pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
             Storage::new(dtype, n as usize).map_err(|e| error(method, e))?
         }
         Value::String(path) => {
-            let bytes = std::fs::read(path.to_str()?.as_ref())
-                .map_err(|e| error(method, format!("cannot read {}: {e}", path.to_string_lossy())))?;
-            let n = bytes.len() / dtype.size_of();
-            let s = args::lift(Storage::new(dtype, n))?;
-            // SAFETY: fresh storage of n elements; copy whole elements only.
-            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), n * dtype.size_of()) };
-            s
+            let flag = |pos: usize| matches!(arg(args, pos), Value::Boolean(true));
+            let size = match arg(args, 3) {
+                Value::Nil => None,
+                _ => match int_arg(args, 3, method)? {
+                    0 => None,
+                    n if n < 0 => return Err(error(method, format!("invalid size {n}"))),
+                    n => Some(n as usize),
+                },
+            };
+            let request = super::mapped::Request {
+                path: &path.to_str()?,
+                shared: flag(2),
+                size,
+                shared_mem: flag(4),
+            };
+            super::mapped::map(dtype, &request).map_err(|e| error(method, e))?
         }
         _ => {
             let Some(src) = storage_of(first) else {

@@ -50,7 +50,7 @@ local cases = {
    { function() return torch.DoubleStorage({ 'a' }) end, 'torch.DoubleStorage: table must hold numbers' },
    { function() return torch.DoubleStorage(torch.DoubleStorage(2), 2, 5) end, 'torch.DoubleStorage: offset and size out of range of the source storage' },
    { function() return torch.DoubleStorage(torch.FloatStorage(2)) end, 'torch.DoubleStorage: source storage has a different type' },
-   { function() return torch.DoubleStorage('/nonexistent/file') end, 'torch.DoubleStorage: cannot read /nonexistent/file' },
+   { function() return torch.DoubleStorage('/nonexistent/file') end, 'torch.DoubleStorage: cannot open /nonexistent/file: No such file or directory' },
    { function() return torch.FloatStorage(2):resize(-3) end, 'resize: invalid size -3' },
    { function() return torch.FloatStorage(2):string() end, 'string: only for ByteStorage and CharStorage' },
    { function() return torch.setdefaulttensortype('torch.Nope') end, 'torch.setdefaulttensortype: invalid tensor type torch.Nope' },

@@ -43,7 +43,34 @@ f:write('\1\2\3\4\5')
 f:close()
 H.list(torch.ByteStorage(path):totable(), { 1, 2, 3, 4, 5 }, 'ByteStorage(file)')
 H.eq(torch.ShortStorage(path):size(), 2, 'ShortStorage(file) has whole elements only')
+-- Not shared: a private mapping; writes stay here, and the file must hold the size asked for.
+local private = torch.ByteStorage(path, false)
+private[1] = 9
+H.eq(torch.ByteStorage(path)[1], 1, 'a private mapping leaves the file alone')
+H.fails_containing(function() return torch.ByteStorage(path, false, 6) end, 'holds 5 bytes, fewer than the 6 asked for')
+-- Shared: writes reach the file, and a larger size extends it.
+local shared = torch.ByteStorage(path, true, 8)
+H.eq(shared:size(), 8, 'shared mapping of 8')
+shared[8] = 42
+shared = nil
+collectgarbage()
+local back = torch.ByteStorage(path)
+H.eq(back:size(), 8, 'the file was extended')
+H.eq(back[8], 42, 'a shared mapping writes through')
 os.remove(path)
+
+-- S(name, shared, size, true): a shared-memory object, removed with the storage that made it.
+local name = 'luatorch-test-' .. tostring(os.time()) .. '-' .. tostring(math.random(1e9))
+local seg = torch.DoubleStorage(name, true, 5, true)
+H.eq(seg:size(), 5, 'shared-memory storage size')
+local view = torch.DoubleStorage('/dev/shm/' .. name, true, 5)
+seg[2] = 2.5
+H.eq(view[2], 2.5, 'the same memory, mapped as a file')
+H.check(io.open('/dev/shm/' .. name) ~= nil, 'the object exists while its storage lives')
+seg, view = nil, nil
+collectgarbage()
+collectgarbage()
+H.check(io.open('/dev/shm/' .. name) == nil, 'the object is removed with its storage')
 
 -- fill, copy, elementSize.
 H.list(torch.IntStorage(2):fill(-3):totable(), { -3, -3 }, 'storage fill')
