@@ -3,13 +3,19 @@
 -- conversions between host and device (:cuda(), :float(), copy), and the torch.* functions for
 -- device tensors.
 --
--- Without a GPU or a driver, `require 'cutorch'` still works and cutorch.getDeviceCount() is 0;
--- everything that needs a device (making a device tensor, setDevice, synchronize, streams, seeds,
--- loading a .t7 that holds device tensors) raises an error that names the call and says why.
+-- Without a usable GPU (no driver, no device, CUDA_VISIBLE_DEVICES empty), `require 'cutorch'`
+-- fails, as cutorch's does, saying why: scripts detect a GPU with pcall(require, 'cutorch'). It
+-- fails before anything is defined, so nothing of cutorch is left half made.
 
 local torch = require 'torch'
 local C = require 'libcutorch'
 local ffi = require 'ffi'
+
+if C.getDeviceCount() == 0 then
+   -- Lua 5.1's require would otherwise answer a second attempt with "loop or previous error".
+   package.loaded.cutorch = nil
+   C.requireDevice('cutorch')
+end
 
 local cutorch = rawget(_G, 'cutorch')
 if type(cutorch) ~= 'table' then cutorch = {} end
@@ -218,5 +224,8 @@ for name, f in pairs(maths.functions) do
       return host(...)
    end
 end
+
+-- .t7 files now load their CUDA tensors onto the device.
+C._loadFilesOnDevice()
 
 return cutorch

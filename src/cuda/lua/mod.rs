@@ -100,6 +100,14 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "_kernelSource",
         lua.create_function(|_, ()| Ok(kernels::source::program()))?,
     )?;
-    t7::set_device_classes(lua, device_classes());
+    // Called by cutorch once it has loaded (there is a device): from then on .t7 files load their
+    // CUDA tensors onto the device. Loading libcutorch alone does not change how files load.
+    m.set(
+        "_loadFilesOnDevice",
+        lua.create_function(|lua, ()| {
+            t7::set_device_classes(lua, device_classes());
+            Ok(())
+        })?,
+    )?;
     Ok(m)
 }
