@@ -148,7 +148,7 @@ fn torch_ipc_test_mutex() {
 
 #[test]
 fn torch_ipc_test_sharedtable() {
-    assert_eq!(upstream_ok("test_sharedtable.lua"), 12);
+    assert_eq!(upstream_ok("test_sharedtable.lua"), 13);
 }
 
 #[test]

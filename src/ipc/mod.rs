@@ -38,6 +38,11 @@ const BY_REFERENCE: &[crate::torch::t7::codec::HandleOf] = &[
 
 /// The module table; `maker` is how `ipc.map` makes its threads' states.
 pub fn open(lua: &Lua, maker: map::StateMaker) -> Result<Table> {
+    // As torch-ipc's library does, loading ipc loads torch: a tensor taken out of a queue, channel
+    // or shared table then has its class's methods even in a state that never required torch.
+    lua.globals()
+        .get::<mlua::Function>("require")?
+        .call::<mlua::Value>("torch")?;
     packed::share_by_reference(BY_REFERENCE);
     let t = lua.create_table()?;
     process::register(lua, &t)?;

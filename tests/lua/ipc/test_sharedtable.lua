@@ -116,4 +116,19 @@ test {
       for i = 1, 1000 do st[i] = t end
       test.mustBeTrue(ipc.sharedtable_size(st) > before, 'size grew')
    end,
+
+   -- This script never requires torch: loading libipc did, so the tensors the workers stored have
+   -- their methods here.
+   testTensorsFromWorkers = function()
+      local st = ipc.sharedtable()
+      st.mutex = ipc.mutex()
+      ipc.map(4, function(st)
+         for i = 1, 20 do
+            st.mutex:lock()
+            st[i] = (st[i] or torch.LongTensor({ 0 })) + 1
+            st.mutex:unlock()
+         end
+      end, st):join()
+      for i = 1, 20 do test.mustBeTrue(st[i][1] == 4, 'count of ' .. i) end
+   end,
 }
