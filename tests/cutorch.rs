@@ -1,7 +1,8 @@
 //! cutorch through the real `th`:
 //! - with no usable GPU (forced with CUDA_VISIBLE_DEVICES set to nothing, so it holds on GPU
-//!   machines too): `require 'cutorch'` works, there is no device, every call that needs one
-//!   raises an error naming the call, and loading a .t7 with device tensors says why it cannot;
+//!   machines too): `require 'cutorch'` fails saying why and leaves nothing behind, the native
+//!   layer's device calls each raise an error naming the call, and .t7 files with device tensors
+//!   load as host tensors;
 //! - the GPU checks (tests/lua/cuda/run_all.lua) on a mock CUDA driver that runs the kernels on
 //!   the CPU (tests/cuda_mock, built here with the system's C++ compiler);
 //! - the same checks on a real GPU, skipped (with the reason printed) where there is none.
