@@ -21,11 +21,6 @@ pub enum Target {
     View(Tensor),
 }
 
-fn element_of(t: &Tensor, method: &str) -> Result<Target> {
-    let s = t.storage_checked().named(method)?.clone();
-    Ok(Target::Element(s, t.offset))
-}
-
 /// Resolves a number, LongStorage or table key (Torch's `__index__` rules). Geometry only: it
 /// serves device tensors too.
 pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> {
@@ -34,12 +29,12 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
             return Err(error(method, "cannot index an empty tensor"));
         }
         let idx = index_in(i as i64, t.size[0], method)?;
-        let v = t.select(0, idx).named(method)?;
-        return Ok(Some(if t.dim() == 1 {
-            element_of(&v, method)?
-        } else {
-            Target::View(v)
-        }));
+        if t.dim() == 1 {
+            // The element itself, without building a view of it first (the common inner loop).
+            let s = t.storage_checked().named(method)?.clone();
+            return Ok(Some(Target::Element(s, t.offset + idx * t.stride[0])));
+        }
+        return Ok(Some(Target::View(t.select(0, idx).named(method)?)));
     }
     if let Some(idx) = args::long_storage_values(key) {
         if idx.len() != t.dim() {
