@@ -1,7 +1,8 @@
 //! Linear algebra through the real `th`: products (OpenBLAS for Float/Double, loops for the
-//! integer types), dot/trace/cross/diag/tril/triu, their errors, and the BLAS thread count. The
-//! Lua scripts compare against hand-computed values and exact error messages. The LAPACK functions
-//! (gesv, qr, svd, ...) are checked by the equations their results solve.
+//! integer types), dot/trace/cross/diag/tril/triu, the convolutions (conv2, xcorr2, conv3,
+//! xcorr3), their errors, and the BLAS thread count. The Lua scripts compare against
+//! hand-computed values and exact error messages. The LAPACK functions (gesv, qr, svd, ...) are
+//! checked by the equations their results solve.
 
 mod common;
 
@@ -31,6 +32,11 @@ fn errors_name_the_method_and_the_sizes() {
 #[test]
 fn blocked_transposed_copy_matches_logical_order() {
     script("torch_linalg_copy.lua");
+}
+
+#[test]
+fn conv2_xcorr2_conv3_xcorr3_in_every_form_and_type() {
+    script("torch_conv.lua");
 }
 
 #[test]

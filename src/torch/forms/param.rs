@@ -95,6 +95,15 @@ pub const LAPACK: Policy = Policy {
     trailing_nils_absent: true,
 };
 
+/// The convolutions (conv2, xcorr3, ...): the method is the function, every tensor of the
+/// call's type (cwrap's). Trailing nils are left out, which also keeps this policy apart from
+/// COMPARISON's: families pick the comparisons out by their policy.
+pub const CONVOLUTION: Policy = Policy {
+    receiver: Receiver::Argument,
+    types: Types::Strict,
+    trailing_nils_absent: true,
+};
+
 /// The matrix products: in place, types checked after.
 pub const PRODUCT: Policy = Policy {
     receiver: Receiver::InPlace,

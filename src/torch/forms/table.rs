@@ -3,7 +3,7 @@
 //! computes. `methods/` looks its forms up here and binds arguments with `forms::bind`; a device
 //! family can walk the same table.
 
-use super::param::{COMPARISON, ELEMENTWISE, LAPACK, PRODUCT, Param, Policy, REDUCTION};
+use super::param::{COMPARISON, CONVOLUTION, ELEMENTWISE, LAPACK, PRODUCT, Param, Policy, REDUCTION};
 use crate::torch::dtype::DType;
 use crate::torch::kernels::math::{Binary, Compare, Unary};
 
@@ -362,8 +362,18 @@ const LAPACK_OPS: &[Entry] = &[
     lapack!("ormqr", [Into], [Tensor, Tensor, Tensor, SIDE, TRANS]),
 ];
 
+/// `[res,] input, kernel [, 'V' | 'F']`: valid (the default) or full.
+const CONVOLVE: &[Form] = &[of(&[Result, Source, Tensor, Choice("VF", b'V')])];
+
+const CONVOLUTIONS: &[Entry] = &[
+    op("conv2", CONVOLUTION, CONVOLVE),
+    op("xcorr2", CONVOLUTION, CONVOLVE),
+    op("conv3", CONVOLUTION, CONVOLVE),
+    op("xcorr3", CONVOLUTION, CONVOLVE),
+];
+
 /// Every op, by family.
-pub const TABLE: &[&[Entry]] = &[UNARY, BINARY, COMPARE, REDUCE, LINALG, LAPACK_OPS];
+pub const TABLE: &[&[Entry]] = &[UNARY, BINARY, COMPARE, REDUCE, LINALG, LAPACK_OPS, CONVOLUTIONS];
 
 /// Every op.
 pub fn entries() -> impl Iterator<Item = &'static Entry> {

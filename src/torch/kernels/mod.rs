@@ -9,6 +9,7 @@
 
 pub mod arith;
 pub mod blas;
+pub mod conv;
 pub mod copy;
 pub mod element;
 pub mod elementwise;

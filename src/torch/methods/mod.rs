@@ -7,6 +7,7 @@ use mlua::{Lua, Result, Table};
 
 pub mod access;
 pub mod callback;
+pub mod conv;
 pub mod convention;
 pub mod copy;
 pub mod factory;
@@ -32,6 +33,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, fun
     access::install(lua, tensor, storage, internal)?;
     math::install(lua, tensor, functions)?;
     linalg::install(lua, tensor, functions)?;
+    conv::install(lua, tensor, functions)?;
     lapack::install(lua, functions)?;
     reduce::install(lua, tensor, functions)?;
     index::install(lua, tensor, functions)?;
