@@ -39,6 +39,11 @@ fn bitwise_and_shifts() {
     run("torch_math_bitwise.lua");
 }
 
+#[test]
+fn histc_and_bhistc() {
+    run("torch_math_histc.lua");
+}
+
 /// A method from the Rust tables is what every tensor class sees, and torch.* dispatches on the
 /// first tensor argument's type.
 #[test]

@@ -300,6 +300,17 @@ const REDUCE: &[Entry] = &[
     op("mode", REDUCTION, &[of(&[Result, INDICES, Source, OptDim])]),
     // p, dim, maxnorm.
     op("renorm", REDUCTION, &[of(&[Result, Source, Number, Dim, Number])]),
+    // nbins, min, max (min == max: the data's range).
+    op(
+        "histc",
+        REDUCTION,
+        &[of(&[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)])],
+    ),
+    op(
+        "bhistc",
+        REDUCTION,
+        &[of(&[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)])],
+    ),
 ];
 
 /// `torch.addmm([res,] [beta,] M, [alpha,] x, y)`; `res:addmm([M,] [alpha,] x, y)` or
