@@ -34,6 +34,16 @@ fn long_and_strided_inputs() {
     run("torch_math_large.lua");
 }
 
+#[test]
+fn bitwise_and_shifts() {
+    run("torch_math_bitwise.lua");
+}
+
+#[test]
+fn histc_and_bhistc() {
+    run("torch_math_histc.lua");
+}
+
 /// A method from the Rust tables is what every tensor class sees, and torch.* dispatches on the
 /// first tensor argument's type.
 #[test]

@@ -27,6 +27,11 @@ fn rand_randn_randperm_multinomial() {
     run_script("torch_random_tensor.lua");
 }
 
+#[test]
+fn alias_method_setup_and_draws() {
+    run_script("torch_random_alias.lua");
+}
+
 /// MT19937 as published (mt19937ar's genrand_int32 with init_genrand), written without looking at
 /// the crate's version: a circular index over the state instead of Torch's two-loop twist.
 struct Mt {

@@ -38,4 +38,24 @@ end
 
 torch._gen = defaultGenerator()
 
+-- Walker's alias method over a state table {J, q} (the native multinomialAliasSetup_ and
+-- multinomialAlias_ do the work): the setup refills a given state's tensors, or makes a new state.
+function torch.multinomialAliasSetup(probs, state)
+   if type(state) ~= 'table' then
+      return { torch.multinomialAliasSetup_(probs) }
+   end
+   local J, q = torch.multinomialAliasSetup_(probs, state[1], state[2])
+   state[1], state[2] = J, q
+   return state
+end
+
+-- Fills output with output:nElement() draws and returns it.
+function torch.multinomialAlias(output, state)
+   if type(state) ~= 'table' then
+      error('torch.multinomialAlias: bad argument #2 (state table from torch.multinomialAliasSetup expected, got '
+         .. torch.type(state) .. ')', 2)
+   end
+   return torch.multinomialAlias_(output, state[1], state[2])
+end
+
 return Random

@@ -155,7 +155,7 @@ impl Generator {
 
     /// Uniform on [0, 1) with 32-bit resolution.
     pub fn uniform01(&mut self) -> f64 {
-        self.random() as f64 * (1.0 / 4_294_967_296.0)
+        unit(self.random())
     }
 
     pub fn uniform(&mut self, a: f64, b: f64) -> f64 {
@@ -293,21 +293,25 @@ impl Generator {
         for c in cum.iter_mut() {
             *c /= sum;
         }
+        if replacement && sum.is_finite() {
+            // Rounding must not leave the last bucket short of 1.
+            cum[k - 1] = 1.0;
+            if k >= SORTED_MIN_CATEGORIES && out.len() >= SORTED_MIN_DRAWS {
+                self.draw_sorted(&cum, out);
+                return Ok(());
+            }
+            let guide = Guide::new(&cum);
+            for slot in out.iter_mut() {
+                *slot = guide.find(&cum, self.uniform(0.0, 1.0)) as i64;
+            }
+            return Ok(());
+        }
         for slot in out.iter_mut() {
             let u = self.uniform(0.0, 1.0);
             // Rounding must not leave the last bucket short of 1.
             cum[k - 1] = 1.0;
-            let (mut lo, mut hi) = (0usize, k);
-            while hi > lo {
-                let mid = lo + (hi - lo) / 2;
-                if cum[mid] < u {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
             // A draw can only miss every bucket through NaN weights; clamp to stay in range.
-            let idx = lo.min(k - 1);
+            let idx = first_reaching(&cum, u, 0, k).min(k - 1);
             *slot = idx as i64;
             if !replacement {
                 let below = if idx > 0 { cum[idx - 1] } else { 0.0 };
@@ -322,6 +326,225 @@ impl Generator {
             }
         }
         Ok(())
+    }
+}
+
+/// The uniform on [0, 1) that the 32-bit word `r` gives (`uniform01`, and `uniform(0, 1)`: its
+/// scaling by 1 and shift by 0 are exact).
+#[inline(always)]
+fn unit(r: u64) -> f64 {
+    r as f64 * (1.0 / 4_294_967_296.0)
+}
+
+/// Distributions at least this large (their cumulative sums, 8 bytes a category, well past the
+/// caches) are drawn from in sorted order when there are at least `SORTED_MIN_DRAWS` draws.
+const SORTED_MIN_CATEGORIES: usize = 1 << 17;
+const SORTED_MIN_DRAWS: usize = 1 << 12;
+
+/// Sorts `keys` by their high 32 bits (LSD radix, 11 bits a pass): the order of keys with equal
+/// high words is left as it comes.
+fn sort_by_high_word(keys: &mut Vec<u64>) {
+    const BUCKETS: usize = 1 << 11;
+    let mut spare = vec![0u64; keys.len()];
+    for shift in [32u32, 43, 54] {
+        let digit = |k: u64| ((k >> shift) as usize) & (BUCKETS - 1);
+        let mut at = vec![0usize; BUCKETS + 1];
+        for &k in keys.iter() {
+            at[digit(k) + 1] += 1;
+        }
+        // A pass whose digits are all the same moves nothing.
+        if at.contains(&keys.len()) {
+            continue;
+        }
+        for b in 0..BUCKETS {
+            at[b + 1] += at[b];
+        }
+        for &k in keys.iter() {
+            let d = digit(k);
+            spare[at[d]] = k;
+            at[d] += 1;
+        }
+        std::mem::swap(keys, &mut spare);
+    }
+}
+
+/// Walker's alias tables for the weights `probs` (expected to sum to 1), built as Torch's
+/// multinomialAliasSetup builds them: `q[i]` is the chance that a draw landing on slot i keeps
+/// category i, `j[i]` the category (1-based) it gives otherwise. `round` rounds a value to q's
+/// element type, so that a FloatTensor's tables are computed in single precision as in Torch.
+///
+/// A slot that never received an alias keeps its category for sure (q = 1, j = 1, Torch's
+/// values). Torch also forces q = 1 on slots whose alias is the first category (it cannot tell
+/// them from slots with none), which moves their mass; here they keep their q.
+pub fn alias_setup(probs: &[f64], round: impl Fn(f64) -> f64) -> Result<(Vec<i64>, Vec<f64>)> {
+    let k = probs.len();
+    if k == 0 {
+        return Err(Error::argument("probs must have at least one element"));
+    }
+    if let Some(p) = probs.iter().find(|p| !p.is_finite()) {
+        return Err(Error::argument(format!("invalid probability {p}")));
+    }
+    let kf = round(k as f64);
+    let mut q = Vec::with_capacity(k);
+    let mut alias: Vec<Option<usize>> = vec![None; k];
+    let (mut smaller, mut larger) = (Vec::new(), Vec::new());
+    for (i, &p) in probs.iter().enumerate() {
+        let scaled = round(kf * p);
+        q.push(scaled);
+        if scaled < 1.0 {
+            smaller.push(i);
+        } else {
+            larger.push(i);
+        }
+    }
+    // Each small slot takes its missing mass from the last large one, which may turn small.
+    while let (Some(&s), Some(&l)) = (smaller.last(), larger.last()) {
+        alias[s] = Some(l);
+        q[l] = round(q[l] - (1.0 - q[s]));
+        if q[l] < 1.0 {
+            *smaller.last_mut().expect("not empty") = l;
+            larger.pop();
+        } else {
+            smaller.pop();
+        }
+    }
+    let (lo, hi) = q
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+    if lo.is_nan() || lo <= 0.0 {
+        return Err(Error::argument(
+            "q_min is less than 0 (every probability must be positive)",
+        ));
+    }
+    if hi > 1.0 {
+        for x in q.iter_mut() {
+            *x = round(*x / hi);
+        }
+    }
+    let j = alias
+        .iter()
+        .zip(q.iter_mut())
+        .map(|(a, x)| match a {
+            Some(l) => *l as i64 + 1,
+            None => {
+                *x = 1.0;
+                1
+            }
+        })
+        .collect();
+    Ok((j, q))
+}
+
+impl Generator {
+    /// Draws with replacement from a large distribution (`cum` as in `multinomial_row`, ending at
+    /// 1), with the same uniforms and the same results as one binary search per draw, but
+    /// without their scattered reads of `cum`: the draws are taken first, in order, then sorted
+    /// by value, and one pass up `cum` finds each one's category (the first whose cumulative
+    /// mass reaches it, which only grows with the draw).
+    fn draw_sorted(&mut self, cum: &[f64], out: &mut [i64]) {
+        // A draw's 32-bit word above its place in `out` (n < 2^31: Torch's n is an int).
+        let mut keys: Vec<u64> = (0..out.len() as u64).map(|i| (self.random() << 32) | i).collect();
+        sort_by_high_word(&mut keys);
+        let mut j = 0;
+        for key in keys {
+            let u = unit(key >> 32);
+            // cum's last value is 1 and u < 1, so j stays in range.
+            while cum[j] < u {
+                j += 1;
+            }
+            out[(key & 0xffff_ffff) as usize] = j as i64;
+        }
+    }
+
+    /// Fills `out` with categories (1-based) drawn from the alias tables `j`, `q` of
+    /// `alias_setup`, Torch's way: a uniform slot, then a Bernoulli draw with the slot's q that
+    /// keeps the slot's category or takes its alias. Two uniforms per draw, in that order.
+    pub fn alias_draw(&mut self, j: &[i64], q: &[f64], out: &mut [i64]) -> Result<()> {
+        let k = j.len();
+        if k == 0 || q.len() != k {
+            return Err(Error::shape(format!(
+                "the alias tables must have one element per category, got {} and {}",
+                k,
+                q.len()
+            )));
+        }
+        if let Some(a) = j.iter().find(|&&a| a < 1 || a > k as i64) {
+            return Err(Error::argument(format!("alias index {a} out of range 1..{k}")));
+        }
+        for o in out.iter_mut() {
+            let slot = (self.uniform(0.0, k as f64) as usize).min(k - 1);
+            *o = if self.bernoulli(q[slot]) {
+                slot as i64 + 1
+            } else {
+                j[slot]
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The index of the first of `cum[lo..hi]` that reaches `u` (`hi` when none does), by Torch's
+/// binary search.
+#[inline]
+fn first_reaching(cum: &[f64], u: f64, mut lo: usize, mut hi: usize) -> usize {
+    while hi > lo {
+        let mid = lo + (hi - lo) / 2;
+        if cum[mid] < u {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// A guide table over a cumulative distribution (non-decreasing, finite, ending at exactly 1):
+/// for each of `2^m` equal slices of [0, 1), the first category whose cumulative mass reaches
+/// the slice's start. A draw then searches only the categories between its slice's bounds, a
+/// few cache lines, instead of the whole distribution; the category found is the one the binary
+/// search over all of it finds (the first whose mass reaches the draw), so the draws a seed
+/// gives do not change.
+struct Guide {
+    /// `starts[b]`: the first category reaching `b / slices`, for b in 0..=slices.
+    starts: Vec<usize>,
+    slices: f64,
+}
+
+impl Guide {
+    /// At most one slice per category, and few enough slices to stay in cache.
+    const MAX_SLICES: usize = 1 << 16;
+
+    fn new(cum: &[f64]) -> Guide {
+        // Small distributions are searched whole: one slice.
+        let n = if cum.len() < 64 {
+            1
+        } else {
+            cum.len().next_power_of_two().min(Self::MAX_SLICES)
+        };
+        let mut starts = Vec::with_capacity(n + 1);
+        let mut j = 0;
+        for b in 0..=n {
+            // Exact: n is a power of two. cum's last value is 1, so j stays in range.
+            let edge = b as f64 / n as f64;
+            while cum[j] < edge {
+                j += 1;
+            }
+            starts.push(j);
+        }
+        Guide {
+            starts,
+            slices: n as f64,
+        }
+    }
+
+    /// The first category whose cumulative mass reaches `u`, in [0, 1).
+    #[inline]
+    fn find(&self, cum: &[f64], u: f64) -> usize {
+        // u < 1, so the slice is below `slices`; u * slices is exact.
+        let b = ((u * self.slices) as usize).min(self.starts.len() - 2);
+        // The answer lies between the first categories reaching this slice's start and the next
+        // slice's start (that one included).
+        first_reaching(cum, u, self.starts[b], self.starts[b + 1] + 1).min(cum.len() - 1)
     }
 }
 
@@ -442,5 +665,103 @@ mod tests {
         assert!(g.multinomial_row(&[0.0, 0.0], true, &mut out).is_err());
         assert!(g.multinomial_row(&[1.0, -1.0, 1.0], true, &mut out).is_err());
         assert!(g.multinomial_row(&[1.0, 1.0], false, &mut [0i64; 3]).is_err());
+    }
+
+    #[test]
+    fn alias_tables_by_hand() {
+        // K = 4: q = 4p = {0.4, 0.8, 1.2, 1.6}. Slot 2 (0.8) takes from slot 4, which drops to
+        // 1.4; slot 1 (0.4) takes from slot 4, which drops to 0.8 and turns small; then slot 4
+        // takes from slot 3, which drops to 1.0.
+        let (j, q) = alias_setup(&[0.1, 0.2, 0.3, 0.4], |x| x).unwrap();
+        assert_eq!(j, vec![4, 4, 1, 3]);
+        let want = [0.4, 0.8, 1.0, 0.8];
+        for (a, b) in q.iter().zip(want) {
+            assert!((a - b).abs() < 1e-12, "{q:?}");
+        }
+        assert!(alias_setup(&[0.5, 0.0, 0.5], |x| x).is_err());
+        assert!(alias_setup(&[], |x| x).is_err());
+        assert!(alias_setup(&[f64::NAN, 1.0], |x| x).is_err());
+        // Draws follow the weights.
+        let mut g = Generator::with_seed(1);
+        let mut out = vec![0i64; 200_000];
+        g.alias_draw(&j, &q, &mut out).unwrap();
+        for (c, p) in [0.1, 0.2, 0.3, 0.4].iter().enumerate() {
+            let f = out.iter().filter(|&&x| x == c as i64 + 1).count() as f64 / out.len() as f64;
+            assert!((f - p).abs() < 0.01, "category {c}: {f}");
+        }
+        assert!(g.alias_draw(&[1, 5], &[1.0, 1.0], &mut out).is_err());
+        assert!(g.alias_draw(&[1], &[1.0, 1.0], &mut out).is_err());
+    }
+
+    #[test]
+    fn sorted_draws_are_the_draws_of_the_searches() {
+        let k = SORTED_MIN_CATEGORIES + 3;
+        let mut g = Generator::with_seed(3);
+        let p: Vec<f64> = (0..k).map(|i| if i % 3 == 0 { 0.0 } else { g.uniform01() }).collect();
+        let n = SORTED_MIN_DRAWS * 5;
+        let mut fast = vec![0i64; n];
+        let mut a = Generator::with_seed(9);
+        a.multinomial_row(&p, true, &mut fast).unwrap();
+        // The same draws one search each (the path of small distributions).
+        let sum: f64 = p.iter().sum();
+        let mut acc = 0.0;
+        let mut cum: Vec<f64> = p
+            .iter()
+            .map(|x| {
+                acc += x;
+                acc / sum
+            })
+            .collect();
+        cum[k - 1] = 1.0;
+        let mut b = Generator::with_seed(9);
+        for (i, &f) in fast.iter().enumerate() {
+            let want = first_reaching(&cum, b.uniform(0.0, 1.0), 0, k).min(k - 1);
+            assert_eq!(f, want as i64, "draw {i}");
+        }
+        assert_eq!(a.random(), b.random(), "the streams stay together");
+        let mut keys = vec![5u64 << 32 | 1, 1u64 << 32 | 7, 300u64 << 32, 1u64 << 56, 2];
+        sort_by_high_word(&mut keys);
+        assert_eq!(
+            keys.iter().map(|k| k >> 32).collect::<Vec<_>>(),
+            vec![0, 1, 5, 300, 1 << 24]
+        );
+    }
+
+    #[test]
+    fn the_guide_table_finds_what_the_whole_search_finds() {
+        let mut g = Generator::with_seed(11);
+        for k in [1usize, 3, 63, 64, 1000, 70_000] {
+            // Runs of zero mass, a few heavy categories, and many light ones.
+            let p: Vec<f64> = (0..k)
+                .map(|i| match i % 7 {
+                    0 | 1 => 0.0,
+                    2 if i % 5 == 0 => 50.0,
+                    _ => g.uniform01(),
+                })
+                .collect();
+            let p = if p.iter().sum::<f64>() > 0.0 { p } else { vec![1.0; k] };
+            let sum: f64 = p.iter().sum();
+            let mut acc = 0.0;
+            let mut cum: Vec<f64> = p
+                .iter()
+                .map(|x| {
+                    acc += x;
+                    acc / sum
+                })
+                .collect();
+            cum[k - 1] = 1.0;
+            let guide = Guide::new(&cum);
+            let edges = (0..=4096).map(|i| i as f64 / 4096.0).filter(|&u| u < 1.0);
+            for u in (0..20_000).map(|_| g.uniform01()).chain(cum.clone()).chain(edges) {
+                if u >= 1.0 {
+                    continue;
+                }
+                assert_eq!(
+                    guide.find(&cum, u),
+                    first_reaching(&cum, u, 0, k).min(k - 1),
+                    "k {k} u {u}"
+                );
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ use super::args::{new_like, result_given};
 use super::primitives::{BGEMM, BGEMM_SUM, GEMM, GEMV, GER, Product, check_integer_divisor, reduced_size, run_product};
 use super::sort::results;
 use crate::cuda::family::Cuda;
+use crate::cuda::kernels::source::pointwise_op;
 use crate::cuda::ops::{elementwise, reduce};
 use crate::error::Named;
 use crate::torch::args::{self, Args, error, integer};
@@ -56,6 +57,11 @@ fn with_tensor(op: Binary) -> &'static str {
         Binary::Remainder => "cremainder",
         Binary::Max => "cmax",
         Binary::Min => "cmin",
+        Binary::Lshift => "clshift",
+        Binary::Rshift => "crshift",
+        Binary::BitAnd => "cbitand",
+        Binary::BitOr => "cbitor",
+        Binary::BitXor => "cbitxor",
     }
 }
 
@@ -70,7 +76,22 @@ fn with_value(op: Binary) -> &'static str {
         Binary::Remainder => "remainder_n",
         Binary::Max => "max_n",
         Binary::Min => "min_n",
+        Binary::Lshift => "lshift_n",
+        Binary::Rshift => "rshift_n",
+        Binary::BitAnd => "bitand_n",
+        Binary::BitOr => "bitor_n",
+        Binary::BitXor => "bitxor_n",
     }
+}
+
+/// Whether the device has an operation for every form of `e` (cutorch has no bitwise ops,
+/// and neither has the device family).
+fn on_device(e: &Entry) -> bool {
+    e.forms.iter().all(|f| match f.computes {
+        Computes::WithValue(op) => pointwise_op(with_value(op)).is_some(),
+        Computes::WithTensor(op) => pointwise_op(with_tensor(op)).is_some(),
+        _ => true,
+    })
 }
 
 fn compare(c: Compare, with_tensor: bool) -> &'static str {
@@ -335,7 +356,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     let (methods, functions) = (lua.create_table()?, lua.create_table()?);
     for e in entries() {
         let name = e.name;
-        if e.policy == ELEMENTWISE {
+        if e.policy == ELEMENTWISE && on_device(e) {
             set(lua, &methods, name, move |lua, a| elementwise(lua, a, Mode::Method, e))?;
             set(lua, &functions, name, move |lua, a| {
                 elementwise(lua, a, Mode::Function, e)

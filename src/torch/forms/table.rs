@@ -163,6 +163,16 @@ const BINARY: &[Entry] = &[
     either!("remainder", Remainder),
     either!("cmax", Max),
     either!("cmin", Min),
+    with_value!("lshift", Lshift),
+    with_value!("rshift", Rshift),
+    with_value!("bitand", BitAnd),
+    with_value!("bitor", BitOr),
+    with_value!("bitxor", BitXor),
+    with_tensor!("clshift", Lshift),
+    with_tensor!("crshift", Rshift),
+    with_tensor!("cbitand", BitAnd),
+    with_tensor!("cbitor", BitOr),
+    with_tensor!("cbitxor", BitXor),
     op(
         "atan2",
         ELEMENTWISE,
@@ -290,6 +300,17 @@ const REDUCE: &[Entry] = &[
     op("mode", REDUCTION, &[of(&[Result, INDICES, Source, OptDim])]),
     // p, dim, maxnorm.
     op("renorm", REDUCTION, &[of(&[Result, Source, Number, Dim, Number])]),
+    // nbins, min, max (min == max: the data's range).
+    op(
+        "histc",
+        REDUCTION,
+        &[of(&[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)])],
+    ),
+    op(
+        "bhistc",
+        REDUCTION,
+        &[of(&[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)])],
+    ),
 ];
 
 /// `torch.addmm([res,] [beta,] M, [alpha,] x, y)`; `res:addmm([M,] [alpha,] x, y)` or

@@ -24,6 +24,18 @@ pub trait Arith: Element {
     fn sign(self) -> Self;
     /// C `pow`; integers go through double and back, as in Torch.
     fn pow(self, e: Self) -> Self;
+    /// Torch's `lshift`: an integer's bits shifted left as C's unsigned type of its width shifts
+    /// them (Byte, Char and Short promoted to int first, the bits past their width lost when
+    /// stored); a count outside `0..bits` gives 0, where C leaves it undefined. Float and
+    /// Double multiply by `2^o` instead.
+    fn shl(self, o: Self) -> Self;
+    /// Torch's `rshift`: a logical shift right, as `shl`; Float and Double divide by `2^o`.
+    fn shr(self, o: Self) -> Self;
+    /// Bitwise and, or, xor: the integer types only (the callers refuse Float and Double, as
+    /// Torch does; their versions here give NaN).
+    fn bit_and(self, o: Self) -> Self;
+    fn bit_or(self, o: Self) -> Self;
+    fn bit_xor(self, o: Self) -> Self;
     fn is_zero(self) -> bool;
     fn from_bool(b: bool) -> Self;
     #[inline(always)]
@@ -37,7 +49,7 @@ pub trait Arith: Element {
 }
 
 macro_rules! int_arith {
-    ($t:ty, signed: $signed:expr) => {
+    ($t:ty, signed: $signed:expr, unsigned: $u:ty, promoted: $w:ty) => {
         impl Arith for $t {
             #[inline(always)]
             fn from_lua(v: f64) -> Self {
@@ -119,6 +131,38 @@ macro_rules! int_arith {
                 acc
             }
             #[inline(always)]
+            fn shl(self, o: Self) -> Self {
+                #[allow(unused_comparisons)]
+                let out_of_range = o < 0 || (o as u64) >= <$w>::BITS as u64;
+                if out_of_range {
+                    0
+                } else {
+                    ((self as $u as $w) << (o as u32)) as $t
+                }
+            }
+            #[inline(always)]
+            fn shr(self, o: Self) -> Self {
+                #[allow(unused_comparisons)]
+                let out_of_range = o < 0 || (o as u64) >= <$w>::BITS as u64;
+                if out_of_range {
+                    0
+                } else {
+                    ((self as $u as $w) >> (o as u32)) as $t
+                }
+            }
+            #[inline(always)]
+            fn bit_and(self, o: Self) -> Self {
+                self & o
+            }
+            #[inline(always)]
+            fn bit_or(self, o: Self) -> Self {
+                self | o
+            }
+            #[inline(always)]
+            fn bit_xor(self, o: Self) -> Self {
+                self ^ o
+            }
+            #[inline(always)]
             fn is_zero(self) -> bool {
                 self == 0
             }
@@ -130,11 +174,11 @@ macro_rules! int_arith {
     };
 }
 
-int_arith!(u8, signed: false);
-int_arith!(i8, signed: true);
-int_arith!(i16, signed: true);
-int_arith!(i32, signed: true);
-int_arith!(i64, signed: true);
+int_arith!(u8, signed: false, unsigned: u8, promoted: u32);
+int_arith!(i8, signed: true, unsigned: u8, promoted: u32);
+int_arith!(i16, signed: true, unsigned: u16, promoted: u32);
+int_arith!(i32, signed: true, unsigned: u32, promoted: u32);
+int_arith!(i64, signed: true, unsigned: u64, promoted: u64);
 
 /// The maths functions, for Float and Double only.
 pub trait Float: Arith {
@@ -220,6 +264,26 @@ macro_rules! float_arith {
             #[inline(always)]
             fn pow(self, e: Self) -> Self {
                 $t::powf(self, e)
+            }
+            #[inline(always)]
+            fn shl(self, o: Self) -> Self {
+                self * (2.0 as $t).powf(o)
+            }
+            #[inline(always)]
+            fn shr(self, o: Self) -> Self {
+                self / (2.0 as $t).powf(o)
+            }
+            #[inline(always)]
+            fn bit_and(self, _: Self) -> Self {
+                $t::NAN
+            }
+            #[inline(always)]
+            fn bit_or(self, _: Self) -> Self {
+                $t::NAN
+            }
+            #[inline(always)]
+            fn bit_xor(self, _: Self) -> Self {
+                $t::NAN
             }
             #[inline(always)]
             fn is_zero(self) -> bool {
@@ -358,6 +422,29 @@ mod tests {
         assert_eq!(Arith::pow(-1i32, -3), -1);
         assert_eq!(Arith::pow(3i64, 40), 12157665459056928801u64 as i64);
         assert_eq!(Arith::pow(2u8, 9), 0);
+    }
+
+    #[test]
+    fn shifts_follow_c_unsigned_shifts() {
+        assert_eq!(5i64.shl(2), 20);
+        assert_eq!(200u8.shl(1), 144);
+        assert_eq!(200u8.shr(3), 25);
+        // Char and Short shift their unsigned bits: no sign extension on the way right.
+        assert_eq!((-128i8).shr(1), 64);
+        assert_eq!((-1i16).shr(8), 255);
+        assert_eq!((-4i32).shr(1), 0x7fff_fffe);
+        assert_eq!((-1i64).shr(63), 1);
+        assert_eq!(1i32.shl(31), i32::MIN);
+        assert_eq!(1i8.shl(7), -128);
+        // Counts past the width, or negative, give 0.
+        assert_eq!(1i32.shl(32), 0);
+        assert_eq!(1u8.shl(8), 0);
+        assert_eq!(8i64.shr(-1), 0);
+        assert_eq!(3.0f64.shl(2.0), 12.0);
+        assert_eq!(3.0f32.shr(1.0), 1.5);
+        assert_eq!(0b1100i16.bit_and(0b1010), 0b1000);
+        assert_eq!(0b1100u8.bit_or(0b1010), 0b1110);
+        assert_eq!((-1i64).bit_xor(5), -6);
     }
 
     #[test]

@@ -52,6 +52,20 @@ pub enum Binary {
     Pow,
     Max,
     Min,
+    /// Integers shift their bits; Float and Double multiply (divide) by a power of two.
+    Lshift,
+    Rshift,
+    /// The integer types only.
+    BitAnd,
+    BitOr,
+    BitXor,
+}
+
+impl Binary {
+    /// Whether it exists for the integer types only (bitand, bitor, bitxor and their c- forms).
+    pub fn integer_only(self) -> bool {
+        matches!(self, Binary::BitAnd | Binary::BitOr | Binary::BitXor)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -101,6 +115,14 @@ fn size_text(t: &Tensor) -> String {
         return "empty".into();
     }
     t.size.iter().map(|s| s.to_string()).collect::<Vec<_>>().join("x")
+}
+
+/// The error of an integer-only operation (the bitwise ones) on Float or Double.
+pub fn not_integer(d: DType) -> Error {
+    Error::dtype(format!(
+        "only supported for integer type tensors, not {}",
+        d.tensor_typename()
+    ))
 }
 
 /// The error of a Float/Double-only operation on another type.
@@ -262,6 +284,11 @@ fn binary<T: Arith>(b: Binary, x: T, y: T) -> T {
         Binary::Pow => x.pow(y),
         Binary::Max => x.max_of(y),
         Binary::Min => x.min_of(y),
+        Binary::Lshift => x.shl(y),
+        Binary::Rshift => x.shr(y),
+        Binary::BitAnd => x.bit_and(y),
+        Binary::BitOr => x.bit_or(y),
+        Binary::BitXor => x.bit_xor(y),
     }
 }
 
@@ -306,6 +333,26 @@ macro_rules! each_binary {
                 const $op: Binary = Binary::Min;
                 $body
             }
+            Binary::Lshift => {
+                const $op: Binary = Binary::Lshift;
+                $body
+            }
+            Binary::Rshift => {
+                const $op: Binary = Binary::Rshift;
+                $body
+            }
+            Binary::BitAnd => {
+                const $op: Binary = Binary::BitAnd;
+                $body
+            }
+            Binary::BitOr => {
+                const $op: Binary = Binary::BitOr;
+                $body
+            }
+            Binary::BitXor => {
+                const $op: Binary = Binary::BitXor;
+                $body
+            }
         }
     };
 }
@@ -315,6 +362,9 @@ fn is_division(b: Binary) -> bool {
 }
 
 fn with_value_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
+    if b.integer_only() && T::DTYPE.is_floating() {
+        return Err(not_integer(T::DTYPE));
+    }
     if is_division(b) {
         check_divisor_value::<T>(v)?;
     }
@@ -328,6 +378,9 @@ pub fn with_value(b: Binary, r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
 }
 
 fn with_tensor_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) -> Result<()> {
+    if b.integer_only() && T::DTYPE.is_floating() {
+        return Err(not_integer(T::DTYPE));
+    }
     if is_division(b) {
         check_divisor_tensor::<T>(t)?;
     }

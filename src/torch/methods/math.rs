@@ -29,6 +29,11 @@ fn float_only(c: Computes) -> bool {
     }
 }
 
+/// Whether it exists for the integer types only.
+fn integer_only(c: Computes) -> bool {
+    matches!(c, Computes::WithValue(b) | Computes::WithTensor(b) if b.integer_only())
+}
+
 /// The value of `torch.f(numbers...)` for the functions Torch also defines on numbers.
 fn on_numbers(e: &Entry, x: &[f64]) -> Option<f64> {
     match (e.forms[0].computes, x) {
@@ -107,6 +112,9 @@ fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &Entry) -> Result<MultiValue> 
     let src = b.source().expect("every elementwise form has a source");
     if float_only(computes) && !src.dtype.is_floating() {
         return Err(kernel::not_floating(src.dtype)).named(name);
+    }
+    if integer_only(computes) && src.dtype.is_floating() {
+        return Err(kernel::not_integer(src.dtype)).named(name);
     }
     for t in b.tensors() {
         kernel::check_numel(src, t).named(name)?;

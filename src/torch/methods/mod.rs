@@ -6,6 +6,7 @@
 use mlua::{Lua, Result, Table};
 
 pub mod access;
+pub mod alias;
 pub mod callback;
 pub mod conv;
 pub mod convention;
@@ -40,6 +41,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, fun
     callback::install(lua, tensor)?;
     factory::install(lua, tensor, functions)?;
     random::install(lua, tensor, functions)?;
+    alias::install(lua, tensor, functions)?;
     nn::install(lua, functions)?;
     Ok(())
 }

@@ -46,7 +46,7 @@ fn generator_of(v: &Value) -> Option<Shared> {
 }
 
 /// The generator given at `pos`, or the default one; and the position of the next argument.
-fn generator_at(lua: &Lua, a: &Args, pos: usize) -> (Shared, usize) {
+pub(crate) fn generator_at(lua: &Lua, a: &Args, pos: usize) -> (Shared, usize) {
     match generator_of(arg(a, pos)) {
         Some(g) => (g, pos + 1),
         None => (default_generator(lua), pos),
@@ -62,7 +62,7 @@ fn last_given(a: &Args) -> usize {
 }
 
 /// Torch's argument parser rejects calls with more arguments than any form takes.
-fn no_more(a: &Args, pos: usize, method: &str) -> Result<()> {
+pub(crate) fn no_more(a: &Args, pos: usize, method: &str) -> Result<()> {
     if last_given(a) >= pos {
         return Err(error(
             method,

@@ -1,7 +1,7 @@
 //! Reductions (sum, prod, mean, max, min, var, std, norm, dist, all, any), cumulative ops (cumsum,
-//! cumprod), renorm, and the order statistics (sort, topk, kthvalue, median, mode): tensor methods
-//! and `torch.*` functions with Torch7's argument forms (as its cwrap declarations resolve them)
-//! and results.
+//! cumprod), renorm, histograms (histc, bhistc), and the order statistics (sort, topk, kthvalue,
+//! median, mode): tensor methods and `torch.*` functions with Torch7's argument forms (as its
+//! cwrap declarations resolve them) and results.
 //!
 //! Results, as in Torch:
 //! - With no dimension, sum/prod/mean/var/std/norm/dist return a Lua number accumulated in Torch's
@@ -36,6 +36,7 @@ use crate::torch::dtype::DType;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::table::entry;
 use crate::torch::kernels::reduce::along::{self, SumKind};
+use crate::torch::kernels::reduce::histogram;
 use crate::torch::kernels::reduce::sort::{self, Pick};
 use crate::torch::kernels::reduce::{extreme, whole};
 use crate::torch::tensor::Tensor;
@@ -280,6 +281,29 @@ fn cumulative(lua: &Lua, a: Args, method: &str, prod: bool) -> Result<MultiValue
     one(deliver(lua, dest, r, method)?)
 }
 
+/// `torch.histc([res,] x [, nbins [, min, max]])` and `torch.bhistc(...)` (one histogram per
+/// row of a matrix), Float and Double only as in Torch.
+fn histogram(lua: &Lua, a: Args, method: &str, rows: bool) -> Result<MultiValue> {
+    let b = parse(&a, method)?;
+    let x = src(&b);
+    float_only(x, method)?;
+    let dest = b.result();
+    check_type(dest, x.dtype, method, "the result")?;
+    let (n, lo, hi) = (
+        num(&b, 0).unwrap_or(100.0),
+        num(&b, 1).unwrap_or(0.0),
+        num(&b, 2).unwrap_or(0.0),
+    );
+    let r = match (x.dtype, rows) {
+        (DType::Float, false) => histogram::histc::<f32>(x, n, lo, hi),
+        (DType::Float, true) => histogram::bhistc::<f32>(x, n, lo, hi),
+        (_, false) => histogram::histc::<f64>(x, n, lo, hi),
+        (_, true) => histogram::bhistc::<f64>(x, n, lo, hi),
+    }
+    .named(method)?;
+    one(deliver(lua, dest, r, method)?)
+}
+
 fn sort_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     const METHOD: &str = "sort";
     let b = parse(&a, METHOD)?;
@@ -411,6 +435,8 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
         add(lua, t, "kthvalue", kthvalue_method)?;
         add(lua, t, "median", |lua, a| median_mode(lua, a, "median", false))?;
         add(lua, t, "mode", |lua, a| median_mode(lua, a, "mode", true))?;
+        add(lua, t, "histc", |lua, a| histogram(lua, a, "histc", false))?;
+        add(lua, t, "bhistc", |lua, a| histogram(lua, a, "bhistc", true))?;
     }
     add(lua, tensor, "renorm", renorm_method)?;
     add(lua, functions, "renorm", renorm_function)?;

@@ -6,6 +6,7 @@
 pub mod accumulate;
 pub mod along;
 pub mod extreme;
+pub mod histogram;
 pub mod plan;
 pub mod sort;
 pub mod whole;
