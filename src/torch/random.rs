@@ -693,6 +693,23 @@ mod tests {
         assert!(g.alias_draw(&[1], &[1.0, 1.0], &mut out).is_err());
     }
 
+    /// The running totals of `p` over its sum, the last one exactly 1 (as multinomial_row has them).
+    fn normalised_cumulative(p: &[f64]) -> Vec<f64> {
+        let sum: f64 = p.iter().sum();
+        let mut acc = 0.0;
+        let mut cum: Vec<f64> = p
+            .iter()
+            .map(|x| {
+                acc += x;
+                acc / sum
+            })
+            .collect();
+        if let Some(last) = cum.last_mut() {
+            *last = 1.0;
+        }
+        cum
+    }
+
     #[test]
     fn sorted_draws_are_the_draws_of_the_searches() {
         let k = SORTED_MIN_CATEGORIES + 3;
@@ -703,16 +720,7 @@ mod tests {
         let mut a = Generator::with_seed(9);
         a.multinomial_row(&p, true, &mut fast).unwrap();
         // The same draws one search each (the path of small distributions).
-        let sum: f64 = p.iter().sum();
-        let mut acc = 0.0;
-        let mut cum: Vec<f64> = p
-            .iter()
-            .map(|x| {
-                acc += x;
-                acc / sum
-            })
-            .collect();
-        cum[k - 1] = 1.0;
+        let cum = normalised_cumulative(&p);
         let mut b = Generator::with_seed(9);
         for (i, &f) in fast.iter().enumerate() {
             let want = first_reaching(&cum, b.uniform(0.0, 1.0), 0, k).min(k - 1);
@@ -740,16 +748,7 @@ mod tests {
                 })
                 .collect();
             let p = if p.iter().sum::<f64>() > 0.0 { p } else { vec![1.0; k] };
-            let sum: f64 = p.iter().sum();
-            let mut acc = 0.0;
-            let mut cum: Vec<f64> = p
-                .iter()
-                .map(|x| {
-                    acc += x;
-                    acc / sum
-                })
-                .collect();
-            cum[k - 1] = 1.0;
+            let cum = normalised_cumulative(&p);
             let guide = Guide::new(&cum);
             let edges = (0..=4096).map(|i| i as f64 / 4096.0).filter(|&u| u < 1.0);
             for u in (0..20_000).map(|_| g.uniform01()).chain(cum.clone()).chain(edges) {

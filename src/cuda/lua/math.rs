@@ -18,8 +18,8 @@ use crate::torch::args::{self, Args, error, integer};
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::param::{COMPARISON, ELEMENTWISE};
-use crate::torch::forms::table::{Computes, Entry, entries, entry};
+use crate::torch::forms::param::ELEMENTWISE;
+use crate::torch::forms::table::{Computes, Entry, entries, entry, is_comparison};
 use crate::torch::kernels::math::{Binary, Compare};
 use crate::torch::layout::Tensor;
 use crate::torch::methods::one;
@@ -361,7 +361,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
             set(lua, &functions, name, move |lua, a| {
                 elementwise(lua, a, Mode::Function, e)
             })?;
-        } else if e.policy == COMPARISON && name != "equal" {
+        } else if is_comparison(e) && name != "equal" {
             // The same forms as a method and as a function.
             set(lua, &methods, name, move |lua, a| {
                 elementwise(lua, a, Mode::Function, e)

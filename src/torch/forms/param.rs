@@ -96,8 +96,7 @@ pub const LAPACK: Policy = Policy {
 };
 
 /// The convolutions (conv2, xcorr3, ...): the method is the function, every tensor of the
-/// call's type (cwrap's). Trailing nils are left out, which also keeps this policy apart from
-/// COMPARISON's: families pick the comparisons out by their policy.
+/// call's type (cwrap's), trailing nils left out.
 pub const CONVOLUTION: Policy = Policy {
     receiver: Receiver::Argument,
     types: Types::Strict,

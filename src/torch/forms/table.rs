@@ -401,6 +401,12 @@ pub fn entries() -> impl Iterator<Item = &'static Entry> {
     TABLE.iter().flat_map(|family| family.iter())
 }
 
+/// Whether `e` is one of the comparisons (lt, ..., equal): told by the table it is in, not by
+/// its policy, which other ops may share.
+pub fn is_comparison(e: &Entry) -> bool {
+    COMPARE.iter().any(|c| c.name == e.name)
+}
+
 /// The op called `name`. Every name a method asks for is in the table (a unit test checks the
 /// installed methods).
 pub fn entry(name: &str) -> &'static Entry {
@@ -425,7 +431,7 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n, "a name is listed twice");
         for e in entries() {
-            let elementwise = e.policy == ELEMENTWISE || (e.policy == COMPARISON && e.name != "equal");
+            let elementwise = e.policy == ELEMENTWISE || (is_comparison(e) && e.name != "equal");
             for f in e.forms.iter().chain(e.method_forms) {
                 // The binder enumerates the optional parameters of a form as bits.
                 assert!(f.params.len() <= 16, "{}", e.name);

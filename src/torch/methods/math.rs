@@ -11,8 +11,8 @@ use crate::torch::args::{Args, number};
 use crate::torch::construct;
 use crate::torch::dtype::DType;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::param::{COMPARISON, ELEMENTWISE};
-use crate::torch::forms::table::{Computes, Entry, entries};
+use crate::torch::forms::param::ELEMENTWISE;
+use crate::torch::forms::table::{Computes, Entry, entries, is_comparison};
 use crate::torch::kernels::arith::Float;
 use crate::torch::kernels::math::{self as kernel, Operand, Unary};
 use crate::torch::tensor::Tensor;
@@ -180,10 +180,10 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
             register(lua, functions, name, move |lua, a| {
                 elementwise(lua, a, Mode::Function, e)
             })?;
-        } else if e.policy == COMPARISON && name == "equal" {
+        } else if is_comparison(e) && name == "equal" {
             register(lua, tensor, name, move |lua, a| equal(lua, a, e))?;
             register(lua, functions, name, move |lua, a| equal(lua, a, e))?;
-        } else if e.policy == COMPARISON {
+        } else if is_comparison(e) {
             register(lua, tensor, name, move |lua, a| comparison(lua, a, e))?;
             register(lua, functions, name, move |lua, a| comparison(lua, a, e))?;
         }

@@ -284,10 +284,11 @@ pub(super) fn same_types(ts: &[&Tensor]) -> Result<DType> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn matrix(rows: usize, cols: usize, v: &[f64]) -> Tensor {
+    /// A contiguous rows x cols Double matrix of `v` (row-major), for the tests here and in solve.
+    pub(in super::super) fn matrix(rows: usize, cols: usize, v: &[f64]) -> Tensor {
         let mut t = vector(v).unwrap();
         t.size = vec![rows, cols];
         t.stride = vec![cols, 1];

@@ -217,16 +217,10 @@ pub fn pstrf(res: Option<&Tensor>, rpiv: Option<&Tensor>, a: &Tensor, uplo: u8, 
 
 #[cfg(test)]
 mod tests {
+    use super::super::layout::tests::matrix;
     use super::super::layout::{available, elements};
     use super::*;
     use crate::torch::dtype::DType;
-
-    fn matrix(rows: usize, cols: usize, v: &[f64]) -> Tensor {
-        let mut t = vector(v).unwrap();
-        t.size = vec![rows, cols];
-        t.stride = vec![cols, 1];
-        t
-    }
 
     #[test]
     fn solves_and_factorizes() {
