@@ -9,5 +9,6 @@ pub mod ipc;
 pub mod parallel;
 pub mod repl;
 pub mod runtime;
+pub mod threads;
 pub mod torch;
 pub mod wire;

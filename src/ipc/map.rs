@@ -46,7 +46,7 @@ struct Work {
 const CALL: &str = r#"
 local f, init = ...
 local args = { n = select('#', ...) - 2, select(3, ...) }
-local function traced(e) return debug.traceback(tostring(e), 2) end
+local function traced(e) return debug.traceback(tostring(e), 1) end
 if init ~= nil then
    local ok, err = xpcall(function()
       if type(init) == 'string' then assert(loadstring(init))() else init() end

@@ -58,6 +58,18 @@ impl Packed {
         Ok(Packed(body))
     }
 
+    /// As `pack`, but with copies of the host storages the value refers to: torch/threads' default
+    /// serialization, under which a job's tensors are its own. Device storages are still shared.
+    pub fn pack_copied(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
+        let mut packed = Packed::pack(lua, value, upvalues)?;
+        if let Body::T7(walked) = &mut packed.0 {
+            for s in walked.storages.iter_mut().filter(|s| !s.is_device()) {
+                *s = s.duplicate().map_err(mlua::Error::runtime)?;
+            }
+        }
+        Ok(packed)
+    }
+
     pub fn unpack(&self, lua: &Lua) -> Result<Value> {
         Ok(match &self.0 {
             Body::Nil => Value::Nil,

@@ -24,6 +24,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
     ("libipc", |lua| crate::ipc::open(lua, thread_state_maker)),
+    ("libthreads", |lua| crate::threads::open(lua, thread_state_maker)),
     ("libcutorch", crate::cuda::lua::open),
     ("libnccl", crate::cuda::nccl::open),
 ];
@@ -55,7 +56,7 @@ pub fn new_state_with(paths: &SearchPaths) -> Result<Lua> {
     Ok(lua)
 }
 
-/// How `ipc.map` makes its threads' states: fresh ones that search what `lua` searches.
+/// How `ipc.map` and `threads` make their threads' states: fresh ones that search what `lua` searches.
 fn thread_state_maker(lua: &Lua) -> Result<crate::ipc::map::NewState> {
     let paths = SearchPaths::of(lua)?;
     Ok(Arc::new(move || new_state_with(&paths)))

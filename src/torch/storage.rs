@@ -155,6 +155,18 @@ impl Storage {
         Ok(s)
     }
 
+    /// A new heap storage holding a copy of this host storage's elements.
+    pub fn duplicate(&self) -> Result<Storage, String> {
+        let copy = Storage::new(self.dtype(), self.len())?;
+        // SAFETY: a fresh storage of the same type and length; the source is read as any kernel
+        // reads it (see the Send/Sync note).
+        unsafe {
+            let bytes = self.bytes();
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), copy.data_ptr(), bytes.len());
+        }
+        Ok(copy)
+    }
+
     /// Wraps memory owned by `owner`, which must keep `ptr..ptr+len*size_of(dtype)` valid and
     /// suitably aligned for as long as it lives.
     ///

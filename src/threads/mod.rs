@@ -1,0 +1,23 @@
+//! `libthreads`: torch/threads' native side. A pool of threads with Lua states of their own
+//! (`pool`, under lua/threads/threads.lua's `threads.Threads`), the low-level `Thread` that runs a
+//! string of code, and the `Mutex` and `Condition` any thread can find by number.
+
+pub mod pool;
+pub mod sync;
+pub mod thread;
+
+use mlua::{Lua, Result, Table};
+
+use crate::ipc::map::StateMaker;
+
+/// The module table; `maker` is how the threads' states are made.
+pub fn open(lua: &Lua, maker: StateMaker) -> Result<Table> {
+    lua.globals()
+        .get::<mlua::Function>("require")?
+        .call::<mlua::Value>("torch")?;
+    let t = lua.create_table()?;
+    sync::register(lua, &t)?;
+    thread::register(lua, &t, maker)?;
+    pool::register(lua, &t, maker)?;
+    Ok(t)
+}

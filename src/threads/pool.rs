@@ -1,0 +1,405 @@
+//! The thread pool under `threads.Threads` (lua/threads/threads.lua): n OS threads, each with a
+//! fresh Lua state, taking jobs from one shared queue (or, in specific mode, each from its own)
+//! and handing back what each job returned, or its error with the worker's traceback. The Lua
+//! side keeps the end callbacks and runs them in the owner's state; this side only moves packed
+//! values, so an end callback may yield (nothing of ours is on the C stack when it runs).
+//!
+//! Values are packed as ipc packs them (`ipc::packed`): Lua values copied, closures with their
+//! upvalues. Storages travel by reference under 'threads.sharedserialize' and as copies under the
+//! default 'threads.serialize', as torch/threads' two serializers have them.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
+
+use crate::ipc::map::{NewState, StateMaker};
+use crate::ipc::packed::Packed;
+use crate::ipc::signal::{Signal, interrupted};
+use crate::runtime::errors::message_of;
+use crate::torch::args::{error, type_name};
+
+struct Job {
+    id: i64,
+    f: Packed,
+    args: Vec<Packed>,
+}
+
+/// A job's end: its results, or its error message with the worker's traceback.
+struct Finished {
+    id: i64,
+    thread: usize,
+    outcome: std::result::Result<Vec<Packed>, String>,
+}
+
+struct Queues {
+    general: VecDeque<Job>,
+    /// One per thread, for specific mode and the init functions.
+    specific: Vec<VecDeque<Job>>,
+    specific_mode: bool,
+    finished: VecDeque<Finished>,
+    closing: bool,
+    /// Per thread: why it ended, once it ended other than by closing.
+    gone: Vec<Option<String>>,
+}
+
+impl Queues {
+    /// Turns `job` into an error at once: its thread (or every thread) ended.
+    fn fail(&mut self, job: Job, thread: usize, why: &str) {
+        self.finished.push_back(Finished {
+            id: job.id,
+            thread,
+            outcome: Err(format!("thread {thread} ended before it could run the job: {why}")),
+        });
+    }
+
+    fn all_gone(&self) -> Option<String> {
+        if self.gone.iter().all(Option::is_some) {
+            self.gone.iter().flatten().next().cloned()
+        } else {
+            None
+        }
+    }
+}
+
+struct Shared {
+    queues: Mutex<Queues>,
+    /// Workers wait here for jobs.
+    work: Signal,
+    /// The owner waits here for finished jobs.
+    done: Signal,
+    /// Storages are copied (threads.serialize) rather than shared (threads.sharedserialize).
+    copy: bool,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Queues> {
+        self.queues.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn pack(lua: &Lua, v: &Value, copy: bool) -> Result<Packed> {
+    if copy {
+        Packed::pack_copied(lua, v, true)
+    } else {
+        Packed::pack(lua, v, true)
+    }
+}
+
+/// Calls a job under a traceback handler: `ok, results...` or `false, message`.
+const CALL: &str = r#"
+local traceback, tostring, xpcall = debug.traceback, tostring, xpcall
+local function traced(e) return traceback(tostring(e), 1) end
+return function(f, ...) return xpcall(f, traced, ...) end
+"#;
+
+fn setup(new_state: &NewState, thread: usize) -> Result<(Lua, Function)> {
+    let lua = new_state()?;
+    lua.load("require 'torch'").exec()?;
+    lua.globals().set("__threadid", thread)?;
+    let call = lua.load(CALL).set_name("=threads").eval::<Function>()?;
+    Ok((lua, call))
+}
+
+fn run_job(lua: &Lua, call: &Function, job: Job, copy: bool) -> Result<std::result::Result<Vec<Packed>, String>> {
+    let mut args = Vec::with_capacity(job.args.len() + 1);
+    args.push(job.f.unpack(lua)?);
+    for a in &job.args {
+        args.push(a.unpack(lua)?);
+    }
+    drop(job);
+    let mut out = call.call::<MultiValue>(MultiValue::from_iter(args))?.into_iter();
+    match out.next() {
+        Some(Value::Boolean(true)) => Ok(Ok(out.map(|v| pack(lua, &v, copy)).collect::<Result<_>>()?)),
+        _ => Ok(Err(match out.next() {
+            Some(Value::String(s)) => s.to_string_lossy(),
+            other => format!("(error object is a {} value)", type_name(&other.unwrap_or(Value::Nil))),
+        })),
+    }
+}
+
+fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
+    let i = thread - 1;
+    let (lua, call) = match setup(&new_state, thread) {
+        Ok(s) => s,
+        Err(e) => {
+            let why = format!("its Lua state could not be made: {}", message_of(&e));
+            let mut q = shared.lock();
+            q.gone[i] = Some(why.clone());
+            for job in std::mem::take(&mut q.specific[i]) {
+                q.fail(job, thread, &why);
+            }
+            if q.all_gone().is_some() {
+                for job in std::mem::take(&mut q.general) {
+                    q.fail(job, thread, &why);
+                }
+            }
+            shared.done.changed();
+            drop(q);
+            shared.done.wake();
+            return;
+        }
+    };
+    drop(new_state);
+    loop {
+        let job = {
+            let mut q = shared.lock();
+            loop {
+                if let Some(job) = q.specific[i].pop_front() {
+                    break Some(job);
+                }
+                if !q.specific_mode
+                    && let Some(job) = q.general.pop_front()
+                {
+                    break Some(job);
+                }
+                if q.closing {
+                    break None;
+                }
+                q = shared.work.wait(q);
+            }
+        };
+        let Some(job) = job else { break };
+        let id = job.id;
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_job(&lua, &call, job, shared.copy)));
+        let outcome = match outcome {
+            Ok(Ok(o)) => o,
+            Ok(Err(e)) => Err(message_of(&e)),
+            Err(_) => Err("the job panicked".to_string()),
+        };
+        let mut q = shared.lock();
+        q.finished.push_back(Finished { id, thread, outcome });
+        shared.done.changed();
+        drop(q);
+        shared.done.wake();
+    }
+}
+
+pub struct Pool {
+    shared: Arc<Shared>,
+    workers: RefCell<Vec<JoinHandle<()>>>,
+    n: usize,
+}
+
+impl Pool {
+    fn start(lua: &Lua, maker: StateMaker, n: usize, copy: bool) -> Result<Pool> {
+        const M: &str = "threads.Threads";
+        let shared = Arc::new(Shared {
+            queues: Mutex::new(Queues {
+                general: VecDeque::new(),
+                specific: (0..n).map(|_| VecDeque::new()).collect(),
+                specific_mode: true,
+                finished: VecDeque::new(),
+                closing: false,
+                gone: vec![None; n],
+            }),
+            work: Signal::default(),
+            done: Signal::default(),
+            copy,
+        });
+        let pool = Pool {
+            shared,
+            workers: RefCell::new(Vec::with_capacity(n)),
+            n,
+        };
+        for thread in 1..=n {
+            let shared = pool.shared.clone();
+            let new_state = maker(lua)?;
+            let h = std::thread::Builder::new()
+                .name(format!("threads {thread}"))
+                .stack_size(8 << 20)
+                .spawn(move || worker(shared, thread, new_state))
+                .map_err(|e| error(M, format!("cannot start thread {thread} of {n}: {e}")))?;
+            pool.workers.borrow_mut().push(h);
+        }
+        Ok(pool)
+    }
+
+    /// Queues `f(args...)` as job `id`, for thread `target` (1..n) or any thread (0).
+    fn add(&self, lua: &Lua, target: usize, id: i64, f: &Value, args: MultiValue) -> Result<()> {
+        const M: &str = "threads.Threads:addjob";
+        let copy = self.shared.copy;
+        let f = pack(lua, f, copy).map_err(|e| error(M, message_of(&e)))?;
+        let args = args
+            .iter()
+            .map(|a| pack(lua, a, copy))
+            .collect::<Result<Vec<_>>>()
+            .map_err(|e| error(M, message_of(&e)))?;
+        let job = Job { id, f, args };
+        let mut q = self.shared.lock();
+        if q.closing {
+            return Err(error(M, "the pool is terminated"));
+        }
+        if target == 0 {
+            match q.all_gone() {
+                Some(why) => q.fail(job, 0, &why),
+                None => q.general.push_back(job),
+            }
+        } else {
+            match q.gone[target - 1].clone() {
+                Some(why) => q.fail(job, target, &why),
+                None => q.specific[target - 1].push_back(job),
+            }
+        }
+        self.shared.work.changed();
+        self.shared.done.changed();
+        drop(q);
+        self.shared.work.wake();
+        self.shared.done.wake();
+        Ok(())
+    }
+
+    /// The next finished job: `id, thread, true, results...` or `id, thread, false, message`.
+    fn take(&self, lua: &Lua) -> Result<MultiValue> {
+        const M: &str = "threads.Threads:dojob";
+        let mut q = self.shared.lock();
+        let finished = loop {
+            if let Some(f) = q.finished.pop_front() {
+                break f;
+            }
+            if q.closing {
+                return Err(error(M, "the pool is terminated"));
+            }
+            if interrupted() {
+                return Err(error(M, "interrupted"));
+            }
+            let seen = self.shared.done.seen();
+            drop(q);
+            let changed = self.shared.done.spin(seen);
+            q = self.shared.lock();
+            if !changed && q.finished.is_empty() {
+                q = self.shared.done.wait(q);
+            }
+        };
+        drop(q);
+        let mut out = vec![Value::Integer(finished.id), Value::Integer(finished.thread as i64)];
+        match finished.outcome {
+            Ok(values) => {
+                out.push(Value::Boolean(true));
+                for v in &values {
+                    out.push(v.unpack(lua)?);
+                }
+            }
+            Err(message) => {
+                out.push(Value::Boolean(false));
+                out.push(Value::String(lua.create_string(message)?));
+            }
+        }
+        Ok(MultiValue::from_iter(out))
+    }
+
+    /// Jobs waiting for thread `target` (or for any thread: 0), not yet taken.
+    fn waiting(&self, target: usize) -> usize {
+        let q = self.shared.lock();
+        match target {
+            0 => q.general.len(),
+            t => q.specific.get(t - 1).map_or(0, VecDeque::len),
+        }
+    }
+
+    /// Tells the threads to end after the job each runs now (jobs not yet taken are dropped);
+    /// with `join`, waits for them.
+    fn close(&self, join: bool) -> Result<()> {
+        let mut q = self.shared.lock();
+        q.closing = true;
+        self.shared.work.changed();
+        self.shared.done.changed();
+        drop(q);
+        self.shared.work.wake();
+        self.shared.done.wake();
+        if join {
+            for h in self.workers.borrow_mut().drain(..) {
+                h.join()
+                    .map_err(|_| error("threads.Threads:terminate", "a thread panicked"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        // Collected without terminate: the threads end after the job they run, unjoined (a
+        // collection never waits on a job).
+        let _ = self.close(false);
+    }
+}
+
+fn target(v: &Value, n: usize, method: &str) -> Result<usize> {
+    let t = match v {
+        Value::Integer(i) => *i as f64,
+        Value::Number(x) => *x,
+        other => {
+            return Err(error(
+                method,
+                format!("bad argument #1 (a thread index expected, got {})", type_name(other)),
+            ));
+        }
+    };
+    if t.fract() != 0.0 || t < 0.0 || t > n as f64 {
+        return Err(error(method, format!("thread index {t} out of range 1..{n}")));
+    }
+    Ok(t as usize)
+}
+
+impl UserData for Pool {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        m.add_method("add", |lua, p, mut args: MultiValue| {
+            const M: &str = "threads.Threads:addjob";
+            let t = target(&args.pop_front().unwrap_or(Value::Nil), p.n, M)?;
+            let id = match args.pop_front() {
+                Some(Value::Integer(i)) => i,
+                Some(Value::Number(x)) => x as i64,
+                _ => return Err(error(M, "internal: job id expected")),
+            };
+            let f = args.pop_front().unwrap_or(Value::Nil);
+            if !matches!(f, Value::Function(_)) {
+                return Err(error(M, format!("function callback expected, got {}", type_name(&f))));
+            }
+            p.add(lua, t, id, &f, args)
+        });
+        m.add_method("take", |lua, p, ()| p.take(lua));
+        m.add_method("waiting", |_, p, t: Value| {
+            Ok(p.waiting(target(&t, p.n, "threads.Threads:acceptsjob")?))
+        });
+        m.add_method("specific", |_, p, flag: bool| {
+            p.shared.lock().specific_mode = flag;
+            p.shared.work.changed();
+            p.shared.work.wake();
+            Ok(())
+        });
+        m.add_method("close", |_, p, join: Option<bool>| p.close(join.unwrap_or(true)));
+    }
+}
+
+pub fn register(lua: &Lua, t: &Table, maker: StateMaker) -> Result<()> {
+    t.set(
+        "_pool",
+        lua.create_function(move |lua, (n, copy): (Value, bool)| {
+            const M: &str = "threads.Threads";
+            let n = match n {
+                Value::Integer(i) if i >= 1 => i as usize,
+                Value::Number(x) if x >= 1.0 && x.fract() == 0.0 => x as usize,
+                Value::Integer(i) => return Err(error(M, format!("a pool needs at least 1 thread, got {i}"))),
+                Value::Number(x) => {
+                    return Err(error(
+                        M,
+                        format!("a pool needs a whole number of threads, at least 1, got {x}"),
+                    ));
+                }
+                other => {
+                    return Err(error(
+                        M,
+                        format!(
+                            "bad argument #1 (number of threads expected, got {})",
+                            type_name(&other)
+                        ),
+                    ));
+                }
+            };
+            Pool::start(lua, maker, n, copy)
+        })?,
+    )
+}
