@@ -541,7 +541,7 @@ function parallel._child()
    parallel.args = args
    local function report(e)
       -- The traceback down to the exec'd function; the frames of this loop are noise.
-      local tb = debug.traceback(tostring(e), 1)
+      local tb = debug.traceback(tostring(e), 2)
       return (tb:gsub('\n%s*%[C%]: in function \'xpcall\'.*$', ''))
    end
    while true do

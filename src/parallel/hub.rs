@@ -650,6 +650,46 @@ impl Hub {
         Ok(self.child(id)?.data.pop_front())
     }
 
+    /// The next data message from whichever of `ids` sends first, as `(id, Ok(frames))`; a child
+    /// among them that failed or ended with nothing left to read is `(id, Err(why))`, so that the
+    /// caller (a scheduler) can hand its work to another.
+    pub fn receive_any(&mut self, ids: &[u32]) -> Result<(u32, Result<Vec<Vec<u8>>>)> {
+        if ids.is_empty() {
+            return Err(Error::argument("no children to receive from"));
+        }
+        let mut quiet = false;
+        loop {
+            for &id in ids {
+                let child = match self.child(id) {
+                    Ok(c) => c,
+                    Err(e) => return Ok((id, Err(e))),
+                };
+                if let Some(m) = child.data.pop_front() {
+                    return Ok((id, Ok(m)));
+                }
+                if quiet {
+                    child.reap();
+                }
+                if child.ended.is_some() || matches!(child.state, State::Failed(_)) {
+                    // What it sent before it went may still be on its way.
+                    while self.pump(20)? > 0 {}
+                    let child = self.child(id)?;
+                    if let Some(m) = child.data.pop_front() {
+                        return Ok((id, Ok(m)));
+                    }
+                    let why = child
+                        .trouble()
+                        .unwrap_or_else(|| Error::peer(format!("{} ended", child.label)));
+                    return Ok((id, Err(why)));
+                }
+            }
+            if crate::repl::interrupt::pending() {
+                return Err(Error::peer("interrupted"));
+            }
+            quiet = self.pump(POLL_MS)? == 0;
+        }
+    }
+
     /// Waits for the child's code to finish, then ends the child. Its failure, if any, is the
     /// error, after the child is gone.
     pub fn sync(&mut self, id: u32) -> Result<()> {

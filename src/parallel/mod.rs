@@ -173,6 +173,27 @@ pub fn open(lua: &Lua) -> Result<Table> {
 
     let s = state.clone();
     t.set(
+        "receive_any",
+        lua.create_function(move |lua, ids: Vec<u32>| {
+            const M: &str = "parallel.receive_any";
+            let (id, got) = with_hub(&s, M, |hub| hub.receive_any(&ids))?;
+            Ok(match got {
+                Ok(f) => Variadic::from_iter([
+                    Value::Integer(id.into()),
+                    Value::Boolean(true),
+                    data::deserialize(lua, &f, owed::Peer::Child(id), M)?,
+                ]),
+                Err(why) => Variadic::from_iter([
+                    Value::Integer(id.into()),
+                    Value::Boolean(false),
+                    Value::String(lua.create_string(why.to_string())?),
+                ]),
+            })
+        })?,
+    )?;
+
+    let s = state.clone();
+    t.set(
         "sync",
         lua.create_function(move |_, id: u32| with_hub(&s, "parallel.sync", |hub| hub.sync(id)))?,
     )?;

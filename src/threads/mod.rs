@@ -19,5 +19,10 @@ pub fn open(lua: &Lua, maker: StateMaker) -> Result<Table> {
     sync::register(lua, &t)?;
     thread::register(lua, &t, maker)?;
     pool::register(lua, &t, maker)?;
+    // The scheduler's default number of workers.
+    t.set(
+        "_ncores",
+        lua.create_function(|_, ()| Ok(std::thread::available_parallelism().map_or(1, |n| n.get())))?,
+    )?;
     Ok(t)
 }

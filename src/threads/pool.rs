@@ -9,7 +9,7 @@
 //! default 'threads.serialize', as torch/threads' two serializers have them.
 
 use std::cell::RefCell;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -21,9 +21,20 @@ use crate::ipc::signal::{Signal, interrupted};
 use crate::runtime::errors::message_of;
 use crate::torch::args::{error, type_name};
 
+/// What a job calls.
+enum Call {
+    /// A function packed with the job.
+    Packed(Packed),
+    /// A function the thread keeps (see `Keep`), by its key: the scheduler's callables go to
+    /// each thread once, then only their data travels.
+    Kept(i64),
+    /// Keep this function under this key (nil: forget the key); the job has no result.
+    Keep(i64, Packed),
+}
+
 struct Job {
     id: i64,
-    f: Packed,
+    call: Call,
     args: Vec<Packed>,
 }
 
@@ -48,6 +59,9 @@ struct Queues {
 impl Queues {
     /// Turns `job` into an error at once: its thread (or every thread) ended.
     fn fail(&mut self, job: Job, thread: usize, why: &str) {
+        if matches!(job.call, Call::Keep(..)) {
+            return;
+        }
         self.finished.push_back(Finished {
             id: job.id,
             thread,
@@ -103,21 +117,47 @@ fn setup(new_state: &NewState, thread: usize) -> Result<(Lua, Function)> {
     Ok((lua, call))
 }
 
-fn run_job(lua: &Lua, call: &Function, job: Job, copy: bool) -> Result<std::result::Result<Vec<Packed>, String>> {
+/// Runs `job`: its outcome, or None for a job without one (`Keep`).
+fn run_job(
+    lua: &Lua,
+    call: &Function,
+    kept: &mut HashMap<i64, Function>,
+    job: Job,
+    copy: bool,
+) -> Result<Option<std::result::Result<Vec<Packed>, String>>> {
     let mut args = Vec::with_capacity(job.args.len() + 1);
-    args.push(job.f.unpack(lua)?);
+    match &job.call {
+        Call::Packed(f) => args.push(f.unpack(lua)?),
+        Call::Kept(key) => match kept.get(key) {
+            Some(f) => args.push(Value::Function(f.clone())),
+            None => return Ok(Some(Err(format!("internal: no function kept under {key}")))),
+        },
+        Call::Keep(key, f) => {
+            match f.unpack(lua)? {
+                Value::Function(f) => kept.insert(*key, f),
+                Value::Nil => kept.remove(key),
+                other => {
+                    return Err(mlua::Error::runtime(format!(
+                        "a function to keep expected, got {}",
+                        type_name(&other)
+                    )));
+                }
+            };
+            return Ok(None);
+        }
+    }
     for a in &job.args {
         args.push(a.unpack(lua)?);
     }
     drop(job);
     let mut out = call.call::<MultiValue>(MultiValue::from_iter(args))?.into_iter();
-    match out.next() {
-        Some(Value::Boolean(true)) => Ok(Ok(out.map(|v| pack(lua, &v, copy)).collect::<Result<_>>()?)),
-        _ => Ok(Err(match out.next() {
+    Ok(Some(match out.next() {
+        Some(Value::Boolean(true)) => Ok(out.map(|v| pack(lua, &v, copy)).collect::<Result<_>>()?),
+        _ => Err(match out.next() {
             Some(Value::String(s)) => s.to_string_lossy(),
             other => format!("(error object is a {} value)", type_name(&other.unwrap_or(Value::Nil))),
-        })),
-    }
+        }),
+    }))
 }
 
 fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
@@ -143,6 +183,7 @@ fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
         }
     };
     drop(new_state);
+    let mut kept = HashMap::new();
     loop {
         let job = {
             let mut q = shared.lock();
@@ -163,9 +204,12 @@ fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
         };
         let Some(job) = job else { break };
         let id = job.id;
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_job(&lua, &call, job, shared.copy)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_job(&lua, &call, &mut kept, job, shared.copy)
+        }));
         let outcome = match outcome {
-            Ok(Ok(o)) => o,
+            Ok(Ok(Some(o))) => o,
+            Ok(Ok(None)) => continue,
             Ok(Err(e)) => Err(message_of(&e)),
             Err(_) => Err("the job panicked".to_string()),
         };
@@ -217,20 +261,40 @@ impl Pool {
         Ok(pool)
     }
 
-    /// Queues `f(args...)` as job `id`, for thread `target` (1..n) or any thread (0).
-    fn add(&self, lua: &Lua, target: usize, id: i64, f: &Value, args: MultiValue) -> Result<()> {
-        const M: &str = "threads.Threads:addjob";
+    /// Queues `f(args...)` as job `id`, for thread `target` (1..n) or any thread (0); `f` is a
+    /// function, or the key of one the threads keep.
+    fn add(&self, lua: &Lua, target: usize, id: i64, f: &Value, args: MultiValue, method: &str) -> Result<()> {
         let copy = self.shared.copy;
-        let f = pack(lua, f, copy).map_err(|e| error(M, message_of(&e)))?;
+        let call = match f {
+            Value::Integer(key) => Call::Kept(*key),
+            f => Call::Packed(pack(lua, f, copy).map_err(|e| error(method, message_of(&e)))?),
+        };
         let args = args
             .iter()
             .map(|a| pack(lua, a, copy))
             .collect::<Result<Vec<_>>>()
-            .map_err(|e| error(M, message_of(&e)))?;
-        let job = Job { id, f, args };
+            .map_err(|e| error(method, message_of(&e)))?;
+        self.queue(target, Job { id, call, args }, method)
+    }
+
+    /// Has every thread keep `f` under `key`, before any job queued after this.
+    fn keep(&self, lua: &Lua, key: i64, f: &Value, method: &str) -> Result<()> {
+        for target in 1..=self.n {
+            let f = pack(lua, f, self.shared.copy).map_err(|e| error(method, message_of(&e)))?;
+            let job = Job {
+                id: 0,
+                call: Call::Keep(key, f),
+                args: Vec::new(),
+            };
+            self.queue(target, job, method)?;
+        }
+        Ok(())
+    }
+
+    fn queue(&self, target: usize, job: Job, method: &str) -> Result<()> {
         let mut q = self.shared.lock();
         if q.closing {
-            return Err(error(M, "the pool is terminated"));
+            return Err(error(method, "the pool is terminated"));
         }
         if target == 0 {
             match q.all_gone() {
@@ -327,6 +391,14 @@ impl Drop for Pool {
     }
 }
 
+fn job_id(v: Option<Value>, method: &str) -> Result<i64> {
+    match v {
+        Some(Value::Integer(i)) => Ok(i),
+        Some(Value::Number(x)) if x.fract() == 0.0 => Ok(x as i64),
+        _ => Err(error(method, "internal: a job id expected")),
+    }
+}
+
 fn target(v: &Value, n: usize, method: &str) -> Result<usize> {
     let t = match v {
         Value::Integer(i) => *i as f64,
@@ -349,16 +421,27 @@ impl UserData for Pool {
         m.add_method("add", |lua, p, mut args: MultiValue| {
             const M: &str = "threads.Threads:addjob";
             let t = target(&args.pop_front().unwrap_or(Value::Nil), p.n, M)?;
-            let id = match args.pop_front() {
-                Some(Value::Integer(i)) => i,
-                Some(Value::Number(x)) => x as i64,
-                _ => return Err(error(M, "internal: job id expected")),
-            };
+            let id = job_id(args.pop_front(), M)?;
             let f = args.pop_front().unwrap_or(Value::Nil);
             if !matches!(f, Value::Function(_)) {
                 return Err(error(M, format!("function callback expected, got {}", type_name(&f))));
             }
-            p.add(lua, t, id, &f, args)
+            p.add(lua, t, id, &f, args, M)
+        });
+        // The scheduler's calls: `keep(key, f)` once per callable, then `run(id, key, data...)`;
+        // `keep(key, nil)` forgets it.
+        m.add_method("keep", |lua, p, (key, f): (i64, Value)| {
+            const M: &str = "scheduler";
+            if !matches!(f, Value::Function(_) | Value::Nil) {
+                return Err(error(M, format!("a callable function expected, got {}", type_name(&f))));
+            }
+            p.keep(lua, key, &f, M)
+        });
+        m.add_method("run", |lua, p, mut args: MultiValue| {
+            const M: &str = "scheduler";
+            let id = job_id(args.pop_front(), M)?;
+            let key = job_id(args.pop_front(), M)?;
+            p.add(lua, 0, id, &Value::Integer(key), args, M)
         });
         m.add_method("take", |lua, p, ()| p.take(lua));
         m.add_method("waiting", |_, p, t: Value| {

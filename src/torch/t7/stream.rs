@@ -60,6 +60,12 @@ impl Stream for MemoryStream {
     }
 
     fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        if self.pos == self.data.len() {
+            // Appending, as a serializer does: no zero-fill first.
+            self.data.extend_from_slice(data);
+            self.pos = self.data.len();
+            return Ok(());
+        }
         let end = self.pos + data.len();
         if end > self.data.len() {
             self.data.resize(end, 0);

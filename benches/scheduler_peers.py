@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Python's side of examples/bench_scheduler.lua: per-task overhead of Python's pools on the same
+tasks, worker counts and timing rule (seconds per task, the median of RUNS runs, pools started
+beforehand and warmed up).
+
+Usage: scheduler_peers.py WORKERS EMPTY_TASKS TENSOR_TASKS RUNS
+Prints one line per measure: NAME<TAB>SECONDS_PER_TASK.
+  empty: tasks that return their argument (an integer); tensor: tasks that sum a 100-element
+  float64 array (NumPy when it is installed, else a list of floats) and return the sum.
+  Each pool is measured the way its documentation presents it: Pool.map and Executor.map hand the
+  whole list at once (map chunks it), apply_async and submit one task per call, collected in order.
+"""
+
+import concurrent.futures as cf
+import multiprocessing as mp
+import sys
+import time
+
+try:
+    import numpy as np
+except ImportError:  # pragma: no cover
+    np = None
+
+
+def identity(x):
+    return x
+
+
+def tsum(x):
+    return float(x.sum()) if np is not None else sum(x)
+
+
+def median(v):
+    v = sorted(v)
+    return v[(len(v) - 1) // 2]
+
+
+def timed(runs, n, f):
+    per = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        f()
+        per.append((time.perf_counter() - t) / n)
+    return median(per)
+
+
+def main():
+    workers, n_empty, n_tensor, runs = (int(a) for a in sys.argv[1:5])
+    data = list(range(n_empty))
+    arrays = [np.full(100, float(i)) if np is not None else [float(i)] * 100 for i in range(n_tensor)]
+    ctx = mp.get_context("fork")
+    with ctx.Pool(workers) as pool:
+        pool.map(identity, range(100))
+        print("mp.Pool.map empty\t%.3e" % timed(runs, n_empty, lambda: pool.map(identity, data)))
+        print("mp.Pool.apply_async empty\t%.3e" % timed(
+            runs, n_empty, lambda: [r.get() for r in [pool.apply_async(identity, (x,)) for x in data]]))
+        print("mp.Pool.map tensor\t%.3e" % timed(runs, n_tensor, lambda: pool.map(tsum, arrays)))
+    with cf.ProcessPoolExecutor(workers, mp_context=ctx) as ex:
+        list(ex.map(identity, range(100)))
+        print("futures.Process.submit empty\t%.3e" % timed(
+            runs, n_empty, lambda: [f.result() for f in [ex.submit(identity, x) for x in data]]))
+        print("futures.Process.map empty\t%.3e" % timed(runs, n_empty, lambda: list(ex.map(identity, data))))
+        print("futures.Process.map tensor\t%.3e" % timed(runs, n_tensor, lambda: list(ex.map(tsum, arrays))))
+    with cf.ThreadPoolExecutor(workers) as ex:
+        list(ex.map(identity, range(100)))
+        print("futures.Thread.submit empty\t%.3e" % timed(
+            runs, n_empty, lambda: [f.result() for f in [ex.submit(identity, x) for x in data]]))
+        print("futures.Thread.map tensor\t%.3e" % timed(runs, n_tensor, lambda: list(ex.map(tsum, arrays))))
+
+
+if __name__ == "__main__":
+    main()

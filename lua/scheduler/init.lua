@@ -1,0 +1,468 @@
+-- require 'scheduler': hand tasks to workers (threads, local processes, other machines) and get
+-- their results back, in the manner of MDP's mdp.parallel schedulers. The code that makes tasks
+-- does not care where they run:
+--
+--    local scheduler = require 'scheduler'
+--    local s = scheduler.threads(4)                 -- or .processes(n), .remote{...}
+--    for i = 1, 100 do s:add_task(i, function(x) return x * x end) end
+--    local squares = s:get_results()                -- in the order the tasks were added
+--    s:shutdown()
+--
+-- Options, the table after the size: results = 'ordered' (default) | 'unordered' | a function
+-- (acc, result) -> acc folding each result in as it arrives (with `initial`); retries = n (a task
+-- whose worker died runs again elsewhere, up to n times); max_open = n (add_task waits while n
+-- tasks are open); progress = true (a progress bar while get_results waits); init = function
+-- run once in each worker.
+--
+-- A callable goes to each worker once (its bytecode and upvalues), then only the data travels:
+-- make it once and pass it, or pass nil to reuse the last one.
+local scheduler = {}
+
+local Scheduler = {}
+Scheduler.__index = Scheduler
+
+local function fail(fname, msg)
+   error('scheduler.' .. fname .. ': ' .. msg, 3)
+end
+
+-- Result containers: add(index, value), then result() once every task is in.
+local containers = {}
+
+function containers.ordered()
+   local c = { list = {}, n = 0 }
+   function c.add(index, v)
+      c.list[index] = v
+      if index > c.n then c.n = index end
+   end
+   function c.result()
+      local r = c.list
+      c.list, c.n = {}, 0
+      return r
+   end
+   return c
+end
+
+function containers.unordered()
+   local c = { list = {}, n = 0 }
+   function c.add(_, v)
+      c.n = c.n + 1
+      c.list[c.n] = v
+   end
+   function c.result()
+      local r = c.list
+      c.list, c.n = {}, 0
+      return r
+   end
+   return c
+end
+
+function containers.reduce(fold, initial)
+   local c = {}
+   local acc, started = initial, initial ~= nil
+   function c.add(_, v)
+      if started then
+         acc = fold(acc, v)
+      else
+         acc, started = v, true
+      end
+   end
+   function c.result()
+      local r = acc
+      acc, started = initial, initial ~= nil
+      return r
+   end
+   return c
+end
+
+local function container_of(fname, opts)
+   local r = opts.results
+   if r == nil or r == 'ordered' then
+      return containers.ordered()
+   elseif r == 'unordered' then
+      return containers.unordered()
+   elseif type(r) == 'function' then
+      return containers.reduce(r, opts.initial)
+   end
+   fail(fname, "results must be 'ordered', 'unordered' or a function (acc, result) -> acc, got "
+      .. tostring(r))
+end
+
+local known = { results = true, initial = true, retries = true, max_open = true, progress = true, init = true }
+
+local function options(fname, opts, nworkers)
+   if opts == nil then opts = {} end
+   if type(opts) ~= 'table' then
+      fail(fname, 'options must be a table, got ' .. type(opts))
+   end
+   for k in pairs(opts) do
+      if not known[k] then
+         fail(fname, "unknown option '" .. tostring(k) .. "'")
+      end
+   end
+   local function count(name, default, least)
+      local v = opts[name]
+      if v == nil then return default end
+      if type(v) ~= 'number' or v < least or v % 1 ~= 0 then
+         fail(fname, ('%s must be a whole number of at least %d, got %s'):format(name, least, tostring(v)))
+      end
+      return v
+   end
+   if opts.init ~= nil and type(opts.init) ~= 'function' then
+      fail(fname, 'init must be a function, got ' .. type(opts.init))
+   end
+   return {
+      container = container_of(fname, opts),
+      retries = count('retries', 0, 0),
+      max_open = count('max_open', math.max(1024, 64 * nworkers), 1),
+      progress = opts.progress and true or false,
+      init = opts.init,
+   }
+end
+
+local function count_arg(fname, n)
+   if n == nil then
+      return require('libthreads')._ncores()
+   end
+   if type(n) ~= 'number' or n < 1 or n % 1 ~= 0 then
+      fail(fname, 'a number of workers (at least 1) expected, got ' .. tostring(n))
+   end
+   return n
+end
+
+local function new(fname, backend, o)
+   return setmetatable({
+      fname = fname,
+      backend = backend,
+      o = o,
+      container = o.container,
+      keys = setmetatable({}, { __mode = 'k' }), -- callable -> key
+      uses = {},      -- key -> open tasks using it
+      callables = {}, -- key -> callable (while it is the last one or in use)
+      nextkey = 0,
+      last = nil,
+      added = 0,      -- tasks added since the last get_results (their indices)
+      open = 0,       -- tasks gathered or in flight
+      done = 0,
+      buffer = { n = 0 }, -- tasks gathered for the next chunk (all of one callable, bufkey)
+      bufkey = nil,
+      buffirst = nil, -- the index of the buffer's first task
+      chunks = {},    -- chunk id -> {key, first index, count, data (when retrying), tries}
+      nextchunk = 0,
+      inflight = 0,   -- chunks sent and not yet back
+      avg = nil,      -- measured seconds per task
+      errors = {},
+      running = true,
+   }, Scheduler)
+end
+
+function scheduler.threads(n, opts)
+   n = count_arg('threads', n)
+   local o = options('threads', opts, n)
+   return new('threads', require('scheduler.threads').new(n, o.init), o)
+end
+
+function scheduler.processes(n, opts)
+   n = count_arg('processes', n)
+   local o = options('processes', opts, n)
+   return new('processes', require('scheduler.processes').new({ { n } }, o.init), o)
+end
+
+-- hosts: {{ip=, cores=, lua=, protocol=}, ...}, as parallel.addremote takes them: `cores` workers
+-- on each host, over ssh, dying with this process.
+function scheduler.remote(hosts, opts)
+   if type(hosts) ~= 'table' or #hosts == 0 then
+      fail('remote', 'a list of hosts {ip=, cores=, lua=, protocol=} expected, got ' .. type(hosts))
+   end
+   local entries, total = {}, 0
+   for i, h in ipairs(hosts) do
+      if type(h) ~= 'table' or type(h.ip) ~= 'string' then
+         fail('remote', ('host #%d must be a table with ip = <host name or address>'):format(i))
+      end
+      local cores = h.cores or 1
+      if type(cores) ~= 'number' or cores < 1 or cores % 1 ~= 0 then
+         fail('remote', ('host #%d: cores must be a whole number of at least 1'):format(i))
+      end
+      entries[i] = { cores, ip = h.ip, lua = h.lua, protocol = h.protocol }
+      total = total + cores
+   end
+   local o = options('remote', opts, total)
+   return new('remote', require('scheduler.processes').new(entries, o.init), o)
+end
+
+function scheduler.cluster()
+   fail('cluster', 'there is no cluster module yet to run tasks on')
+end
+
+-- Runs f(s) and shuts s down afterwards, also when f raises; returns what f returns.
+function scheduler.with(s, f)
+   if getmetatable(s) ~= Scheduler then
+      fail('with', 'a scheduler expected as argument #1')
+   end
+   if type(f) ~= 'function' then
+      fail('with', 'a function expected as argument #2, got ' .. type(f))
+   end
+   local res = { n = 0 }
+   local ok, err = xpcall(function()
+      res = { n = 0 }
+      local function keep(...) res = { n = select('#', ...), ... } end
+      keep(f(s))
+   end, debug.traceback)
+   local sok, serr = pcall(s.shutdown, s)
+   if not ok then error(err, 0) end
+   if not sok then error(serr, 0) end
+   return unpack(res, 1, res.n)
+end
+
+local function check_running(self, fname)
+   if getmetatable(self) ~= Scheduler then
+      error('scheduler:' .. fname .. ': call it with a colon (s:' .. fname .. '(...))', 3)
+   end
+   if not self.running then
+      error('scheduler:' .. fname .. ': the scheduler is shut down', 3)
+   end
+end
+
+-- Tasks travel in chunks: a chunk is one message to a worker, carrying several tasks' data
+-- when tasks are short, so that the cost of a message is shared. The chunk size follows the
+-- measured time per task, aiming at chunks of about CHUNK_TIME seconds; a slow task goes alone.
+local CHUNK_TIME = 0.002
+local MAX_CHUNK = 256
+
+-- What the workers keep for a callable: a function running it over a chunk's data (its
+-- arguments), each task under its own error handler, timing the chunk. It returns the chunk's
+-- time, its errors by position (or nil) and the results. Its only upvalue is the callable.
+-- Arguments and results travel as separate values rather than in one table: plain values
+-- (numbers, strings) then skip the serializer on their way between threads.
+local function runner_for(callable)
+   return function(...)
+      local timer = __scheduler_timer
+      if timer == nil then
+         timer = require('torch').Timer()
+         __scheduler_timer = timer
+      end
+      local traced = __scheduler_traced
+      if traced == nil then
+         traced = function(e)
+            local tb = debug.traceback(tostring(e), 2)
+            -- The frames from the worker's own loop down are noise.
+            return (tb:gsub("\n%s*%[C%]: in function 'xpcall'.*$", ''))
+         end
+         __scheduler_traced = traced
+      end
+      local start = timer:time().real
+      local n = select('#', ...)
+      local out, errors = { ... }, nil
+      for i = 1, n do
+         local ok, r = xpcall(callable, traced, out[i])
+         if ok then
+            out[i] = r
+         else
+            out[i] = nil
+            errors = errors or {}
+            errors[i] = r
+         end
+      end
+      return timer:time().real - start, errors, unpack(out, 1, n)
+   end
+end
+
+-- A callable's key in the workers: its runner is sent to them the first time it is seen.
+local function key_of(self, callable)
+   local key = self.keys[callable]
+   if key == nil then
+      self.nextkey = self.nextkey + 1
+      key = self.nextkey
+      self.backend:keep(key, runner_for(callable))
+      self.keys[callable] = key
+      self.callables[key] = callable
+      self.uses[key] = 0
+   end
+   return key
+end
+
+-- Once a callable is neither the last one nor used by an open chunk, the workers forget it: a
+-- script making a new closure per task does not fill the workers' memory.
+local function release(self, key)
+   if self.uses[key] == 0 and self.callables[key] ~= self.last then
+      local callable = self.callables[key]
+      self.callables[key], self.uses[key] = nil, nil
+      if callable ~= nil then self.keys[callable] = nil end
+      self.backend:keep(key, nil)
+   end
+end
+
+-- Chunks in flight at which add_task stops sending at once and gathers a chunk instead.
+local function target(self)
+   return 2 * math.max(1, self.backend.n)
+end
+
+local function chunk_size(self)
+   if self.avg == nil then return 1 end
+   return math.max(1, math.min(MAX_CHUNK, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9))))
+end
+
+local function send_chunk(self, key, first, datas, n)
+   self.nextchunk = self.nextchunk + 1
+   local id = self.nextchunk
+   datas.n = n
+   self.chunks[id] = { key, first, n, self.o.retries > 0 and datas or nil, tries = 0 }
+   self.uses[key] = self.uses[key] + 1
+   self.inflight = self.inflight + 1
+   self.backend:submit(id, key, datas)
+end
+
+-- Sends the gathered tasks, as `parts` chunks (so that idle workers share them).
+local function flush(self, parts)
+   local buf = self.buffer
+   local n = buf.n
+   if n == 0 then return end
+   self.buffer = { n = 0 }
+   parts = math.max(1, math.min(parts or 1, n))
+   if parts == 1 then
+      return send_chunk(self, self.bufkey, self.buffirst, buf, n)
+   end
+   local from = 1
+   for p = 1, parts do
+      local to = math.floor(n * p / parts)
+      local datas = {}
+      for i = from, to do datas[i - from + 1] = buf[i] end
+      send_chunk(self, self.bufkey, self.buffirst + from - 1, datas, to - from + 1)
+      from = to + 1
+   end
+end
+
+local function failed(self, index, message, dead)
+   self.errors[#self.errors + 1] = { index = index, message = message, dead = dead }
+end
+
+-- Takes the next chunk's results from the workers into the container (and the errors).
+local function collect_one(self)
+   local id, ok, out, dead = self.backend:next()
+   local chunk = self.chunks[id]
+   if chunk == nil then
+      -- Not a chunk: a callable that could not be loaded in a worker, say.
+      return failed(self, 0, tostring(out), false)
+   end
+   if not ok and dead and chunk.tries < self.o.retries then
+      chunk.tries = chunk.tries + 1
+      return self.backend:submit(id, chunk[1], chunk[4])
+   end
+   self.chunks[id] = nil
+   self.inflight = self.inflight - 1
+   local key, first, n = chunk[1], chunk[2], chunk[3]
+   if ok then
+      local add, errors = self.container.add, out.errors
+      if errors == nil then
+         for i = 1, n do add(first + i - 1, out[i]) end
+      else
+         for i = 1, n do
+            if errors[i] == nil then
+               add(first + i - 1, out[i])
+            else
+               failed(self, first + i - 1, errors[i], false)
+            end
+         end
+      end
+      if out.elapsed then
+         local per = out.elapsed / n
+         self.avg = self.avg and 0.5 * (self.avg + per) or per
+      end
+   else
+      for i = 1, n do failed(self, first + i - 1, tostring(out), dead) end
+   end
+   self.open = self.open - n
+   self.done = self.done + n
+   self.uses[key] = self.uses[key] - 1
+   release(self, key)
+   if self.o.progress then
+      require('xlua').progress(self.done, self.added)
+   end
+end
+
+function Scheduler:add_task(data, callable)
+   check_running(self, 'add_task')
+   if callable == nil then
+      callable = self.last
+      if callable == nil then
+         error('scheduler:add_task: no callable given, and none before to reuse', 2)
+      end
+   elseif type(callable) ~= 'function' then
+      error('scheduler:add_task: the callable must be a function, got ' .. type(callable), 2)
+   end
+   local key = self.keys[callable]
+   if key == nil or callable ~= self.last then
+      local previous = self.last
+      self.last = callable
+      key = key_of(self, callable)
+      if previous ~= nil and previous ~= callable then
+         if self.buffer.n > 0 then flush(self) end
+         if self.keys[previous] then release(self, self.keys[previous]) end
+      end
+   end
+   while self.open >= self.o.max_open do
+      flush(self)
+      collect_one(self)
+   end
+   self.added = self.added + 1
+   self.open = self.open + 1
+   local buf = self.buffer
+   local n = buf.n + 1
+   if n == 1 then
+      self.bufkey, self.buffirst = key, self.added
+   end
+   buf[n] = data
+   buf.n = n
+   if self.inflight < target(self) then
+      flush(self) -- a worker has room: start at once
+   elseif n >= chunk_size(self) then
+      flush(self)
+      while self.inflight > target(self) do
+         collect_one(self)
+      end
+   end
+end
+
+function Scheduler:n_open_tasks()
+   check_running(self, 'n_open_tasks')
+   return self.open
+end
+
+-- Waits for every open task (no polling: the wait sleeps until a worker answers) and returns
+-- the results; the container starts again empty. A task that failed raises here, once all are
+-- done, naming the task.
+function Scheduler:get_results()
+   check_running(self, 'get_results')
+   flush(self, target(self))
+   while self.open > 0 do
+      collect_one(self)
+   end
+   local errors = self.errors
+   self.errors = {}
+   self.added, self.done = 0, 0
+   local results = self.container.result()
+   if #errors > 0 then
+      table.sort(errors, function(a, b) return a.index < b.index end)
+      local e = errors[1]
+      local more = #errors > 1 and (' (and %d more failed)'):format(#errors - 1) or ''
+      error(('scheduler:get_results: task %d failed%s: %s'):format(e.index, more, e.message), 2)
+   end
+   return results
+end
+
+-- Ends the workers (open tasks are dropped); a second call does nothing.
+function Scheduler:shutdown()
+   if getmetatable(self) ~= Scheduler then
+      error('scheduler:shutdown: call it with a colon (s:shutdown())', 2)
+   end
+   if not self.running then return end
+   self.running = false
+   self.backend:close()
+end
+
+function Scheduler:__tostring()
+   return ('scheduler.%s (%d workers, %d open tasks%s)'):format(self.fname, self.backend.n, self.open,
+      self.running and '' or ', shut down')
+end
+
+scheduler.Scheduler = Scheduler
+return scheduler
