@@ -57,3 +57,8 @@ fn an_end_callback_failing_at_exit_is_reported_not_fatal() {
         out.stderr
     );
 }
+
+#[test]
+fn worker_states_collect_their_garbage() {
+    assert_ok("worker_gc.lua");
+}

@@ -48,11 +48,14 @@ pub fn new_state() -> Result<Lua> {
     Ok(lua)
 }
 
-/// A fresh state as `new_state` makes it, searching what another state searches: `ipc.map`'s
-/// threads find the modules their caller finds (a stock LuaJIT's luarocks tree among them).
+/// A fresh state as `new_state` makes it, searching what another state searches, its collector
+/// running: `ipc.map`'s and `threads`' workers find the modules their caller finds (a stock
+/// LuaJIT's luarocks tree among them), and their garbage is collected as they run.
 pub fn new_state_with(paths: &SearchPaths) -> Result<Lua> {
     let lua = new_state()?;
     paths.apply(&lua)?;
+    // new_state stops the collector for start-up; a worker's state is used as it comes.
+    lua.gc_restart();
     Ok(lua)
 }
 
