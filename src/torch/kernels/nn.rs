@@ -118,7 +118,7 @@ impl Real for f64 {
 /// # Safety
 /// The caller must not hold another slice over the same memory while this one is written, and
 /// must keep `t` (whose storage owns the memory) alive while it uses the slice.
-unsafe fn slice<'b, T: crate::torch::dtype::Element>(
+pub(super) unsafe fn slice<'b, T: crate::torch::dtype::Element>(
     t: &Tensor,
     dtype: DType,
     len: usize,
@@ -144,7 +144,7 @@ unsafe fn slice<'b, T: crate::torch::dtype::Element>(
     Ok(unsafe { std::slice::from_raw_parts_mut(s.ptr::<T>().add(t.offset), len) })
 }
 
-fn float_type(t: &Tensor) -> Result<DType> {
+pub(super) fn float_type(t: &Tensor) -> Result<DType> {
     match t.dtype {
         DType::Float | DType::Double => Ok(t.dtype),
         other => Err(Error::dtype(format!("float or double tensors expected, got {other:?}"))),
