@@ -111,6 +111,13 @@ pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
         kernels::max_pool(&values, &positions, &x, &windows(&a, 4, M)?).named(M)?;
         none()
     })?;
+    // maxPoolBackward(gradInput (L x S), gradOutput (L x O), positions (L x O)).
+    add(lua, &t, "maxPoolBackward", |_, a: Args| {
+        const M: &str = "torch._nn.maxPoolBackward";
+        let (gx, gy, pos) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
+        kernels::max_pool_backward(&gx, &gy, &pos).named(M)?;
+        none()
+    })?;
     add(lua, &t, "threshold", |_, a: Args| {
         const M: &str = "torch._nn.threshold";
         let (y, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?);
