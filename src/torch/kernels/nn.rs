@@ -521,12 +521,26 @@ fn raw<T: crate::torch::dtype::Element>(t: &Tensor, dtype: DType, len: usize, wh
 /// `output = input > threshold ? input : value`, elementwise (`output` may be `input`).
 pub fn threshold(output: &Tensor, input: &Tensor, threshold: f64, value: f64) -> Result<()> {
     fn run<T: Real + crate::torch::dtype::Element>(y: *mut T, x: *const T, n: usize, th: T, v: T) {
+        let keep = |e: T| if e > th { e } else { v };
+        // Through slices, in place or apart, so that the loop is vectorized.
+        if std::ptr::eq(y, x) {
+            // SAFETY: y covers n elements (checked by `raw`), and is the only reference to them.
+            let y = unsafe { std::slice::from_raw_parts_mut(y, n) };
+            y.iter_mut().for_each(|e| *e = keep(*e));
+            return;
+        }
+        let (ya, xa) = (y as usize, x as usize);
+        let bytes = n * std::mem::size_of::<T>();
+        if ya + bytes <= xa || xa + bytes <= ya {
+            // SAFETY: both cover n elements (checked by `raw`) and do not overlap.
+            let (y, x) = unsafe { (std::slice::from_raw_parts_mut(y, n), std::slice::from_raw_parts(x, n)) };
+            y.iter_mut().zip(x).for_each(|(y, &e)| *y = keep(e));
+            return;
+        }
+        // Overlapping views of one storage: element by element, through the pointers.
         for i in 0..n {
             // SAFETY: both pointers cover n elements (checked by `raw`).
-            unsafe {
-                let e = *x.add(i);
-                *y.add(i) = if e > th { e } else { v };
-            }
+            unsafe { *y.add(i) = keep(*x.add(i)) };
         }
     }
     let dtype = float_type(input)?;
