@@ -334,6 +334,20 @@ local function batched(x, weights)
    return #weights == 1 and im2col.hasKernel(x)
 end
 
+-- With unit steps and one group, the Rust kernels convolve the images directly, with no columns
+-- at all (kernels::nn_conv): a small network's columns are many times its images, and writing
+-- and reading them costs more than the products. `x` and `w` (weights[1]) must have one type.
+local function convolvesDirectly(x, weights, g)
+   if #weights ~= 1 or not kernels or not kernels.convForward or not im2col.hasKernel(x)
+      or torch.type(weights[1]) ~= torch.type(x) then
+      return false
+   end
+   for j = 1, g.n do
+      if g.d[j] ~= 1 then return false end
+   end
+   return true
+end
+
 -- The columns of images n0 .. n0+b-1 of x, side by side: cols resized to (C*K) x (b*O).
 local function unfoldChunk(cols, x, g, n0, b)
    kernels.unfold(cols:resize(x:size(2) * g.K, b * g.O), x:narrow(1, n0, b):contiguous(), g, b)
@@ -354,6 +368,14 @@ function im2col.convForward(output, x, weights, bias, g, cols, scratch)
    local nOut = G * nOutG
    local CgK = (C / G) * g.K
    output:resize(im2col.shape({ N, nOut }, g, 'out'))
+   if convolvesDirectly(x, weights, g) and output:isContiguous() then
+      local b = bias and bias:type() == x:type() and bias:contiguous() or nil
+      kernels.convForward(output, x:contiguous(), weights[1]:contiguous(), b, g)
+      if bias and not b then
+         output:view(N, nOut, g.O):add(bias:view(1, nOut, 1):expand(N, nOut, g.O))
+      end
+      return output
+   end
    local out = output:view(N, nOut, g.O)
    local B = chunkSize(N, C, g)
    if batched(x, weights) then
@@ -390,6 +412,10 @@ function im2col.convBackward(gradX, gradOut, weights, g, cols, scratch)
    local nOutG = weights[1]:size(1)
    local nOut = G * nOutG
    local CgK = (C / G) * g.K
+   if convolvesDirectly(gradX, weights, g) and gradX:isContiguous() then
+      kernels.convBackward(gradX, gradOut:contiguous(), weights[1]:contiguous(), g)
+      return gradX
+   end
    gradX:zero()
    local go = gradOut:contiguous():view(N, nOut, g.O)
    local B = chunkSize(N, C, g)
@@ -423,6 +449,10 @@ function im2col.convAccGrad(gradWeights, x, gradOut, g, scale, cols, scratch)
    local nOutG = gradWeights[1]:size(1)
    local nOut = G * nOutG
    local CgK = (C / G) * g.K
+   if convolvesDirectly(x, gradWeights, g) and gradWeights[1]:isContiguous() then
+      kernels.convAccGrad(gradWeights[1], x:contiguous(), gradOut:contiguous(), g, scale)
+      return
+   end
    local go = gradOut:contiguous():view(N, nOut, g.O)
    -- Host BLAS takes the columns' transpose as it is; other types get a contiguous copy.
    local direct = im2col.hasKernel(x)

@@ -171,9 +171,21 @@ function pooling.maxForward(self, input, spec)
    local x, isBatch = nn.im2col.batch(input, spec.n, torch.type(self))
    local g = pooling.geometry(self, x, spec)
    local N, C = x:size(1), x:size(2)
+   local shape = nn.im2col.shape({ N, C }, g, 'out')
+   if nn.im2col.hasKernel(x) and self.output:type() == x:type() then
+      -- The kernel writes the maxima and their positions in place: no buffers, no copies.
+      if torch.type(self.indices) ~= 'torch.LongTensor' then self.indices = torch.LongTensor() end
+      self.output:resize(shape)
+      self.indices:resize(shape)
+      if self.output:isContiguous() and self.indices:isContiguous() then
+         torch._nn.maxPool(self.output, self.indices, x:contiguous(), g)
+         self.output = nn.im2col.unbatch(self.output, isBatch)
+         self.indices = nn.im2col.unbatch(self.indices, isBatch)
+         return self.output, g
+      end
+   end
    self._buffer = self._buffer or x.new()
    local values, positions = pooling.regularMax(x, g, self._buffer)
-   local shape = nn.im2col.shape({ N, C }, g, 'out')
    self.output:resize(shape):copy(values:view(shape))
    self.indices = positions:view(shape)
    self.output = nn.im2col.unbatch(self.output, isBatch)
@@ -189,6 +201,13 @@ function pooling.maxGradInput(self, input, gradOutput, n)
       error(torch.type(self) .. ': gradOutput does not match the last forward', 3)
    end
    self.gradInput:resize(x:size())
+   if nn.im2col.hasKernel(self.gradInput) and self.gradInput:isContiguous() and gradOutput:type() == x:type()
+      and torch.type(self.indices) == 'torch.LongTensor' then
+      torch._nn.maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
+         self.indices:contiguous():view(N * C, -1))
+      self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+      return self.gradInput
+   end
    pooling.maxBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
       self.indices:long():contiguous():view(N * C, -1))
    self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)

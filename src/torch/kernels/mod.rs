@@ -19,5 +19,7 @@ pub mod lapack;
 pub mod linalg;
 pub mod math;
 pub mod nn;
+pub mod nn_conv;
 pub mod reduce;
 pub mod strided;
+pub mod workers;

@@ -94,23 +94,27 @@ trait Real: Copy + PartialOrd + std::ops::AddAssign + Send + Sync {
     const ZERO: Self;
     const NEG_INF: Self;
     fn is_nan(self) -> bool;
+    /// The larger of the two, ignoring a NaN.
+    fn max(self, other: Self) -> Self;
 }
 
-impl Real for f32 {
-    const ZERO: f32 = 0.0;
-    const NEG_INF: f32 = f32::NEG_INFINITY;
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
+macro_rules! real {
+    ($t:ty) => {
+        impl Real for $t {
+            const ZERO: $t = 0.0;
+            const NEG_INF: $t = <$t>::NEG_INFINITY;
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            #[inline(always)]
+            fn max(self, other: $t) -> $t {
+                <$t>::max(self, other)
+            }
+        }
+    };
 }
-
-impl Real for f64 {
-    const ZERO: f64 = 0.0;
-    const NEG_INF: f64 = f64::NEG_INFINITY;
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-}
+real!(f32);
+real!(f64);
 
 /// `t`'s elements as a slice, checked to be contiguous, of element type `dtype` and of `len`
 /// elements.
@@ -118,7 +122,7 @@ impl Real for f64 {
 /// # Safety
 /// The caller must not hold another slice over the same memory while this one is written, and
 /// must keep `t` (whose storage owns the memory) alive while it uses the slice.
-unsafe fn slice<'b, T: crate::torch::dtype::Element>(
+pub(super) unsafe fn slice<'b, T: crate::torch::dtype::Element>(
     t: &Tensor,
     dtype: DType,
     len: usize,
@@ -144,7 +148,7 @@ unsafe fn slice<'b, T: crate::torch::dtype::Element>(
     Ok(unsafe { std::slice::from_raw_parts_mut(s.ptr::<T>().add(t.offset), len) })
 }
 
-fn float_type(t: &Tensor) -> Result<DType> {
+pub(super) fn float_type(t: &Tensor) -> Result<DType> {
     match t.dtype {
         DType::Float | DType::Double => Ok(t.dtype),
         other => Err(Error::dtype(format!("float or double tensors expected, got {other:?}"))),
@@ -362,6 +366,34 @@ pub fn max_pool(values: &Tensor, positions: &Tensor, x: &Tensor, w: &Windows) ->
     Ok(())
 }
 
+/// For dimension `j` and each window position along it: the input coordinate of the window's
+/// first element inside the input, and how many of its elements (`dil` apart) are inside.
+fn spans(w: &Windows, j: usize) -> Vec<(usize, usize)> {
+    (0..w.out[j])
+        .map(|o| {
+            let inside: Vec<usize> = (0..w.k[j])
+                .map(|kk| (o * w.d[j] + kk * w.dil[j]) as isize - w.pad[j] as isize)
+                .filter(|&at| at >= 0 && (at as usize) < w.size[j])
+                .map(|at| at as usize)
+                .collect();
+            (inside.first().copied().unwrap_or(0), inside.len())
+        })
+        .collect()
+}
+
+/// Calls f(index in the plane) for each element of the window whose inside part `win` gives
+/// (per dimension: first coordinate, count), in order.
+#[inline(always)]
+fn each_element(win: &[(usize, usize); 3], dil: &[usize; 3], s1: usize, s2: usize, mut f: impl FnMut(usize)) {
+    let [(f0, n0), (f1, n1), (f2, n2)] = *win;
+    for a in 0..n0 {
+        for b in 0..n1 {
+            let row = (f0 + a * dil[0]) * s1 + (f1 + b * dil[1]) * s2 + f2;
+            (0..n2).for_each(|c| f(row + c * dil[2]));
+        }
+    }
+}
+
 fn max_pool_typed<T: Real + crate::torch::dtype::Element>(
     values: &mut [T],
     pos: &mut [i64],
@@ -370,25 +402,112 @@ fn max_pool_typed<T: Real + crate::torch::dtype::Element>(
     l: usize,
 ) {
     let (p, o) = (w.plane(), w.positions());
-    values.fill(T::NEG_INF);
-    pos.fill(0);
-    each_offset(w, |_, idx| {
-        for plane in 0..l {
-            let src = &x[plane * p..(plane + 1) * p];
-            let vals = &mut values[plane * o..(plane + 1) * o];
-            let at = &mut pos[plane * o..(plane + 1) * o];
-            for ((v, a), i) in vals.iter_mut().zip(at.iter_mut()).zip(idx) {
-                if let Some(i) = *i {
-                    let e = src[i];
-                    // The first element seen takes the window; later ones must be larger.
-                    if *a == 0 || (e > *v && !v.is_nan()) || (e.is_nan() && !v.is_nan()) {
-                        *v = e;
-                        *a = i as i64 + 1;
+    let (s1, s2) = (w.size[1] * w.size[2], w.size[2]);
+    let sp = [spans(w, 0), spans(w, 1), spans(w, 2)];
+    // One window at a time, its elements in order, so that a window's few elements stay in cache.
+    for ((src, vals), at) in x
+        .chunks_exact(p)
+        .zip(values.chunks_exact_mut(o))
+        .zip(pos.chunks_exact_mut(o))
+        .take(l)
+    {
+        let mut q = 0;
+        for &(f0, n0) in &sp[0] {
+            for &(f1, n1) in &sp[1] {
+                for &(f2, n2) in &sp[2] {
+                    let win = [(f0, n0), (f1, n1), (f2, n2)];
+                    let (mut best, mut arg) = (T::NEG_INF, 0);
+                    if n0 > 0 && n1 > 0 && n2 > 0 {
+                        arg = f0 * s1 + f1 * s2 + f2;
+                        best = src[arg];
+                        // Without NaNs the maximum is the first element larger than those before
+                        // it: `max` and an integer select, which compile without a branch on the
+                        // data (a float select becomes one, mispredicted half the time).
+                        let mut nan = false;
+                        each_element(&win, &w.dil, s1, s2, |i| {
+                            let e = src[i];
+                            arg = if e > best { i } else { arg };
+                            best = best.max(e);
+                            nan |= e.is_nan();
+                        });
+                        if nan {
+                            // A NaN wins, the first one.
+                            each_element(&win, &w.dil, s1, s2, |i| {
+                                if src[i].is_nan() && !best.is_nan() {
+                                    best = src[i];
+                                    arg = i;
+                                }
+                            });
+                        }
+                        arg += 1;
                     }
+                    vals[q] = best;
+                    at[q] = arg as i64;
+                    q += 1;
                 }
             }
         }
-    });
+    }
+}
+
+/// The gradient of `max_pool`: grad_x (L x S, contiguous, overwritten) holds each element of
+/// grad_out (L x O) at the position (1-based, in its plane) `positions` (L x O, a LongTensor)
+/// gives it, summed where windows share their maximum, and zero elsewhere.
+pub fn max_pool_backward(grad_x: &Tensor, grad_out: &Tensor, positions: &Tensor) -> Result<()> {
+    fn run<T: Real + crate::torch::dtype::Element>(
+        gx: &mut [T],
+        gy: &[T],
+        pos: &[i64],
+        s: usize,
+        o: usize,
+    ) -> Result<()> {
+        gx.fill(T::ZERO);
+        for ((gx, gy), pos) in gx.chunks_exact_mut(s).zip(gy.chunks_exact(o)).zip(pos.chunks_exact(o)) {
+            for (&g, &at) in gy.iter().zip(pos) {
+                let i = usize::try_from(at - 1)
+                    .ok()
+                    .filter(|&i| i < s)
+                    .ok_or_else(|| Error::argument(format!("position {at} is outside a plane of {s}")))?;
+                gx[i] += g;
+            }
+        }
+        Ok(())
+    }
+    let dtype = float_type(grad_x)?;
+    if grad_x.dim() != 2 || grad_out.dim() != 2 || grad_out.size[0] != grad_x.size[0] {
+        return Err(Error::shape(
+            "planes of the input gradient and of the output gradient expected",
+        ));
+    }
+    let (l, s, o) = (grad_x.size[0], grad_x.size[1], grad_out.size[1]);
+    if grad_x.shares_storage(grad_out) || grad_x.shares_storage(positions) {
+        return Err(Error::argument(
+            "the input gradient must not share memory with its operands",
+        ));
+    }
+    if l * o == 0 {
+        return Ok(());
+    }
+    // SAFETY: checked contiguous tensors; the written one is apart from the others.
+    unsafe {
+        let pos = slice::<i64>(positions, DType::Long, l * o, "the positions")?;
+        match dtype {
+            DType::Float => run::<f32>(
+                slice(grad_x, dtype, l * s, "the input gradient")?,
+                slice(grad_out, dtype, l * o, "the output gradient")?,
+                pos,
+                s,
+                o,
+            ),
+            _ => run::<f64>(
+                slice(grad_x, dtype, l * s, "the input gradient")?,
+                slice(grad_out, dtype, l * o, "the output gradient")?,
+                pos,
+                s,
+                o,
+            ),
+        }
+    }
 }
 
 /// The first element of `t` (contiguous, `len` elements of type `dtype`) as a raw pointer: the
@@ -402,12 +521,26 @@ fn raw<T: crate::torch::dtype::Element>(t: &Tensor, dtype: DType, len: usize, wh
 /// `output = input > threshold ? input : value`, elementwise (`output` may be `input`).
 pub fn threshold(output: &Tensor, input: &Tensor, threshold: f64, value: f64) -> Result<()> {
     fn run<T: Real + crate::torch::dtype::Element>(y: *mut T, x: *const T, n: usize, th: T, v: T) {
+        let keep = |e: T| if e > th { e } else { v };
+        // Through slices, in place or apart, so that the loop is vectorized.
+        if std::ptr::eq(y, x) {
+            // SAFETY: y covers n elements (checked by `raw`), and is the only reference to them.
+            let y = unsafe { std::slice::from_raw_parts_mut(y, n) };
+            y.iter_mut().for_each(|e| *e = keep(*e));
+            return;
+        }
+        let (ya, xa) = (y as usize, x as usize);
+        let bytes = n * std::mem::size_of::<T>();
+        if ya + bytes <= xa || xa + bytes <= ya {
+            // SAFETY: both cover n elements (checked by `raw`) and do not overlap.
+            let (y, x) = unsafe { (std::slice::from_raw_parts_mut(y, n), std::slice::from_raw_parts(x, n)) };
+            y.iter_mut().zip(x).for_each(|(y, &e)| *y = keep(e));
+            return;
+        }
+        // Overlapping views of one storage: element by element, through the pointers.
         for i in 0..n {
             // SAFETY: both pointers cover n elements (checked by `raw`).
-            unsafe {
-                let e = *x.add(i);
-                *y.add(i) = if e > th { e } else { v };
-            }
+            unsafe { *y.add(i) = keep(*x.add(i)) };
         }
     }
     let dtype = float_type(input)?;
@@ -559,6 +692,39 @@ mod tests {
         assert_eq!(values(&v), vec![-5., -6.]);
         let pos = unsafe { slice::<i64>(&p, DType::Long, 2, "p").unwrap().to_vec() };
         assert_eq!(pos, vec![1, 2]);
+    }
+
+    #[test]
+    fn pooling_takes_the_first_maximum_or_the_first_nan_and_sends_gradients_back() {
+        // A 2x3 plane, 2x2 windows, step 1: windows {1, 5, 5, 0} and {5, nan, 0, nan}.
+        let w = Windows::new(&[2, 3], &[2, 2], &[1, 1], &[0, 0], &[1, 1], &[1, 2]).unwrap();
+        let x = tensor(&[1., 5., f64::NAN, 5., 0., f64::NAN], &[1, 2, 3]);
+        let v = Tensor::zeros(DType::Double, &[1, 2]).unwrap();
+        let p = Tensor::zeros(DType::Long, &[1, 2]).unwrap();
+        max_pool(&v, &p, &x, &w).unwrap();
+        let got = values(&v);
+        assert_eq!(got[0], 5.);
+        assert!(got[1].is_nan());
+        let pos = unsafe { slice::<i64>(&p, DType::Long, 2, "p").unwrap().to_vec() };
+        assert_eq!(pos, vec![2, 3]);
+        let g = Tensor::zeros(DType::Double, &[1, 6]).unwrap();
+        max_pool_backward(&g, &tensor(&[10., 20.], &[1, 2]), &p).unwrap();
+        assert_eq!(values(&g), vec![0., 10., 20., 0., 0., 0.]);
+        // Both windows at one position add up; a position outside the plane is an error.
+        let same = Tensor::zeros(DType::Long, &[1, 2]).unwrap();
+        unsafe {
+            slice::<i64>(&same, DType::Long, 2, "p")
+                .unwrap()
+                .copy_from_slice(&[4, 4])
+        };
+        max_pool_backward(&g, &tensor(&[1., 2.], &[1, 2]), &same).unwrap();
+        assert_eq!(values(&g), vec![0., 0., 0., 3., 0., 0.]);
+        unsafe {
+            slice::<i64>(&same, DType::Long, 2, "p")
+                .unwrap()
+                .copy_from_slice(&[7, 0])
+        };
+        assert!(max_pool_backward(&g, &tensor(&[1., 2.], &[1, 2]), &same).is_err());
     }
 
     #[test]

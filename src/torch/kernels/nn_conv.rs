@@ -1,0 +1,788 @@
+//! Convolutions with unit steps, computed on the images themselves rather than on unfolded
+//! columns (the unfold + gemm of `kernels::nn`). Why: a small network's products are skinny (a
+//! first layer has 6 filters of 75 taps), so BLAS runs them far below its peak, and the columns
+//! (taps x positions x images) are tens of times the images' size: writing them and reading them
+//! back cost more than the arithmetic.
+//!
+//! With unit steps, the element at kernel offset `k` of the window of output position `q` is the
+//! input element `offs[k]` further on in the flattened (padded) plane, provided the output is laid
+//! out "wide", on the input's row pitch: each row of out[2] positions is followed by the k[2]-1
+//! positions whose windows would run off the row (computed, then dropped). Over the wide
+//! positions the convolution is a product whose right operand's rows are stretches of the input
+//! itself: y[m][q] = sum_t a[m][t] * x[off[t] + q], the tap t running over (channel, kernel
+//! offset). Tiles of a few rows by two vector registers of positions keep their sums in registers
+//! from the first tap to the last. The input's gradient is the same kind of product over the
+//! output's gradient (a correlation with the flipped kernel), and the weight's gradient sums
+//! gradOutput times the shifted input over the positions.
+//!
+//! Images are independent, so each pass runs on runs of images in parallel (`workers`).
+
+use super::nn::{Windows, float_type, slice};
+use super::workers;
+use crate::error::{Error, Result};
+use crate::torch::dtype::{DType, Element};
+use crate::torch::tensor::Tensor;
+
+/// The float types, with a fused multiply-add for the builds that have one.
+pub trait Float: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    fn fused(self, b: Self, c: Self) -> Self;
+}
+
+impl Float for f32 {
+    #[inline(always)]
+    fn fused(self, b: f32, c: f32) -> f32 {
+        self.mul_add(b, c)
+    }
+}
+
+impl Float for f64 {
+    #[inline(always)]
+    fn fused(self, b: f64, c: f64) -> f64 {
+        self.mul_add(b, c)
+    }
+}
+
+/// a * b + c, fused only where the code is compiled for FMA (elsewhere `mul_add` is a libm call).
+#[inline(always)]
+fn madd<T: Float, const FMA: bool>(a: T, b: T, c: T) -> T {
+    if FMA { a.fused(b, c) } else { a * b + c }
+}
+
+/// A window geometry with unit steps, flattened (see the module comment).
+struct Flat {
+    size: [usize; 3],
+    pad: [usize; 3],
+    out: [usize; 3],
+    /// Row-major strides of the padded plane.
+    st: [usize; 3],
+    /// Elements of an input plane and of a padded one.
+    plane: usize,
+    vol: usize,
+    /// Whether planes are copied into padded ones (padding, or windows reaching past the input).
+    copy: bool,
+    /// Each kernel offset's distance from its window's first element, in the padded plane
+    /// (increasing, the last dimension fastest, as the weights are laid out).
+    offs: Vec<usize>,
+    /// Wide positions, from the first window to the last one included.
+    wide: usize,
+}
+
+impl Flat {
+    fn new(w: &Windows) -> Result<Flat> {
+        if w.d != [1, 1, 1] {
+            return Err(Error::argument("direct convolutions need unit steps"));
+        }
+        if w.plane() == 0 || w.positions() == 0 {
+            return Err(Error::shape("the convolution's input or output is empty"));
+        }
+        let p: [usize; 3] = std::array::from_fn(|j| (w.size[j] + 2 * w.pad[j]).max(w.out[j] + (w.k[j] - 1) * w.dil[j]));
+        let st = [p[1] * p[2], p[2], 1];
+        let mut offs = Vec::with_capacity(w.window());
+        for k0 in 0..w.k[0] {
+            for k1 in 0..w.k[1] {
+                for k2 in 0..w.k[2] {
+                    offs.push(k0 * w.dil[0] * st[0] + k1 * w.dil[1] * st[1] + k2 * w.dil[2]);
+                }
+            }
+        }
+        Ok(Flat {
+            size: w.size,
+            pad: w.pad,
+            out: w.out,
+            st,
+            plane: w.plane(),
+            vol: p.iter().product(),
+            copy: p != w.size,
+            offs,
+            wide: (w.out[0] - 1) * st[0] + (w.out[1] - 1) * st[1] + w.out[2],
+        })
+    }
+
+    /// Output positions per plane.
+    fn positions(&self) -> usize {
+        self.out.iter().product()
+    }
+
+    /// Calls f(index of the row's first output position, its wide position) for each row of
+    /// out[2] output positions.
+    fn out_rows(&self, mut f: impl FnMut(usize, usize)) {
+        let mut at = 0;
+        for o0 in 0..self.out[0] {
+            for o1 in 0..self.out[1] {
+                f(at, o0 * self.st[0] + o1 * self.st[1]);
+                at += self.out[2];
+            }
+        }
+    }
+
+    /// Calls f(index of the row's first input element, where it lies in the padded plane) for
+    /// each row of size[2] input elements.
+    fn in_rows(&self, mut f: impl FnMut(usize, usize)) {
+        let mut at = 0;
+        for i0 in 0..self.size[0] {
+            for i1 in 0..self.size[1] {
+                f(
+                    at,
+                    (i0 + self.pad[0]) * self.st[0] + (i1 + self.pad[1]) * self.st[1] + self.pad[2],
+                );
+                at += self.size[2];
+            }
+        }
+    }
+
+    /// An image's planes (C x plane) into padded ones (C x vol) whose padding is already zero.
+    fn pad_image<T: Copy>(&self, x: &[T], padded: &mut [T]) {
+        let n = self.size[2];
+        for (src, dst) in x.chunks_exact(self.plane).zip(padded.chunks_exact_mut(self.vol)) {
+            self.in_rows(|a, b| dst[b..b + n].copy_from_slice(&src[a..a + n]));
+        }
+    }
+
+    /// The input part of padded planes (C x vol) into an image's planes (C x plane).
+    fn unpad_image<T: Copy>(&self, padded: &[T], x: &mut [T]) {
+        let n = self.size[2];
+        for (src, dst) in padded.chunks_exact(self.vol).zip(x.chunks_exact_mut(self.plane)) {
+            self.in_rows(|a, b| dst[a..a + n].copy_from_slice(&src[b..b + n]));
+        }
+    }
+
+    /// One image's output planes (M x positions) spread over wide rows (M x ld, starting `lead`
+    /// elements in); the gaps are left as they are (zero).
+    fn spread<T: Copy>(&self, planes: &[T], wide: &mut [T], ld: usize, lead: usize) {
+        let (o, n) = (self.positions(), self.out[2]);
+        for (m, src) in planes.chunks_exact(o).enumerate() {
+            let dst = &mut wide[m * ld + lead..];
+            self.out_rows(|a, q| dst[q..q + n].copy_from_slice(&src[a..a + n]));
+        }
+    }
+}
+
+/// Rows of a tile of the products: enough to fill the registers with two vectors per row.
+const MR: usize = 6;
+
+/// A row-major matrix (rows x taps, given by its element function) in blocks of up to MR rows,
+/// each stored tap by tap, so that a tile reads its weights in order.
+struct Packed<T> {
+    blocks: Vec<(usize, usize, Vec<T>)>,
+}
+
+impl<T: Copy> Packed<T> {
+    fn new(rows: usize, taps: usize, a: impl Fn(usize, usize) -> T) -> Packed<T> {
+        let mut blocks = Vec::new();
+        let mut m0 = 0;
+        while m0 < rows {
+            let mr = (rows - m0).min(MR);
+            let data = (0..taps)
+                .flat_map(|t| (m0..m0 + mr).map(move |m| (t, m)))
+                .map(|(t, m)| a(m, t))
+                .collect();
+            blocks.push((m0, mr, data));
+            m0 += mr;
+        }
+        Packed { blocks }
+    }
+}
+
+/// One tile: y[m0 + m][p + l] = sum_t a[m][t] * x[offs[t] + p + l] for m < M, l < N.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn tile<T: Float, const M: usize, const N: usize, const FMA: bool>(
+    a: &[T],
+    offs: &[usize],
+    x: &[T],
+    p: usize,
+    y: &mut [T],
+    ldy: usize,
+    m0: usize,
+) {
+    let mut acc = [[T::zero(); N]; M];
+    let (a, _) = a.as_chunks::<M>();
+    for (a, &off) in a.iter().zip(offs) {
+        let xs = x[off + p..].first_chunk::<N>().expect("taps stay inside the planes");
+        for m in 0..M {
+            for l in 0..N {
+                acc[m][l] = madd::<T, FMA>(a[m], xs[l], acc[m][l]);
+            }
+        }
+    }
+    for (m, row) in acc.iter().enumerate() {
+        y[(m0 + m) * ldy + p..][..N].copy_from_slice(row);
+    }
+}
+
+/// The tiles of one block of M rows over `len` positions: NR at a time, then NH, then one.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn block<T: Float, const M: usize, const NR: usize, const NH: usize, const FMA: bool>(
+    a: &[T],
+    offs: &[usize],
+    x: &[T],
+    len: usize,
+    y: &mut [T],
+    ldy: usize,
+    m0: usize,
+) {
+    let mut p = 0;
+    while p + NR <= len {
+        tile::<T, M, NR, FMA>(a, offs, x, p, y, ldy, m0);
+        p += NR;
+    }
+    if p + NH <= len {
+        tile::<T, M, NH, FMA>(a, offs, x, p, y, ldy, m0);
+        p += NH;
+    }
+    while p < len {
+        tile::<T, M, 1, FMA>(a, offs, x, p, y, ldy, m0);
+        p += 1;
+    }
+}
+
+/// y[m][p] = sum_t a[m][t] * x[offs[t] + p] for every row m of `a` and p < len (row m of y starts
+/// at m * ldy).
+#[inline(always)]
+fn products<T: Float, const NR: usize, const NH: usize, const FMA: bool>(
+    a: &Packed<T>,
+    offs: &[usize],
+    x: &[T],
+    len: usize,
+    y: &mut [T],
+    ldy: usize,
+) {
+    for (m0, rows, data) in &a.blocks {
+        let (m0, d) = (*m0, &data[..]);
+        match rows {
+            1 => block::<T, 1, NR, NH, FMA>(d, offs, x, len, y, ldy, m0),
+            2 => block::<T, 2, NR, NH, FMA>(d, offs, x, len, y, ldy, m0),
+            3 => block::<T, 3, NR, NH, FMA>(d, offs, x, len, y, ldy, m0),
+            4 => block::<T, 4, NR, NH, FMA>(d, offs, x, len, y, ldy, m0),
+            5 => block::<T, 5, NR, NH, FMA>(d, offs, x, len, y, ldy, m0),
+            _ => block::<T, MR, NR, NH, FMA>(d, offs, x, len, y, ldy, m0),
+        }
+    }
+}
+
+/// Sums of one tile of the weight's gradient: g[m0 + m][t0 + j] += sum_{p < len}
+/// gy[(m0 + m) * ldg + p] * x[offs[j] + p] for m < M, j < J, over V positions at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn grad_tile<T: Float, const M: usize, const J: usize, const V: usize, const FMA: bool>(
+    gy: &[T],
+    ldg: usize,
+    m0: usize,
+    offs: &[usize],
+    x: &[T],
+    len: usize,
+    g: &mut [T],
+    taps: usize,
+    t0: usize,
+) {
+    let mut acc = [[[T::zero(); V]; J]; M];
+    let offs: &[usize; J] = offs.first_chunk::<J>().expect("a tile's taps");
+    // Every read below is checked here once: with a check per read, the sums no longer fit in
+    // the registers and the loop runs at a quarter of the speed.
+    assert!(offs.iter().all(|&o| o + len <= x.len()) && (m0 + M - 1) * ldg + len <= gy.len());
+    let (xp, gp) = (x.as_ptr(), gy.as_ptr());
+    let mut p = 0;
+    while p + V <= len {
+        for (m, acc) in acc.iter_mut().enumerate() {
+            for (j, acc) in acc.iter_mut().enumerate() {
+                for (l, acc) in acc.iter_mut().enumerate() {
+                    // SAFETY: p + l < len, within the bounds asserted above.
+                    let (gv, xv) = unsafe { (*gp.add((m0 + m) * ldg + p + l), *xp.add(offs[j] + p + l)) };
+                    *acc = madd::<T, FMA>(gv, xv, *acc);
+                }
+            }
+        }
+        p += V;
+    }
+    for (m, acc) in acc.iter().enumerate() {
+        let row = &gy[(m0 + m) * ldg..];
+        for (j, lanes) in acc.iter().enumerate() {
+            let mut s = lanes.iter().fold(T::zero(), |s, &v| s + v);
+            for q in p..len {
+                s = madd::<T, FMA>(row[q], x[offs[j] + q], s);
+            }
+            let at = (m0 + m) * taps + t0 + j;
+            g[at] = g[at] + s;
+        }
+    }
+}
+
+/// The tiles of a block of M rows of the weight's gradient, three taps at a time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn grad_block<T: Float, const M: usize, const V: usize, const FMA: bool>(
+    gy: &[T],
+    ldg: usize,
+    m0: usize,
+    offs: &[usize],
+    x: &[T],
+    len: usize,
+    g: &mut [T],
+) {
+    let taps = offs.len();
+    let mut t0 = 0;
+    while t0 < taps {
+        let o = &offs[t0..];
+        match taps - t0 {
+            1 => grad_tile::<T, M, 1, V, FMA>(gy, ldg, m0, o, x, len, g, taps, t0),
+            2 => grad_tile::<T, M, 2, V, FMA>(gy, ldg, m0, o, x, len, g, taps, t0),
+            _ => grad_tile::<T, M, 3, V, FMA>(gy, ldg, m0, o, x, len, g, taps, t0),
+        }
+        t0 += 3;
+    }
+}
+
+/// g[m][t] += sum_{p < len} gy[m * ldg + p] * x[offs[t] + p] for m < rows and every tap t (g is
+/// rows x taps, row-major).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn grad_products<T: Float, const V: usize, const FMA: bool>(
+    gy: &[T],
+    ldg: usize,
+    rows: usize,
+    offs: &[usize],
+    x: &[T],
+    len: usize,
+    g: &mut [T],
+) {
+    let mut m0 = 0;
+    while m0 < rows {
+        match rows - m0 {
+            1 => grad_block::<T, 1, V, FMA>(gy, ldg, m0, offs, x, len, g),
+            2 => grad_block::<T, 2, V, FMA>(gy, ldg, m0, offs, x, len, g),
+            3 => grad_block::<T, 3, V, FMA>(gy, ldg, m0, offs, x, len, g),
+            _ => grad_block::<T, 4, V, FMA>(gy, ldg, m0, offs, x, len, g),
+        }
+        m0 += 4;
+    }
+}
+
+/// Whether this machine runs the AVX2 + FMA builds of the products.
+fn fast() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The products for one element type: its tile widths (two AVX registers of positions, one for
+/// the gradient's sums) and the AVX2 + FMA builds.
+trait Lanes: Float {
+    fn products(a: &Packed<Self>, offs: &[usize], x: &[Self], len: usize, y: &mut [Self], ldy: usize);
+    #[allow(clippy::too_many_arguments)]
+    fn grad_products(gy: &[Self], ldg: usize, rows: usize, offs: &[usize], x: &[Self], len: usize, g: &mut [Self]);
+}
+
+macro_rules! lanes {
+    ($t:ty, $nr:literal, $nh:literal, $v:literal, $prod:ident, $grad:ident) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn $prod(a: &Packed<$t>, offs: &[usize], x: &[$t], len: usize, y: &mut [$t], ldy: usize) {
+            products::<$t, $nr, $nh, true>(a, offs, x, len, y, ldy)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        fn $grad(gy: &[$t], ldg: usize, rows: usize, offs: &[usize], x: &[$t], len: usize, g: &mut [$t]) {
+            grad_products::<$t, $v, true>(gy, ldg, rows, offs, x, len, g)
+        }
+
+        impl Lanes for $t {
+            fn products(a: &Packed<$t>, offs: &[usize], x: &[$t], len: usize, y: &mut [$t], ldy: usize) {
+                #[cfg(target_arch = "x86_64")]
+                if fast() {
+                    // SAFETY: the CPU has AVX2 and FMA (checked just above).
+                    return unsafe { $prod(a, offs, x, len, y, ldy) };
+                }
+                products::<$t, $nr, $nh, false>(a, offs, x, len, y, ldy)
+            }
+
+            fn grad_products(gy: &[$t], ldg: usize, rows: usize, offs: &[usize], x: &[$t], len: usize, g: &mut [$t]) {
+                #[cfg(target_arch = "x86_64")]
+                if fast() {
+                    // SAFETY: the CPU has AVX2 and FMA (checked just above).
+                    return unsafe { $grad(gy, ldg, rows, offs, x, len, g) };
+                }
+                grad_products::<$t, $v, false>(gy, ldg, rows, offs, x, len, g)
+            }
+        }
+    };
+}
+lanes!(f32, 16, 8, 8, products_f32, grad_products_f32);
+lanes!(f64, 8, 4, 4, products_f64, grad_products_f64);
+
+/// The shapes of one pass: images, input planes, output planes, and the flat geometry.
+struct Shape {
+    n: usize,
+    c: usize,
+    m: usize,
+    f: Flat,
+}
+
+impl Shape {
+    /// From the input x (N x C x size...) and the weight (M x C*K).
+    fn new(x: &Tensor, weight: &Tensor, w: &Windows) -> Result<Shape> {
+        let f = Flat::new(w)?;
+        if x.dim() < 2 || weight.dim() != 2 {
+            return Err(Error::shape("a batch of images and a weight matrix expected"));
+        }
+        let (n, c, m) = (x.size[0], x.size[1], weight.size[0]);
+        if x.numel() != n * c * f.plane || weight.size[1] != c * f.offs.len() {
+            return Err(Error::shape(format!(
+                "the input does not match the geometry, or the weight ({m} x {}) its {c} planes of {} taps",
+                weight.size[1],
+                f.offs.len()
+            )));
+        }
+        Ok(Shape { n, c, m, f })
+    }
+
+    /// Each tap (channel, kernel offset) of the input as an offset into an image's padded planes.
+    fn input_taps(&self) -> Vec<usize> {
+        (0..self.c)
+            .flat_map(|c| self.f.offs.iter().map(move |&o| c * self.f.vol + o))
+            .collect()
+    }
+
+    /// Parts to cut the images into, for `work` multiply-adds per image.
+    fn parts(&self, work: usize) -> usize {
+        workers::parts(self.n, work)
+    }
+}
+
+/// Fails unless `a` and `b` have separate storages (one is written while the other is read).
+fn apart(a: &Tensor, b: &Tensor, what: &str) -> Result<()> {
+    if a.shares_storage(b) {
+        return Err(Error::argument(format!(
+            "{what} must not share memory with its operands"
+        )));
+    }
+    Ok(())
+}
+
+/// output (N x M x out..., contiguous) = the convolution of x (N x C x size..., contiguous) by
+/// weight (M x C*K, contiguous), plus bias (M) when given. Unit steps only.
+pub fn conv_forward(output: &Tensor, x: &Tensor, weight: &Tensor, bias: Option<&Tensor>, w: &Windows) -> Result<()> {
+    let dtype = float_type(x)?;
+    let s = Shape::new(x, weight, w)?;
+    apart(output, x, "the output")?;
+    apart(output, weight, "the output")?;
+    let (o, kc) = (s.f.positions(), s.c * s.f.offs.len());
+    // SAFETY: checked contiguous tensors of `dtype`; the output is apart from the operands.
+    unsafe {
+        match dtype {
+            DType::Float => forward::<f32>(
+                slice(output, dtype, s.n * s.m * o, "the output")?,
+                slice(x, dtype, s.n * s.c * s.f.plane, "the input")?,
+                slice(weight, dtype, s.m * kc, "the weight")?,
+                bias.map(|b| slice(b, dtype, s.m, "the bias")).transpose()?,
+                &s,
+            ),
+            _ => forward::<f64>(
+                slice(output, dtype, s.n * s.m * o, "the output")?,
+                slice(x, dtype, s.n * s.c * s.f.plane, "the input")?,
+                slice(weight, dtype, s.m * kc, "the weight")?,
+                bias.map(|b| slice(b, dtype, s.m, "the bias")).transpose()?,
+                &s,
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn forward<T: Lanes>(out: &mut [T], x: &[T], weight: &[T], bias: Option<&mut [T]>, s: &Shape) {
+    let f = &s.f;
+    let taps = s.input_taps();
+    let a = Packed::new(s.m, taps.len(), |m, t| weight[m * taps.len() + t]);
+    let bias = bias.map(|b| &*b);
+    let o = f.positions();
+    let parts = s.parts(s.m * taps.len() * f.wide);
+    let mut rest = out;
+    let mut work = Vec::with_capacity(parts);
+    for i in 0..parts {
+        let r = workers::bounds(s.n, parts, i);
+        let (mine, more) = rest.split_at_mut(r.len() * s.m * o);
+        work.push((r, mine));
+        rest = more;
+    }
+    workers::run(work, |(images, out)| {
+        let mut padded = vec![T::zero(); if f.copy { s.c * f.vol } else { 0 }];
+        let mut wide = vec![T::zero(); s.m * f.wide];
+        for (i, img) in images.zip(out.chunks_exact_mut(s.m * o)) {
+            let xi = &x[i * s.c * f.plane..][..s.c * f.plane];
+            let src = if f.copy {
+                f.pad_image(xi, &mut padded);
+                &padded[..]
+            } else {
+                xi
+            };
+            T::products(&a, &taps, src, f.wide, &mut wide, f.wide);
+            for (m, plane) in img.chunks_exact_mut(o).enumerate() {
+                let row = &wide[m * f.wide..];
+                let n = f.out[2];
+                match bias {
+                    Some(b) => f.out_rows(|at, q| {
+                        for (d, v) in plane[at..at + n].iter_mut().zip(&row[q..q + n]) {
+                            *d = *v + b[m];
+                        }
+                    }),
+                    None => f.out_rows(|at, q| plane[at..at + n].copy_from_slice(&row[q..q + n])),
+                }
+            }
+        }
+    });
+}
+
+/// grad_x (N x C x size..., contiguous, overwritten) = the gradient of the convolution by weight
+/// (M x C*K) with respect to its input, given grad_out (N x M x out..., contiguous).
+pub fn conv_backward(grad_x: &Tensor, grad_out: &Tensor, weight: &Tensor, w: &Windows) -> Result<()> {
+    let dtype = float_type(grad_x)?;
+    let s = Shape::new(grad_x, weight, w)?;
+    apart(grad_x, grad_out, "the input gradient")?;
+    apart(grad_x, weight, "the input gradient")?;
+    let (o, kc) = (s.f.positions(), s.c * s.f.offs.len());
+    // SAFETY: checked contiguous tensors of `dtype`; the result is apart from the operands.
+    unsafe {
+        match dtype {
+            DType::Float => backward::<f32>(
+                slice(grad_x, dtype, s.n * s.c * s.f.plane, "the input gradient")?,
+                slice(grad_out, dtype, s.n * s.m * o, "the output gradient")?,
+                slice(weight, dtype, s.m * kc, "the weight")?,
+                &s,
+            ),
+            _ => backward::<f64>(
+                slice(grad_x, dtype, s.n * s.c * s.f.plane, "the input gradient")?,
+                slice(grad_out, dtype, s.n * s.m * o, "the output gradient")?,
+                slice(weight, dtype, s.m * kc, "the weight")?,
+                &s,
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn backward<T: Lanes>(gx: &mut [T], gy: &[T], weight: &[T], s: &Shape) {
+    let f = &s.f;
+    let k = f.offs.len();
+    // Each output gradient plane is spread wide after `lead` zeros, in rows of `lg`: then the
+    // input gradient at padded position p gathers row m's elements at p - offs[k] for every k,
+    // which is element p of row m shifted by lead - offs[k]. Taps run over (m, k).
+    let lead = *f.offs.last().expect("a window has elements");
+    let lg = lead + f.vol;
+    let taps: Vec<usize> = (0..s.m)
+        .flat_map(|m| f.offs.iter().map(move |&d| m * lg + lead - d))
+        .collect();
+    let a = Packed::new(s.c, s.m * k, |c, t| weight[(t / k) * s.c * k + c * k + t % k]);
+    let o = f.positions();
+    let parts = s.parts(s.c * taps.len() * f.vol);
+    let mut rest = gx;
+    let mut work = Vec::with_capacity(parts);
+    for i in 0..parts {
+        let r = workers::bounds(s.n, parts, i);
+        let (mine, more) = rest.split_at_mut(r.len() * s.c * f.plane);
+        work.push((r, mine));
+        rest = more;
+    }
+    workers::run(work, |(images, gx)| {
+        let mut spread = vec![T::zero(); s.m * lg];
+        let mut padded = vec![T::zero(); if f.copy { s.c * f.vol } else { 0 }];
+        for (i, img) in images.zip(gx.chunks_exact_mut(s.c * f.plane)) {
+            f.spread(&gy[i * s.m * o..][..s.m * o], &mut spread, lg, lead);
+            if f.copy {
+                T::products(&a, &taps, &spread, f.vol, &mut padded, f.vol);
+                f.unpad_image(&padded, img);
+            } else {
+                T::products(&a, &taps, &spread, f.vol, img, f.vol);
+            }
+        }
+    });
+}
+
+/// grad_weight (M x C*K, contiguous) += scale * the gradient of the convolution with respect to
+/// its weight, for input x (N x C x size...) and grad_out (N x M x out...), both contiguous.
+pub fn conv_acc_grad(grad_weight: &Tensor, x: &Tensor, grad_out: &Tensor, w: &Windows, scale: f64) -> Result<()> {
+    let dtype = float_type(x)?;
+    let s = Shape::new(x, grad_weight, w)?;
+    apart(grad_weight, x, "the weight gradient")?;
+    apart(grad_weight, grad_out, "the weight gradient")?;
+    let (o, kc) = (s.f.positions(), s.c * s.f.offs.len());
+    // SAFETY: checked contiguous tensors of `dtype`; the result is apart from the operands.
+    unsafe {
+        match dtype {
+            DType::Float => acc_grad::<f32>(
+                slice(grad_weight, dtype, s.m * kc, "the weight gradient")?,
+                slice(x, dtype, s.n * s.c * s.f.plane, "the input")?,
+                slice(grad_out, dtype, s.n * s.m * o, "the output gradient")?,
+                &s,
+                scale as f32,
+            ),
+            _ => acc_grad::<f64>(
+                slice(grad_weight, dtype, s.m * kc, "the weight gradient")?,
+                slice(x, dtype, s.n * s.c * s.f.plane, "the input")?,
+                slice(grad_out, dtype, s.n * s.m * o, "the output gradient")?,
+                &s,
+                scale,
+            ),
+        }
+    }
+    Ok(())
+}
+
+fn acc_grad<T: Lanes>(gw: &mut [T], x: &[T], gy: &[T], s: &Shape, scale: T) {
+    let f = &s.f;
+    let taps = s.input_taps();
+    let o = f.positions();
+    let parts = s.parts(s.m * taps.len() * f.wide);
+    // Each part sums its images' gradients apart; the sums are added in part order.
+    let mut sums = vec![vec![T::zero(); gw.len()]; parts];
+    let work: Vec<_> = sums
+        .iter_mut()
+        .enumerate()
+        .map(|(i, g)| (workers::bounds(s.n, parts, i), g))
+        .collect();
+    workers::run(work, |(images, g)| {
+        let mut padded = vec![T::zero(); if f.copy { s.c * f.vol } else { 0 }];
+        let mut wide = vec![T::zero(); s.m * f.wide];
+        for i in images {
+            let xi = &x[i * s.c * f.plane..][..s.c * f.plane];
+            let src = if f.copy {
+                f.pad_image(xi, &mut padded);
+                &padded[..]
+            } else {
+                xi
+            };
+            f.spread(&gy[i * s.m * o..][..s.m * o], &mut wide, f.wide, 0);
+            T::grad_products(&wide, f.wide, s.m, &taps, src, f.wide, g);
+        }
+    });
+    for g in &sums {
+        for (d, v) in gw.iter_mut().zip(g) {
+            *d = madd::<T, false>(scale, *v, *d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
+        let t = Tensor::zeros(DType::Double, sizes).unwrap();
+        unsafe {
+            slice::<f64>(&t, DType::Double, v.len(), "t")
+                .unwrap()
+                .copy_from_slice(v)
+        };
+        t
+    }
+
+    fn values(t: &Tensor) -> Vec<f64> {
+        unsafe { slice::<f64>(t, DType::Double, t.numel(), "t").unwrap().to_vec() }
+    }
+
+    /// A deterministic spread of values.
+    fn ramp(n: usize, step: f64) -> Vec<f64> {
+        (0..n).map(|i| ((i * 7 % 11) as f64 - 5.0) * step).collect()
+    }
+
+    /// The convolution by its definition, for checking: x (N x C x H x W), weight (M x C x kH x
+    /// kW), padding, dilation and unit steps, output (N x M x oH x oW).
+    #[allow(clippy::too_many_arguments)]
+    fn naive(
+        x: &[f64],
+        wt: &[f64],
+        n: usize,
+        c: usize,
+        m: usize,
+        hw: [usize; 2],
+        k: [usize; 2],
+        pad: [usize; 2],
+        dil: [usize; 2],
+    ) -> (Vec<f64>, [usize; 2]) {
+        let out = [0, 1].map(|j| hw[j] + 2 * pad[j] - dil[j] * (k[j] - 1));
+        let mut y = vec![0.0; n * m * out[0] * out[1]];
+        for b in 0..n {
+            for mm in 0..m {
+                for i in 0..out[0] {
+                    for j in 0..out[1] {
+                        let mut s = 0.0;
+                        for cc in 0..c {
+                            for a in 0..k[0] {
+                                for e in 0..k[1] {
+                                    let r = (i + a * dil[0]) as isize - pad[0] as isize;
+                                    let q = (j + e * dil[1]) as isize - pad[1] as isize;
+                                    if r < 0 || q < 0 || r >= hw[0] as isize || q >= hw[1] as isize {
+                                        continue;
+                                    }
+                                    s += wt[((mm * c + cc) * k[0] + a) * k[1] + e]
+                                        * x[((b * c + cc) * hw[0] + r as usize) * hw[1] + q as usize];
+                                }
+                            }
+                        }
+                        y[((b * m + mm) * out[0] + i) * out[1] + j] = s;
+                    }
+                }
+            }
+        }
+        (y, out)
+    }
+
+    fn close(a: &[f64], b: &[f64]) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() < 1e-9, "{x} vs {y}");
+        }
+    }
+
+    #[test]
+    fn forward_and_gradients_match_the_definition() {
+        // With and without padding and dilation; 7 planes of 3 rows exercise every tile width.
+        for (pad, dil) in [([0, 0], [1, 1]), ([1, 2], [1, 1]), ([1, 0], [2, 1])] {
+            let (n, c, m, hw, k) = (3, 2, 7, [6, 9], [3, 2]);
+            let x = ramp(n * c * hw[0] * hw[1], 0.25);
+            let wt = ramp(m * c * k[0] * k[1], 0.5);
+            let (y, out) = naive(&x, &wt, n, c, m, hw, k, pad, dil);
+            let w = Windows::new(&hw, &k, &[1, 1], &pad, &dil, &out).unwrap();
+            let xt = tensor(&x, &[n, c, hw[0], hw[1]]);
+            let wtt = tensor(&wt, &[m, c * k[0] * k[1]]);
+            let bias = tensor(&ramp(m, 1.0), &[m]);
+            let yt = Tensor::zeros(DType::Double, &[n, m, out[0], out[1]]).unwrap();
+            conv_forward(&yt, &xt, &wtt, Some(&bias), &w).unwrap();
+            let per = out[0] * out[1];
+            let want: Vec<f64> = y
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v + values(&bias)[(i / per) % m])
+                .collect();
+            close(&values(&yt), &want);
+            // The gradients are the adjoints: <conv(x), g> = <x, backward(g)> = <w, accGrad(x, g)>.
+            let g = ramp(y.len(), 0.125);
+            let gt = tensor(&g, &[n, m, out[0], out[1]]);
+            let dot: f64 = y.iter().zip(&g).map(|(a, b)| a * b).sum();
+            let gx = Tensor::zeros(DType::Double, &[n, c, hw[0], hw[1]]).unwrap();
+            conv_backward(&gx, &gt, &wtt, &w).unwrap();
+            let dx: f64 = values(&gx).iter().zip(&x).map(|(a, b)| a * b).sum();
+            assert!((dot - dx).abs() < 1e-6, "{dot} vs {dx}");
+            let gw = tensor(&vec![1.0; wt.len()], &[m, c * k[0] * k[1]]);
+            conv_acc_grad(&gw, &xt, &gt, &w, 2.0).unwrap();
+            let dw: f64 = values(&gw).iter().zip(&wt).map(|(a, b)| (a - 1.0) * b).sum();
+            assert!((2.0 * dot - dw).abs() < 1e-6, "{dot} vs {dw}");
+        }
+    }
+
+    #[test]
+    fn steps_and_shared_memory_are_refused() {
+        let w = Windows::new(&[4], &[2], &[2], &[0], &[1], &[2]).unwrap();
+        let x = Tensor::zeros(DType::Double, &[1, 1, 4]).unwrap();
+        let wt = Tensor::zeros(DType::Double, &[1, 2]).unwrap();
+        let y = Tensor::zeros(DType::Double, &[1, 1, 2]).unwrap();
+        assert!(conv_forward(&y, &x, &wt, None, &w).is_err());
+        let w = Windows::new(&[4], &[2], &[1], &[0], &[1], &[3]).unwrap();
+        assert!(conv_forward(&x, &x, &wt, None, &w).is_err());
+    }
+}
