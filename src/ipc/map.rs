@@ -202,16 +202,27 @@ fn this_map(this: &Value, method: &str) -> Result<mlua::UserDataRef<Map>> {
     })
 }
 
-fn count(v: &Value) -> usize {
-    match v {
-        Value::Integer(i) if *i > 0 => *i as usize,
-        Value::Number(n) if *n >= 1.0 => *n as usize,
-        Value::String(s) => s
-            .to_str()
-            .ok()
-            .and_then(|s| s.trim().parse::<f64>().ok())
-            .map_or(0, |n| n.max(0.0) as usize),
-        _ => 0,
+/// The number of threads: a whole number of at least 1 (or a string of one, as Lua converts).
+fn count(v: &Value, method: &str) -> Result<usize> {
+    let n = match v {
+        Value::Integer(i) => Some(*i as f64),
+        Value::Number(n) => Some(*n),
+        Value::String(s) => s.to_str().ok().and_then(|s| s.trim().parse::<f64>().ok()),
+        _ => None,
+    };
+    match n {
+        Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= 4096.0 => Ok(n as usize),
+        Some(n) => Err(error(
+            method,
+            format!("bad argument #1 (a number of threads from 1 to 4096 expected, got {n})"),
+        )),
+        None => Err(error(
+            method,
+            format!(
+                "bad argument #1 (a number of threads expected, got {})",
+                crate::torch::args::type_name(v)
+            ),
+        )),
     }
 }
 
@@ -220,7 +231,7 @@ pub fn register(lua: &Lua, ipc: &Table, maker: StateMaker) -> Result<()> {
         "map",
         lua.create_function(move |lua, mut args: MultiValue| {
             const M: &str = "ipc.map";
-            let n = count(&args.pop_front().unwrap_or(Value::Nil));
+            let n = count(&args.pop_front().unwrap_or(Value::Nil), M)?;
             let f = args.pop_front().unwrap_or(Value::Nil);
             if !matches!(f, Value::Function(_)) {
                 return Err(error(M, "map arg #2 expected a function"));
@@ -232,7 +243,7 @@ pub fn register(lua: &Lua, ipc: &Table, maker: StateMaker) -> Result<()> {
         "map_extended",
         lua.create_function(move |lua, mut args: MultiValue| {
             const M: &str = "ipc.map_extended";
-            let n = count(&args.pop_front().unwrap_or(Value::Nil));
+            let n = count(&args.pop_front().unwrap_or(Value::Nil), M)?;
             let init = args.pop_front().unwrap_or(Value::Nil);
             if !matches!(init, Value::Function(_) | Value::String(_) | Value::Nil) {
                 return Err(error(M, "map_extended arg #2 expected a function, string or nil"));

@@ -10,9 +10,13 @@ local function badCalls()
    local ipc = require 'libipc'
    local q, c, m, mx = ipc.workqueue(), ipc.channel(), ipc.marshal(1), ipc.mutex()
    local st = ipc.sharedtable()
-   local map = ipc.map(0, function() end)
+   local map = ipc.map(1, function() end)
    local calls = {
       { 'ipc.map', function() ipc.map(1, 5) end },
+      { 'ipc.map', function() ipc.map(0, function() end) end },
+      { 'ipc.map', function() ipc.map(-1, function() end) end },
+      { 'ipc.map', function() ipc.map('x', function() end) end },
+      { 'ipc.map_extended', function() ipc.map_extended(2.5, nil, function() end) end },
       { 'ipc.map_extended', function() ipc.map_extended(1, {}, function() end) end },
       { 'ipc.map_extended', function() ipc.map_extended(1, nil, nil) end },
       { 'ipc.map:join', function() map.join(1) end },

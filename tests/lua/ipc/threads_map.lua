@@ -190,16 +190,18 @@ test {
    end,
 
    threadCounts = function()
-      H.eq(select('#', ipc.map(0, function() return 1 end):join()), 0, 'zero threads')
       H.eq(select('#', ipc.map('2', function() return 1 end):join()), 2, 'a numeric string')
-      H.eq(select('#', ipc.map('x', function() return 1 end):join()), 0, 'not a number: no thread')
-      H.eq(select('#', ipc.map(nil, function() return 1 end):join()), 0, 'nil: no thread')
+      -- torch-ipc made no thread for these, silently; a count that makes no thread is a mistake.
+      H.raises('zero threads', function() ipc.map(0, function() return 1 end) end, 'ipc.map', 'from 1 to 4096')
+      H.raises('negative', function() ipc.map(-1, function() return 1 end) end, 'ipc.map', 'got -1')
+      H.raises('not a number', function() ipc.map('x', function() return 1 end) end, 'ipc.map', 'got string')
+      H.raises('nil', function() ipc.map(nil, function() return 1 end) end, 'ipc.map', 'got nil')
    end,
 
    badArguments = function()
       H.raises('not a function', function() ipc.map(1, 'print') end, 'ipc.map', 'map arg #2 expected a function')
       H.raises('no function', function() ipc.map(1) end, 'map arg #2 expected a function')
-      H.raises('join on a non-map', function() local m = ipc.map(0, function() end); m.join(5) end, 'join')
+      H.raises('join on a non-map', function() local m = ipc.map(1, function() end); m.join(5) end, 'join')
    end,
 
    mapExtended = function()
