@@ -13,9 +13,8 @@ end
 local ok, err = pcall(s.get_results, s)
 -- (A result the worker sent just before it died may be lost with it: that task fails too.)
 assert(not ok and err:find('task %d failed') and err:find('worker %d died'), err)
--- The other worker goes on.
-s:add_task(10, function(x) return x + 1 end)
-assert(s:get_results()[1] == 11)
+-- (The killing task may have been handed on once, when the result before it was lost with
+-- its worker, and killed the other worker too: no assumption about survivors here.)
 s:shutdown()
 
 -- With retries, a task whose worker died runs again on another: here it kills only the first
