@@ -449,9 +449,16 @@ impl Shape {
             .collect()
     }
 
-    /// Parts to cut the images into, for `work` multiply-adds per image.
+    /// Parts to cut the images into, for `work` multiply-adds per image: a fixed number, not one
+    /// per thread, so that the weight gradient (summed by part, then over the parts in order) is
+    /// the same whatever the thread count, and several per thread, so that a thread the system
+    /// holds up leaves its share to the others.
     fn parts(&self, work: usize) -> usize {
-        workers::parts(self.n, work)
+        if workers::worth_spreading(self.n * work) {
+            self.n.min(16)
+        } else {
+            1
+        }
     }
 }
 
@@ -638,7 +645,8 @@ fn acc_grad<T: Lanes>(gw: &mut [T], x: &[T], gy: &[T], s: &Shape, scale: T) {
     let taps = s.input_taps();
     let o = f.positions();
     let parts = s.parts(s.m * taps.len() * f.wide);
-    // Each part sums its images' gradients apart; the sums are added in part order.
+    // Each part sums its images' gradients apart; the sums are added in part order, so the result
+    // does not depend on which thread ran which part.
     let mut sums = vec![vec![T::zero(); gw.len()]; parts];
     let work: Vec<_> = sums
         .iter_mut()
