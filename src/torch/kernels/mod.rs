@@ -20,6 +20,7 @@ pub mod linalg;
 pub mod math;
 pub mod nn;
 pub mod nn_conv;
+pub mod nn_pool;
 pub mod reduce;
 pub mod strided;
 pub mod workers;
