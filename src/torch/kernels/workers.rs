@@ -10,7 +10,7 @@
 //! on one thread.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Condvar, Mutex, OnceLock};
 
 /// How many threads a pass may use: `torch.setnumthreads`'s count, which OpenBLAS follows too.
@@ -48,6 +48,8 @@ struct Pool {
     /// The pass on offer (None between passes) and a count of passes, under one lock.
     slot: Mutex<(Option<Job>, u64)>,
     wake: Condvar,
+    /// The count of the last pass offered, readable without the lock (for `wait_briefly`).
+    posted: AtomicU64,
     /// The next part to take, the parts finished, and the pool threads inside the pass.
     next: AtomicUsize,
     done: AtomicUsize,
@@ -63,6 +65,7 @@ fn pool() -> &'static Pool {
         caller: Mutex::new(()),
         slot: Mutex::new((None, 0)),
         wake: Condvar::new(),
+        posted: AtomicU64::new(0),
         next: AtomicUsize::new(0),
         done: AtomicUsize::new(0),
         busy: AtomicUsize::new(0),
@@ -86,28 +89,55 @@ impl Pool {
         }
     }
 
-    /// Pool thread `index`: waits for a pass it may join, joins it, and waits again.
+    /// Pool thread `index`: waits for a pass it may join, joins it, and waits again. A pass it
+    /// missed (the caller had done every part by the time it looked) sends it back to spinning,
+    /// not to sleep: it parks only after `SPIN` with no pass at all.
     fn serve(&'static self, index: usize) {
         let mut seen = 0;
         loop {
+            self.wait_briefly(seen);
             let job = {
                 let mut slot = self.slot.lock().unwrap_or_else(|e| e.into_inner());
-                loop {
-                    match slot.0 {
-                        Some(job) if slot.1 != seen && index < job.helpers => {
-                            seen = slot.1;
-                            // Counted while the slot is locked: once the caller has withdrawn
-                            // the pass, no thread can enter it.
-                            self.busy.fetch_add(1, SeqCst);
-                            break job;
-                        }
-                        _ => slot = self.wake.wait(slot).unwrap_or_else(|e| e.into_inner()),
+                while slot.1 == seen {
+                    slot = self.wake.wait(slot).unwrap_or_else(|e| e.into_inner());
+                }
+                seen = slot.1;
+                match slot.0 {
+                    Some(job) if index < job.helpers => {
+                        // Counted while the slot is locked: once the caller has withdrawn the
+                        // pass, no thread can enter it.
+                        self.busy.fetch_add(1, SeqCst);
+                        Some(job)
                     }
+                    _ => None,
                 }
             };
-            // SAFETY: the caller keeps the function alive until `busy` is back to zero.
-            self.work(unsafe { &*job.f }, job.parts);
-            self.busy.fetch_sub(1, SeqCst);
+            if let Some(job) = job {
+                // SAFETY: the caller keeps the function alive until `busy` is back to zero.
+                self.work(unsafe { &*job.f }, job.parts);
+                self.busy.fetch_sub(1, SeqCst);
+            }
+        }
+    }
+
+    /// Spins until a pass newer than `seen` is posted or `SPIN` has passed. Why: a network's
+    /// passes come in bursts, a fraction of a millisecond apart, and a parked thread takes that
+    /// long to wake again on a busy core, by which time the caller has done every part itself.
+    /// The spin yields now and then, so that another thread ready on this core (OpenBLAS's
+    /// worker, for the next product) is not kept waiting.
+    fn wait_briefly(&self, seen: u64) {
+        const SPIN: std::time::Duration = std::time::Duration::from_micros(500);
+        let start = std::time::Instant::now();
+        let mut i = 0u32;
+        while self.posted.load(SeqCst) == seen {
+            i = i.wrapping_add(1);
+            if !i.is_multiple_of(64) {
+                std::hint::spin_loop();
+            } else if start.elapsed() > SPIN {
+                return;
+            } else {
+                std::thread::yield_now();
+            }
         }
     }
 
@@ -160,6 +190,7 @@ pub fn run<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
     {
         let mut slot = p.slot.lock().unwrap_or_else(|e| e.into_inner());
         *slot = (Some(job), slot.1.wrapping_add(1));
+        p.posted.store(slot.1, SeqCst);
     }
     p.wake.notify_all();
     p.work(each, n);
