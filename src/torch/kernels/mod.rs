@@ -21,6 +21,7 @@ pub mod math;
 pub mod nn;
 pub mod nn_conv;
 pub mod nn_pool;
+mod nn_tiles;
 pub mod reduce;
 pub mod strided;
 pub mod workers;
