@@ -57,6 +57,9 @@ struct Pool {
     panicked: AtomicBool,
     /// Pool threads started so far (they never end).
     started: Mutex<usize>,
+    /// The process the threads belong to: a child forked from it (parallel, ipc) has none of
+    /// them, and may have copied a lock mid-use, so its passes run on its own thread.
+    pid: u32,
 }
 
 fn pool() -> &'static Pool {
@@ -71,6 +74,7 @@ fn pool() -> &'static Pool {
         busy: AtomicUsize::new(0),
         panicked: AtomicBool::new(false),
         started: Mutex::new(0),
+        pid: std::process::id(),
     })
 }
 
@@ -164,7 +168,12 @@ pub fn run<P: Send>(parts: Vec<P>, f: impl Fn(P) + Sync) {
     let n = parts.len();
     let helpers = threads().saturating_sub(1).min(n.saturating_sub(1));
     let p = pool();
-    let guard = if helpers > 0 { p.caller.try_lock().ok() } else { None };
+    let forked = helpers > 0 && std::process::id() != p.pid;
+    let guard = if helpers > 0 && !forked {
+        p.caller.try_lock().ok()
+    } else {
+        None
+    };
     let Some(_guard) = guard else {
         parts.into_iter().for_each(f);
         return;
