@@ -20,6 +20,8 @@ pub mod linalg;
 pub mod math;
 pub mod nn;
 pub mod nn_conv;
+pub mod nn_pool;
+mod nn_tiles;
 pub mod reduce;
 pub mod strided;
 pub mod workers;

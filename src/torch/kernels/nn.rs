@@ -1,6 +1,6 @@
 //! The heavy passes of nn's modules (lua/nn): windows of planes unfolded into columns and folded
-//! back (the convolutions, as unfold + one gemm), the maxima of pooling windows, and the
-//! threshold (ReLU) pass. Each works on contiguous float or double tensors; the Lua modules make
+//! back (the convolutions, as unfold + one gemm), and the threshold (ReLU) pass; the direct
+//! convolutions are in `nn_conv`, max pooling in `nn_pool`. Each works on contiguous float or double tensors; the Lua modules make
 //! their operands contiguous and keep the module logic.
 //!
 //! A window geometry ([`Windows`]) covers 1 to 3 pooled dimensions, in the tensor's order (depth,
@@ -90,7 +90,7 @@ impl Windows {
 }
 
 /// The float element types nn works on.
-trait Real: Copy + PartialOrd + std::ops::AddAssign + Send + Sync {
+pub(super) trait Real: Copy + PartialOrd + std::ops::AddAssign + Send + Sync {
     const ZERO: Self;
     const NEG_INF: Self;
     fn is_nan(self) -> bool;
@@ -156,7 +156,7 @@ pub(super) fn float_type(t: &Tensor) -> Result<DType> {
 }
 
 /// Planes of `x` (contiguous, a whole number of planes of geometry `w`).
-fn planes(x: &Tensor, w: &Windows) -> Result<usize> {
+pub(super) fn planes(x: &Tensor, w: &Windows) -> Result<usize> {
     let p = w.plane();
     if p == 0 || !x.numel().is_multiple_of(p) {
         return Err(Error::shape(format!(
@@ -337,179 +337,6 @@ fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w
     });
 }
 
-/// The largest element of each window of each plane of `x` into `values` (L x O) and its 1-based
-/// position in its plane into `positions` (a LongTensor, L x O). Padding counts as minus
-/// infinity, ties go to the first element of the window, and a NaN wins (as in Torch7).
-pub fn max_pool(values: &Tensor, positions: &Tensor, x: &Tensor, w: &Windows) -> Result<()> {
-    let dtype = float_type(x)?;
-    let l = planes(x, w)?;
-    let (p, o) = (w.plane(), w.positions());
-    unsafe {
-        let pos = slice::<i64>(positions, DType::Long, l * o, "the positions")?;
-        match dtype {
-            DType::Float => max_pool_typed::<f32>(
-                slice(values, dtype, l * o, "the maxima")?,
-                pos,
-                slice(x, dtype, l * p, "the input")?,
-                w,
-                l,
-            ),
-            _ => max_pool_typed::<f64>(
-                slice(values, dtype, l * o, "the maxima")?,
-                pos,
-                slice(x, dtype, l * p, "the input")?,
-                w,
-                l,
-            ),
-        }
-    }
-    Ok(())
-}
-
-/// For dimension `j` and each window position along it: the input coordinate of the window's
-/// first element inside the input, and how many of its elements (`dil` apart) are inside.
-fn spans(w: &Windows, j: usize) -> Vec<(usize, usize)> {
-    (0..w.out[j])
-        .map(|o| {
-            let inside: Vec<usize> = (0..w.k[j])
-                .map(|kk| (o * w.d[j] + kk * w.dil[j]) as isize - w.pad[j] as isize)
-                .filter(|&at| at >= 0 && (at as usize) < w.size[j])
-                .map(|at| at as usize)
-                .collect();
-            (inside.first().copied().unwrap_or(0), inside.len())
-        })
-        .collect()
-}
-
-/// Calls f(index in the plane) for each element of the window whose inside part `win` gives
-/// (per dimension: first coordinate, count), in order.
-#[inline(always)]
-fn each_element(win: &[(usize, usize); 3], dil: &[usize; 3], s1: usize, s2: usize, mut f: impl FnMut(usize)) {
-    let [(f0, n0), (f1, n1), (f2, n2)] = *win;
-    for a in 0..n0 {
-        for b in 0..n1 {
-            let row = (f0 + a * dil[0]) * s1 + (f1 + b * dil[1]) * s2 + f2;
-            (0..n2).for_each(|c| f(row + c * dil[2]));
-        }
-    }
-}
-
-fn max_pool_typed<T: Real + crate::torch::dtype::Element>(
-    values: &mut [T],
-    pos: &mut [i64],
-    x: &[T],
-    w: &Windows,
-    l: usize,
-) {
-    let (p, o) = (w.plane(), w.positions());
-    let (s1, s2) = (w.size[1] * w.size[2], w.size[2]);
-    let sp = [spans(w, 0), spans(w, 1), spans(w, 2)];
-    // One window at a time, its elements in order, so that a window's few elements stay in cache.
-    for ((src, vals), at) in x
-        .chunks_exact(p)
-        .zip(values.chunks_exact_mut(o))
-        .zip(pos.chunks_exact_mut(o))
-        .take(l)
-    {
-        let mut q = 0;
-        for &(f0, n0) in &sp[0] {
-            for &(f1, n1) in &sp[1] {
-                for &(f2, n2) in &sp[2] {
-                    let win = [(f0, n0), (f1, n1), (f2, n2)];
-                    let (mut best, mut arg) = (T::NEG_INF, 0);
-                    if n0 > 0 && n1 > 0 && n2 > 0 {
-                        arg = f0 * s1 + f1 * s2 + f2;
-                        best = src[arg];
-                        // Without NaNs the maximum is the first element larger than those before
-                        // it: `max` and an integer select, which compile without a branch on the
-                        // data (a float select becomes one, mispredicted half the time).
-                        let mut nan = false;
-                        each_element(&win, &w.dil, s1, s2, |i| {
-                            let e = src[i];
-                            arg = if e > best { i } else { arg };
-                            best = best.max(e);
-                            nan |= e.is_nan();
-                        });
-                        if nan {
-                            // A NaN wins, the first one.
-                            each_element(&win, &w.dil, s1, s2, |i| {
-                                if src[i].is_nan() && !best.is_nan() {
-                                    best = src[i];
-                                    arg = i;
-                                }
-                            });
-                        }
-                        arg += 1;
-                    }
-                    vals[q] = best;
-                    at[q] = arg as i64;
-                    q += 1;
-                }
-            }
-        }
-    }
-}
-
-/// The gradient of `max_pool`: grad_x (L x S, contiguous, overwritten) holds each element of
-/// grad_out (L x O) at the position (1-based, in its plane) `positions` (L x O, a LongTensor)
-/// gives it, summed where windows share their maximum, and zero elsewhere.
-pub fn max_pool_backward(grad_x: &Tensor, grad_out: &Tensor, positions: &Tensor) -> Result<()> {
-    fn run<T: Real + crate::torch::dtype::Element>(
-        gx: &mut [T],
-        gy: &[T],
-        pos: &[i64],
-        s: usize,
-        o: usize,
-    ) -> Result<()> {
-        gx.fill(T::ZERO);
-        for ((gx, gy), pos) in gx.chunks_exact_mut(s).zip(gy.chunks_exact(o)).zip(pos.chunks_exact(o)) {
-            for (&g, &at) in gy.iter().zip(pos) {
-                let i = usize::try_from(at - 1)
-                    .ok()
-                    .filter(|&i| i < s)
-                    .ok_or_else(|| Error::argument(format!("position {at} is outside a plane of {s}")))?;
-                gx[i] += g;
-            }
-        }
-        Ok(())
-    }
-    let dtype = float_type(grad_x)?;
-    if grad_x.dim() != 2 || grad_out.dim() != 2 || grad_out.size[0] != grad_x.size[0] {
-        return Err(Error::shape(
-            "planes of the input gradient and of the output gradient expected",
-        ));
-    }
-    let (l, s, o) = (grad_x.size[0], grad_x.size[1], grad_out.size[1]);
-    if grad_x.shares_storage(grad_out) || grad_x.shares_storage(positions) {
-        return Err(Error::argument(
-            "the input gradient must not share memory with its operands",
-        ));
-    }
-    if l * o == 0 {
-        return Ok(());
-    }
-    // SAFETY: checked contiguous tensors; the written one is apart from the others.
-    unsafe {
-        let pos = slice::<i64>(positions, DType::Long, l * o, "the positions")?;
-        match dtype {
-            DType::Float => run::<f32>(
-                slice(grad_x, dtype, l * s, "the input gradient")?,
-                slice(grad_out, dtype, l * o, "the output gradient")?,
-                pos,
-                s,
-                o,
-            ),
-            _ => run::<f64>(
-                slice(grad_x, dtype, l * s, "the input gradient")?,
-                slice(grad_out, dtype, l * o, "the output gradient")?,
-                pos,
-                s,
-                o,
-            ),
-        }
-    }
-}
-
 /// The first element of `t` (contiguous, `len` elements of type `dtype`) as a raw pointer: the
 /// threshold passes may be given one tensor twice (in place), so they read and write through
 /// pointers, element by element, never through two slices.
@@ -631,6 +458,7 @@ pub fn threshold_backward(grad_input: &Tensor, input: &Tensor, grad_output: &Ten
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::torch::kernels::nn_pool::max_pool;
 
     fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
         let t = Tensor::zeros(DType::Double, sizes).unwrap();
@@ -692,39 +520,6 @@ mod tests {
         assert_eq!(values(&v), vec![-5., -6.]);
         let pos = unsafe { slice::<i64>(&p, DType::Long, 2, "p").unwrap().to_vec() };
         assert_eq!(pos, vec![1, 2]);
-    }
-
-    #[test]
-    fn pooling_takes_the_first_maximum_or_the_first_nan_and_sends_gradients_back() {
-        // A 2x3 plane, 2x2 windows, step 1: windows {1, 5, 5, 0} and {5, nan, 0, nan}.
-        let w = Windows::new(&[2, 3], &[2, 2], &[1, 1], &[0, 0], &[1, 1], &[1, 2]).unwrap();
-        let x = tensor(&[1., 5., f64::NAN, 5., 0., f64::NAN], &[1, 2, 3]);
-        let v = Tensor::zeros(DType::Double, &[1, 2]).unwrap();
-        let p = Tensor::zeros(DType::Long, &[1, 2]).unwrap();
-        max_pool(&v, &p, &x, &w).unwrap();
-        let got = values(&v);
-        assert_eq!(got[0], 5.);
-        assert!(got[1].is_nan());
-        let pos = unsafe { slice::<i64>(&p, DType::Long, 2, "p").unwrap().to_vec() };
-        assert_eq!(pos, vec![2, 3]);
-        let g = Tensor::zeros(DType::Double, &[1, 6]).unwrap();
-        max_pool_backward(&g, &tensor(&[10., 20.], &[1, 2]), &p).unwrap();
-        assert_eq!(values(&g), vec![0., 10., 20., 0., 0., 0.]);
-        // Both windows at one position add up; a position outside the plane is an error.
-        let same = Tensor::zeros(DType::Long, &[1, 2]).unwrap();
-        unsafe {
-            slice::<i64>(&same, DType::Long, 2, "p")
-                .unwrap()
-                .copy_from_slice(&[4, 4])
-        };
-        max_pool_backward(&g, &tensor(&[1., 2.], &[1, 2]), &same).unwrap();
-        assert_eq!(values(&g), vec![0., 0., 0., 3., 0., 0.]);
-        unsafe {
-            slice::<i64>(&same, DType::Long, 2, "p")
-                .unwrap()
-                .copy_from_slice(&[7, 0])
-        };
-        assert!(max_pool_backward(&g, &tensor(&[1., 2.], &[1, 2]), &same).is_err());
     }
 
     #[test]

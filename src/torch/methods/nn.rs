@@ -9,7 +9,7 @@ use super::convention::{add, none};
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg};
 use crate::torch::kernels::nn::{self as kernels, Windows};
-use crate::torch::kernels::nn_conv;
+use crate::torch::kernels::{nn_conv, nn_pool};
 use crate::torch::tensor::Tensor;
 
 /// The geometry table at argument `pos`.
@@ -108,14 +108,14 @@ pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
     add(lua, &t, "maxPool", |_, a: Args| {
         const M: &str = "torch._nn.maxPool";
         let (values, positions, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-        kernels::max_pool(&values, &positions, &x, &windows(&a, 4, M)?).named(M)?;
+        nn_pool::max_pool(&values, &positions, &x, &windows(&a, 4, M)?).named(M)?;
         none()
     })?;
     // maxPoolBackward(gradInput (L x S), gradOutput (L x O), positions (L x O)).
     add(lua, &t, "maxPoolBackward", |_, a: Args| {
         const M: &str = "torch._nn.maxPoolBackward";
         let (gx, gy, pos) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-        kernels::max_pool_backward(&gx, &gy, &pos).named(M)?;
+        nn_pool::max_pool_backward(&gx, &gy, &pos).named(M)?;
         none()
     })?;
     add(lua, &t, "threshold", |_, a: Args| {
