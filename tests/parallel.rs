@@ -282,3 +282,76 @@ fn children_end_with_a_parent_that_raises() {
     assert_eq!(status, Some(1), "{stderr}");
     assert!(stderr.contains("the parent fails on purpose"), "{stderr}");
 }
+
+/// Runs local_shm_signal.lua, ends it with `signal`, and checks that no segment of the parent or
+/// its child is left once both are gone.
+fn no_segments_left_after(signal: nix::sys::signal::Signal) {
+    let mut th = Running::start(&["parallel/local_shm_signal.lua"]);
+    let pids = th.wait_line("pids ");
+    assert_eq!(pids.len(), 2, "{pids:?}");
+    for &pid in &pids {
+        assert!(!segments_of(pid).is_empty(), "{pid} made segments");
+    }
+    let pid = nix::unistd::Pid::from_raw(th.process.id() as i32);
+    nix::sys::signal::kill(pid, signal).expect("signal th");
+    th.process.wait().unwrap();
+    assert_all_gone(&pids, &format!("after the parent got {signal}"));
+    for &pid in &pids {
+        let left = segments_of(pid);
+        assert!(left.is_empty(), "segments of {pid} left after {signal}: {left:?}");
+    }
+}
+
+#[test]
+fn a_parent_ended_by_sigterm_leaves_no_shared_memory() {
+    no_segments_left_after(nix::sys::signal::Signal::SIGTERM);
+}
+
+#[test]
+fn a_parent_ended_by_sigint_leaves_no_shared_memory() {
+    no_segments_left_after(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn a_parent_ended_by_sighup_leaves_no_shared_memory() {
+    no_segments_left_after(nix::sys::signal::Signal::SIGHUP);
+}
+
+/// Nobody can clean up after SIGKILL but the children, which the kernel tells (PDEATHSIG).
+#[test]
+fn a_parent_killed_by_sigkill_leaves_no_shared_memory() {
+    no_segments_left_after(nix::sys::signal::Signal::SIGKILL);
+}
+
+#[test]
+fn a_killed_childs_segments_go_when_its_death_is_noticed() {
+    script_ok("local_shm_death.lua");
+}
+
+/// A process whose pid is free now.
+fn dead_pid() -> i32 {
+    let mut p = Command::new("true").spawn().expect("spawn true");
+    let pid = p.id() as i32;
+    p.wait().unwrap();
+    pid
+}
+
+/// Segments of a run killed all at once (nobody could remove them) go when the next run starts;
+/// those of a run whose top still lives stay.
+#[test]
+fn a_new_run_removes_segments_of_runs_that_are_over() {
+    let (dead_sender, dead_top) = (dead_pid(), dead_pid());
+    let me = std::process::id();
+    let over = format!("/dev/shm/luatorch-0123456789ab_{dead_top}-{dead_sender}-0-abcdef");
+    let live = format!("/dev/shm/luatorch-0123456789ab_{me}-{dead_sender}-0-abcdef");
+    std::fs::write(&over, b"left behind").unwrap();
+    std::fs::write(&live, b"still in use").unwrap();
+    let out = run_th(&["-e", "require 'parallel'; parallel.fork(); parallel.close()"]);
+    let over_left = std::fs::metadata(&over).is_ok();
+    let live_left = std::fs::metadata(&live).is_ok();
+    let _ = std::fs::remove_file(&over);
+    let _ = std::fs::remove_file(&live);
+    out.assert_ok();
+    assert!(!over_left, "a segment of a run that is over stayed: {over}");
+    assert!(live_left, "a segment of a run whose top lives was removed: {live}");
+}

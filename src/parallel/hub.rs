@@ -61,6 +61,8 @@ struct Child {
     challenges: VecDeque<(Vec<u8>, Challenge)>,
     /// Shared-memory segments of what we sent this child.
     pool: shm::Pool,
+    /// Whether the segments between us were removed after the process ended.
+    let_go: bool,
 }
 
 impl Child {
@@ -88,6 +90,21 @@ impl Child {
         self.ended
             .as_ref()
             .map(|how| Error::peer(format!("{} died ({how}){}", self.label, self.stderr_text())))
+    }
+
+    /// Once the process has ended and what it sent has been read: removes the segments it made
+    /// (its messages are all read) and those we made for it (nobody reads them any more), rather
+    /// than when the child is synced or the run ends. Storages already received keep their
+    /// mappings.
+    fn let_go_of_segments(&mut self) {
+        if self.ended.is_none() || self.let_go || !self.data.is_empty() || self.reach != Reach::Local {
+            return;
+        }
+        self.let_go = true;
+        let run = self.pool.run().to_string();
+        shm::forget_sender(&run, self.process.id());
+        crate::cuda::share::forget_lender(self.process.id());
+        self.pool = shm::Pool::new(&run);
     }
 
     /// Ends the process: asks politely when it is idle, then kills. Remote children end when
@@ -251,6 +268,7 @@ impl Hub {
                 welcome,
                 challenges: VecDeque::new(),
                 pool: shm::Pool::new(&self.run),
+                let_go: false,
             },
         );
         Ok(pid)
@@ -460,9 +478,11 @@ impl Hub {
                 }
                 if let Some(how) = &child.ended {
                     if drained_after_end {
-                        return Err(child
+                        let why = child
                             .trouble()
-                            .unwrap_or_else(|| Error::peer(format!("{} {how}", child.label))));
+                            .unwrap_or_else(|| Error::peer(format!("{} {how}", child.label)));
+                        child.let_go_of_segments();
+                        return Err(why);
                     }
                     drained_after_end = true;
                 }
@@ -642,7 +662,10 @@ impl Hub {
         if noblock {
             child.reap();
             return match child.trouble() {
-                Some(t) => Err(t),
+                Some(t) => {
+                    child.let_go_of_segments();
+                    Err(t)
+                }
                 None => Ok(None),
             };
         }
@@ -680,6 +703,7 @@ impl Hub {
                     let why = child
                         .trouble()
                         .unwrap_or_else(|| Error::peer(format!("{} ended", child.label)));
+                    child.let_go_of_segments();
                     return Ok((id, Err(why)));
                 }
             }

@@ -120,7 +120,9 @@ pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched> {
     // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid, setpgid).
     unsafe {
         cmd.pre_exec(move || {
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGKILL)?;
+            // SIGTERM, not SIGKILL: the child removes the run's shared memory before it ends
+            // (sweep.rs); its stdin closing ends it too, should the signal be caught.
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)?;
             // The parent may have died before prctl: then nobody would kill us.
             if nix::unistd::getppid() != parent {
                 return Err(std::io::Error::other("parent gone"));

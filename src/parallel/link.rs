@@ -75,7 +75,10 @@ fn watch_stdin() {
                 Err(_) => break,
             }
         }
-        // SAFETY: ends the process without running anything else (the parent is gone).
+        // The parent is gone: what it would have removed is ours to remove (async-signal-safe,
+        // as other threads may hold locks).
+        super::sweep::sweep_now();
+        // SAFETY: ends the process without running anything else.
         unsafe { libc::_exit(1) };
     });
 }
@@ -115,6 +118,9 @@ impl Link {
         } else {
             Reach::Local
         };
+        if reach == Reach::Local {
+            super::sweep::sweep_as_child(&boot.run);
+        }
         let mut link = Link {
             ctx: Some(ctx),
             dealer: Some(dealer),

@@ -9,6 +9,7 @@ pub mod launch;
 pub mod link;
 pub mod owed;
 pub mod shm;
+pub mod sweep;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -38,12 +39,13 @@ fn busy(method: &str) -> mlua::Error {
 fn with_hub<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Hub) -> crate::error::Result<R>) -> Result<R> {
     let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
     if p.hub.is_none() {
-        // A child's children share its run, so one sweep at the top removes every segment.
+        // A child's children on this machine share its run, so one sweep at the top removes
+        // every segment. A remote child is the top of a run of its own on its machine.
         let run = match &p.link {
-            Some(l) => l.run.clone(),
-            None => {
-                let run = hex(&random_bytes(6).map_err(|e| error(method, e))?);
-                shm::sweep_on_exit(&run);
+            Some(l) if l.reach == data::Reach::Local => l.run.clone(),
+            _ => {
+                let run = sweep::new_run(&hex(&random_bytes(6).map_err(|e| error(method, e))?));
+                sweep::sweep_on_exit(&run);
                 run
             }
         };
@@ -221,7 +223,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
                 // Segments in flight anywhere in the run: only the top process may sweep them,
                 // once every process of the run is gone.
                 if top {
-                    shm::sweep_run(hub.run());
+                    sweep::sweep_run(hub.run());
                 }
             }
             Ok(())

@@ -7,7 +7,7 @@
 //! hands to Lua (no copy), keeps the mapping cached for the next message on that segment, and when
 //! that storage is collected it queues a release, which travels back with its next message; the
 //! sender then reuses the segment. Names carry the run and the sender's pid, so the top process
-//! of a run removes what killed processes left behind.
+//! of a run removes what killed processes left behind (see `sweep.rs`).
 
 use std::collections::HashMap;
 use std::ffi::CString;
@@ -20,8 +20,7 @@ use crate::torch::dtype::DType;
 use crate::torch::storage::{Storage, track_external_bytes};
 use crate::wire::handshake::{hex, random_bytes};
 
-const DIR: &str = "/dev/shm";
-const PREFIX: &str = "luatorch-";
+use super::sweep::{DIR, PREFIX, sweep};
 /// Free segments a sender keeps for reuse, per peer, at most.
 const POOL_FREE_MAX_BYTES: usize = 1 << 30;
 /// Mappings a receiver keeps cached, at most (in use or not).
@@ -140,6 +139,10 @@ impl Pool {
             free: Vec::new(),
             device: Default::default(),
         }
+    }
+
+    pub fn run(&self) -> &str {
+        &self.run
     }
 
     /// Puts the storage's bytes into a segment and returns its name.
@@ -326,45 +329,6 @@ pub fn unlink(name: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Removes every segment whose name starts with `prefix` (a full `luatorch-...` prefix).
-fn sweep(prefix: &str) {
-    if let Ok(dir) = std::fs::read_dir(DIR) {
-        for entry in dir.flatten() {
-            if let Some(name) = entry.file_name().to_str()
-                && name.starts_with(prefix)
-            {
-                let _ = unlink(name);
-            }
-        }
-    }
-}
-
-/// Removes every segment of `run`.
-pub fn sweep_run(run: &str) {
-    sweep(&format!("{PREFIX}{run}-"));
-}
-
-/// The run whose segments this process sweeps when it exits (set in the top process of a run).
-static SWEEP_AT_EXIT: Mutex<Option<String>> = Mutex::new(None);
-
-extern "C" fn sweep_at_exit() {
-    if let Ok(guard) = SWEEP_AT_EXIT.lock()
-        && let Some(run) = guard.as_deref()
-    {
-        sweep_run(run);
-    }
-}
-
-/// Makes this process remove the run's segments when it exits.
-pub fn sweep_on_exit(run: &str) {
-    let mut guard = SWEEP_AT_EXIT.lock().unwrap_or_else(|e| e.into_inner());
-    if guard.is_none() {
-        // SAFETY: registers a plain extern "C" function.
-        unsafe { libc::atexit(sweep_at_exit) };
-    }
-    *guard = Some(run.to_string());
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -414,7 +378,7 @@ mod tests {
         let name = pool.export(&s).unwrap();
         assert!(import(&name, DType::Byte, 4, Peer::Parent).is_err());
         let name = Pool::new("sweeptest").export(&s).unwrap_or_default();
-        sweep_run("sweeptest");
+        super::super::sweep::sweep_run("sweeptest");
         assert!(import(&name, DType::Byte, 3, Peer::Parent).is_err());
     }
 

@@ -29,6 +29,8 @@ extern "C" fn on_sigint(_: libc::c_int) {
     INTERRUPTED.store(true, Ordering::SeqCst);
     if PRESSES.fetch_add(1, Ordering::SeqCst) + 1 >= PRESSES_TO_QUIT {
         const MSG: &[u8] = b"\nth: interrupted again, quitting\n";
+        // Shared memory of a parallel run goes first (async-signal-safe, like the rest).
+        crate::parallel::sweep::sweep_now();
         // SAFETY: write, signal and raise are async-signal-safe.
         unsafe {
             libc::write(2, MSG.as_ptr().cast(), MSG.len());
