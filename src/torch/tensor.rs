@@ -33,7 +33,13 @@ pub fn contiguous_strides(size: &[usize]) -> Vec<usize> {
 pub fn checked_numel(size: &[usize]) -> Result<usize> {
     size.iter()
         .try_fold(1usize, |acc, &s| acc.checked_mul(s))
-        .ok_or_else(|| Error::shape("tensor size is too large"))
+        .ok_or_else(|| {
+            let dims: Vec<String> = size.iter().map(usize::to_string).collect();
+            Error::shape(format!(
+                "a tensor of size {} is too large (more than 2^64 elements)",
+                dims.join("x")
+            ))
+        })
 }
 
 impl Tensor {

@@ -122,4 +122,8 @@ fails('linspace: torch.IntTensor does not implement the torch.linspace() functio
 torch.setdefaulttensortype('torch.DoubleTensor')
 assert(torch.type(torch.zeros(1)) == 'torch.DoubleTensor')
 
+-- A size past 2^64 elements names the function and the size (no allocation is tried).
+fails('zeros: a tensor of size 10000000000x10000000000 is too large (more than 2^64 elements)', function() torch.zeros(1e10, 1e10) end)
+fails('ones: a tensor of size 10000000000x10000000000 is too large (more than 2^64 elements)', function() torch.ones(1e10, 1e10) end)
+
 print('ok')

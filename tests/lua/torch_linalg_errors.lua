@@ -81,8 +81,8 @@ H.fails_exact('cross: invalid arguments: DoubleTensor\nexpected arguments: [*Dou
 H.fails_exact('diag: matrix or a vector expected, got 3D tensor', torch.diag, b1)
 H.fails_exact('diag: matrix or a vector expected, got 0D tensor', torch.diag, torch.Tensor())
 H.fails_exact('diag: k must be an integer, got 1.5', torch.diag, v3, 1.5)
-H.fails_exact('diag: tensor size is too large', torch.diag, v3, 1e300)
-H.fails_exact('diag: tensor size is too large', torch.diag, v3, -1e300)
+H.fails_exact('diag: a tensor of size 9223372036854775810x9223372036854775810 is too large (more than 2^64 elements)', torch.diag, v3, 1e300)
+H.fails_exact('diag: a tensor of size 9223372036854775811x9223372036854775811 is too large (more than 2^64 elements)', torch.diag, v3, -1e300)
 H.eq(torch.diag(A, 1e300):dim(), 0, 'a 2-D diag far above is empty')
 H.fails_exact('diag: invalid arguments: DoubleTensor string\nexpected arguments: [*DoubleTensor*] DoubleTensor [number]',
    torch.diag, v3, 'k')
