@@ -278,6 +278,16 @@ fn peers_without_the_secret_are_refused() {
 }
 
 #[test]
+fn idle_strangers_cost_bounded_threads_and_do_not_lock_clients_out() {
+    let mut server = Th::start("net_flood.lua", &["server"]);
+    let port = server.port();
+    let strangers: Vec<TcpStream> = (0..300).map(|_| unauthenticated(&port)).collect();
+    let mut client = Th::start("net_flood.lua", &["client", &port]);
+    assert_all_ok(&mut [&mut client, &mut server]);
+    drop(strangers);
+}
+
+#[test]
 fn a_tensor_cut_short_raises_instead_of_hanging() {
     let mut server = Th::start("net_disconnect.lua", &["server", "truncated"]);
     let port = server.port();

@@ -1,11 +1,12 @@
 //! The server's listening socket: connections accepted and authenticated by a thread of its own,
 //! handed out when `server:clients` asks.
 
+use std::collections::VecDeque;
 use std::io;
-use std::net::{SocketAddr, TcpListener, ToSocketAddrs};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::os::fd::AsRawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use super::auth::{self, HANDSHAKE_LIMIT};
@@ -96,24 +97,91 @@ impl Drop for Listener {
     }
 }
 
+/// Handshakes under way at most. A new connection past this ends the oldest one's handshake, so
+/// that strangers holding connections open cost a bounded number of threads and cannot lock
+/// clients out.
+const MAX_HANDSHAKES: usize = 64;
+
+/// A handshake under way: a handle on its connection, to end it from the accepting thread.
+struct Pending {
+    id: u64,
+    since: Instant,
+    stream: TcpStream,
+}
+
+/// The handshakes under way, oldest first.
+#[derive(Clone, Default)]
+struct Handshakes(Arc<Mutex<VecDeque<Pending>>>);
+
+impl Handshakes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Pending>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts a new handshake, ending the oldest when there are too many.
+    fn add(&self, id: u64, stream: TcpStream) {
+        let mut list = self.lock();
+        while list.len() >= MAX_HANDSHAKES {
+            if let Some(old) = list.pop_front() {
+                let _ = old.stream.shutdown(Shutdown::Both);
+            }
+        }
+        list.push_back(Pending {
+            id,
+            since: Instant::now(),
+            stream,
+        });
+    }
+
+    fn remove(&self, id: u64) {
+        self.lock().retain(|p| p.id != id);
+    }
+
+    /// Ends handshakes that took longer than `limit` in all (each read has its own time limit,
+    /// but a peer could send a byte at a time).
+    fn end_overdue(&self, limit: Duration) {
+        let mut list = self.lock();
+        while list.front().is_some_and(|p| p.since.elapsed() > limit) {
+            if let Some(old) = list.pop_front() {
+                let _ = old.stream.shutdown(Shutdown::Both);
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
 /// The accepting thread: each new connection is authenticated on a thread of its own (a peer that
-/// stalls holds up nobody), then queued for `Listener::accept`.
+/// stalls holds up nobody; at most MAX_HANDSHAKES at once), then queued for `Listener::accept`.
 fn accept_loop(sock: TcpListener, secret: &'static [u8], tx: mpsc::Sender<Conn>, stop: Arc<AtomicBool>) {
+    let handshakes = Handshakes::default();
+    let mut next_id = 0u64;
     while !stop.load(Ordering::Acquire) {
+        handshakes.end_overdue(HANDSHAKE_LIMIT);
         match sock.accept() {
             Ok((s, _)) => {
+                let Ok(handle) = s.try_clone() else { continue };
+                next_id += 1;
+                let id = next_id;
+                handshakes.add(id, handle);
                 let tx = tx.clone();
+                let list = handshakes.clone();
                 let spawned = std::thread::Builder::new().name("ipc-handshake".into()).spawn(move || {
-                    if s.set_nonblocking(false).is_err() || auth::server_side(&s, secret, HANDSHAKE_LIMIT).is_err() {
-                        return;
-                    }
+                    let passed =
+                        s.set_nonblocking(false).is_ok() && auth::server_side(&s, secret, HANDSHAKE_LIMIT).is_ok();
+                    list.remove(id);
                     // Gone already (peer_addr fails), or nobody to take it: dropped.
-                    if let Ok(c) = Conn::new(s) {
+                    if passed && let Ok(c) = Conn::new(s) {
                         let _ = tx.send(c);
                     }
                 });
                 // Out of threads: the connection is dropped and its client fails its handshake.
-                drop(spawned);
+                if spawned.is_err() {
+                    handshakes.remove(id);
+                }
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                 let _ = wait_fd(
@@ -127,5 +195,34 @@ fn accept_loop(sock: TcpListener, secret: &'static [u8], tx: mpsc::Sender<Conn>,
             // Out of descriptors, say: try again shortly rather than end the server.
             Err(_) => std::thread::sleep(Duration::from_millis(100)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn handshakes_past_the_limit_end_the_oldest() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let hs = Handshakes::default();
+        let mut clients = Vec::new();
+        for id in 0..(MAX_HANDSHAKES as u64 + 3) {
+            let c = TcpStream::connect(addr).unwrap();
+            let (s, _) = l.accept().unwrap();
+            hs.add(id, s);
+            clients.push(c);
+        }
+        assert_eq!(hs.len(), MAX_HANDSHAKES);
+        // The three oldest were shut down: their clients read the end.
+        let mut b = [0u8; 1];
+        for c in &mut clients[..3] {
+            c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            assert_eq!(c.read(&mut b).unwrap(), 0);
+        }
+        hs.end_overdue(Duration::ZERO);
+        assert_eq!(hs.len(), 0);
     }
 }
