@@ -355,3 +355,109 @@ fn a_new_run_removes_segments_of_runs_that_are_over() {
     assert!(!over_left, "a segment of a run that is over stayed: {over}");
     assert!(live_left, "a segment of a run whose top lives was removed: {live}");
 }
+
+/// The parent's abstract unix socket (`@luatorch-<pid>-<nonce>`), as any local user can find it.
+fn parent_socket(pid: i32) -> String {
+    let table = std::fs::read_to_string("/proc/net/unix").expect("/proc/net/unix");
+    let needle = format!("@luatorch-{pid}-");
+    table
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(7))
+        .find(|p| p.starts_with(&needle))
+        .unwrap_or_else(|| panic!("no socket {needle}* in /proc/net/unix"))
+        .trim_start_matches('@')
+        .to_string()
+}
+
+fn rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmRSS")
+}
+
+/// A ZMTP 3.0 greeting offering `mechanism`.
+fn greeting(mechanism: &str) -> Vec<u8> {
+    let mut g = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 3, 0];
+    let mut mech = mechanism.as_bytes().to_vec();
+    mech.resize(20, 0);
+    g.extend(mech);
+    g.push(0);
+    g.extend([0u8; 31]);
+    g
+}
+
+/// Connects to `name` and writes `head`, then up to `total` bytes of filler; how many bytes went
+/// out before the parent cut the connection. A parent that neither reads nor closes fails the test.
+fn stranger_writes(name: &str, head: &[u8], total: usize) -> usize {
+    use std::io::Write;
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixStream};
+    let addr = SocketAddr::from_abstract_name(name.as_bytes()).expect("abstract address");
+    let mut s = UnixStream::connect_addr(&addr).expect("connect to the parent's socket");
+    s.set_write_timeout(Some(TIMEOUT)).unwrap();
+    let mut sent = 0;
+    if s.write_all(head).is_err() {
+        return sent;
+    }
+    sent += head.len();
+    let chunk = vec![0x5Au8; 1 << 20];
+    while sent < total {
+        match s.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock || e.kind() == std::io::ErrorKind::TimedOut => {
+                panic!("the parent neither read nor closed a stranger's connection ({sent} bytes in)")
+            }
+            Err(_) => return sent,
+        }
+    }
+    sent
+}
+
+/// Strangers that speak ZeroMQ to a parent's socket without the run's token: one with no
+/// authentication (NULL) sending a 200 MB message, one with PLAIN announcing a 200 MB hello. Each
+/// is cut off after its greeting or first frame header, and the parent's memory does not grow.
+#[test]
+fn strangers_on_the_parents_socket_cannot_make_it_buffer() {
+    const BIG: usize = 200 << 20;
+    let flag = common::temp_dir("stranger").join("go");
+    let mut th = Running::start(&["parallel/local_stranger.lua", flag.to_str().unwrap()]);
+    let pid = th.wait_line("pids ")[0];
+    let name = parent_socket(pid);
+    let before = rss_kib(pid);
+
+    let mut null = greeting("NULL");
+    // READY with Socket-Type DEALER, then a message frame of BIG bytes.
+    let mut ready = vec![0x05];
+    ready.extend_from_slice(b"READY");
+    ready.push(11);
+    ready.extend_from_slice(b"Socket-Type");
+    ready.extend_from_slice(&6u32.to_be_bytes());
+    ready.extend_from_slice(b"DEALER");
+    null.extend([0x04, ready.len() as u8]);
+    null.extend(ready);
+    null.push(0x02);
+    null.extend((BIG as u64).to_be_bytes());
+    let sent_null = stranger_writes(&name, &null, BIG);
+
+    let mut plain = greeting("PLAIN");
+    plain.push(0x06);
+    plain.extend((BIG as u64).to_be_bytes());
+    let sent_plain = stranger_writes(&name, &plain, BIG);
+
+    let grown = rss_kib(pid).saturating_sub(before);
+    std::fs::write(&flag, b"go").unwrap();
+    let (status, stderr) = th.wait_exit();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        sent_null < 64 << 20,
+        "a NULL stranger wrote {sent_null} bytes before it was cut off"
+    );
+    assert!(
+        sent_plain < 64 << 20,
+        "a PLAIN stranger wrote {sent_plain} bytes before it was cut off"
+    );
+    assert!(grown < 64 << 10, "the parent grew by {grown} KiB while strangers wrote");
+}

@@ -42,6 +42,9 @@ pub enum Envelope {
     Release { owed: Vec<Owed> },
     /// Parent to child: the failure report arrived (the child may exit now).
     FailureSeen,
+    /// Child to parent, first frame of a message whose frames were cut to `gate::MAX_FRAME`:
+    /// how many pieces each frame became (see `gate.rs`).
+    Pieces { counts: Vec<u32> },
 }
 
 impl Envelope {
@@ -78,7 +81,7 @@ pub struct Bootstrap {
 }
 
 /// The protocol's version is in the tag: a child of another version refuses the line.
-const BOOTSTRAP_TAG: &str = "luatorch-parallel/2";
+const BOOTSTRAP_TAG: &str = "luatorch-parallel/3";
 
 impl Bootstrap {
     pub fn line(&self) -> String {
@@ -142,6 +145,6 @@ mod tests {
         };
         assert_eq!(Bootstrap::parse(&b.line()), Some(b));
         assert_eq!(Bootstrap::parse("other 1 2 3 4"), None);
-        assert_eq!(Bootstrap::parse("luatorch-parallel/2 e 1 0g r"), None);
+        assert_eq!(Bootstrap::parse("luatorch-parallel/3 e 1 0g r"), None);
     }
 }

@@ -13,7 +13,7 @@ use super::data::{Reach, Serialized};
 use super::envelope::{Bootstrap, Envelope};
 use super::launch::{self, Spec, StderrTail};
 use super::owed::{self, Owed, Peer};
-use super::shm;
+use super::{gate, shm};
 use crate::error::{Error, Result};
 use crate::wire::handshake::{self, Challenge};
 
@@ -136,6 +136,8 @@ impl Child {
 
 pub struct Hub {
     _ctx: zmq::Context,
+    /// Admits only peers of this run to `router` (see gate.rs).
+    _gate: gate::Gate,
     router: zmq::Socket,
     ipc_endpoint: String,
     /// TCP endpoints by the address they are bound on.
@@ -176,6 +178,8 @@ impl Hub {
             Ok(())
         };
         setup().map_err(|e| zmq_err("cannot set up the socket", e))?;
+        let secret = handshake::random_bytes(32)?;
+        let gate = gate::guard(&ctx, &router, &secret)?;
         let nonce = handshake::hex(&handshake::random_bytes(8)?);
         // An abstract unix socket: nothing in the file system to clean up, and no port.
         let ipc_endpoint = format!("ipc://@luatorch-{}-{nonce}", std::process::id());
@@ -184,10 +188,11 @@ impl Hub {
             .map_err(|e| zmq_err(&format!("cannot bind {ipc_endpoint}"), e))?;
         Ok(Hub {
             _ctx: ctx,
+            _gate: gate,
             router,
             ipc_endpoint,
             tcp_endpoints: HashMap::new(),
-            secret: handshake::random_bytes(32)?,
+            secret,
             run: run.to_string(),
             children: BTreeMap::new(),
             routes: HashMap::new(),
@@ -337,6 +342,10 @@ impl Hub {
             return;
         }
         let route = frames.remove(0);
+        // Only a peer that passed the gate gets here; one whose pieces do not add up is ignored.
+        let Some(frames) = gate::join(frames) else {
+            return;
+        };
         let Some(env) = Envelope::decode(&frames[0]) else {
             return;
         };

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use super::data::Reach;
 use super::envelope::{Bootstrap, Envelope};
 use super::owed::{self, Peer};
-use super::shm;
+use super::{gate, shm};
 use crate::error::{Error, Result};
 use crate::wire::handshake;
 
@@ -103,6 +103,7 @@ impl Link {
             dealer.set_sndhwm(0)?;
             dealer.set_rcvhwm(0)?;
             dealer.set_linger(FLUSH_MS)?;
+            gate::present(&dealer, &boot.secret)?;
             dealer.connect(&boot.endpoint)
         };
         setup().map_err(|e| zmq_err(&format!("cannot connect to {}", boot.endpoint), e))?;
@@ -258,7 +259,7 @@ impl Link {
 
     pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Result<()> {
         self.socket()?
-            .send_multipart(frames, 0)
+            .send_multipart(gate::split(frames), 0)
             .map_err(|e| zmq_err("cannot send to the parent", e))
     }
 

@@ -4,6 +4,7 @@
 
 pub mod data;
 pub mod envelope;
+pub mod gate;
 pub mod hub;
 pub mod launch;
 pub mod link;

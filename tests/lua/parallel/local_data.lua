@@ -208,4 +208,23 @@ H.eq(r[4], 'id 4', 'parallel.children receive, child 4')
 
 parallel.children:sync()
 H.eq(parallel.nchildren, 0, 'nchildren at the end')
+
+-- Messages past the parent's frame limit (16 MiB) arrive whole: a 40 MiB string and a table of
+-- three million numbers, which go in the message's first frame, not through shared memory.
+local big = parallel.fork()
+big:exec(function()
+   local s = string.rep('ab', 20 * 1024 * 1024)
+   parallel.parent:send({ s = s, n = #s })
+   local t = {}
+   for i = 1, 3e6 do t[i] = i end
+   parallel.parent:send(t)
+end)
+local r40 = big:receive()
+H.eq(#r40.s, 40 * 1024 * 1024, 'a 40 MiB string from a child: its length')
+H.eq(r40.n, #r40.s, 'a 40 MiB string from a child: the length the child saw')
+H.eq(r40.s:sub(-3), 'bab', 'a 40 MiB string from a child: its end')
+local t3 = big:receive()
+H.eq(#t3, 3e6, 'a table of three million numbers from a child: its length')
+H.eq(t3[3e6], 3e6, 'a table of three million numbers from a child: its last value')
+big:sync()
 H.finish()

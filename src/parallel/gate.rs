@@ -1,0 +1,240 @@
+//! What a peer that does not know the run's secret can make a parent hold: one handshake, at
+//! most `MAX_FRAME` bytes, for at most `HANDSHAKE_MS`.
+//!
+//! The parent's socket is reachable by anyone on the machine (an abstract unix socket has no
+//! permissions) and, for remote children, on the network. ZeroMQ reads and queues whatever a
+//! connected peer sends before our code sees a byte, so the in-band handshake (`envelope.rs`)
+//! alone let a stranger make the parent buffer without limit. Here ZeroMQ itself gates the
+//! connection: the parent's socket is a PLAIN server whose ZAP handler (a thread answering on
+//! `inproc://zeromq.zap.01`) admits only a peer presenting the run's token, derived from the
+//! secret, so a stranger is dropped after its first command; and every frame is bounded by
+//! `ZMQ_MAXMSGSIZE`, which ZeroMQ checks against the frame's announced size before it allocates
+//! anything, and which also bounds that first command. A child cuts larger frames into pieces
+//! (`split`), which the parent puts back together (`join`).
+//!
+//! The token travels in the clear inside PLAIN's handshake; it is not the secret (an HMAC of
+//! it), so a peer that reads it off the network passes this gate but not the in-band handshake,
+//! which proves the secret itself without sending it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use super::envelope::Envelope;
+use crate::error::{Error, Result};
+use crate::wire::handshake::hex;
+
+/// The largest frame a parent takes (a child sends larger ones in pieces).
+pub const MAX_FRAME: usize = 16 << 20;
+/// How long a connection may take to finish ZeroMQ's handshake.
+const HANDSHAKE_MS: i32 = 10_000;
+const ZAP_ENDPOINT: &str = "inproc://zeromq.zap.01";
+const ZAP_DOMAIN: &str = "luatorch-parallel";
+const USERNAME: &str = "luatorch";
+
+/// The password of the run with `secret`.
+fn token(secret: &[u8]) -> String {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC accepts any key length");
+    mac.update(b"luatorch-parallel ZAP token");
+    hex(&mac.finalize().into_bytes())
+}
+
+fn zmq_err(what: &str, e: zmq::Error) -> Error {
+    Error::io(format!("{what}: {e}"))
+}
+
+/// The ZAP handler of one context; it ends when dropped (or when the context ends).
+pub struct Gate {
+    stop: Arc<AtomicBool>,
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+    }
+}
+
+/// Makes `router` (not yet bound) admit only peers of the run with `secret`. Its context must
+/// have no other ZAP handler.
+pub fn guard(ctx: &zmq::Context, router: &zmq::Socket, secret: &[u8]) -> Result<Gate> {
+    let zap = ctx
+        .socket(zmq::REP)
+        .map_err(|e| zmq_err("cannot make the authentication socket", e))?;
+    let setup = || -> zmq::Result<()> {
+        zap.set_linger(0)?;
+        // Short, so that the thread notices `stop` soon after the hub goes.
+        zap.set_rcvtimeo(200)?;
+        zap.bind(ZAP_ENDPOINT)?;
+        router.set_plain_server(true)?;
+        router.set_zap_domain(ZAP_DOMAIN)?;
+        router.set_maxmsgsize(MAX_FRAME as i64)?;
+        router.set_handshake_ivl(HANDSHAKE_MS)
+    };
+    setup().map_err(|e| zmq_err("cannot set up authentication", e))?;
+    let expected = token(secret).into_bytes();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = stop.clone();
+    std::thread::Builder::new()
+        .name("parallel-zap".into())
+        .spawn(move || serve(zap, &expected, &stopped))
+        .map_err(|e| Error::io(format!("cannot start the authentication thread: {e}")))?;
+    Ok(Gate { stop })
+}
+
+/// Answers ZAP requests (RFC 27) until stopped or the context ends.
+fn serve(zap: zmq::Socket, expected: &[u8], stop: &AtomicBool) {
+    while !stop.load(Ordering::Acquire) {
+        let request = match zap.recv_multipart(0) {
+            Ok(r) => r,
+            Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => continue,
+            Err(_) => return,
+        };
+        let admitted = admits(&request, expected);
+        let (code, text): (&[u8], &[u8]) = if admitted {
+            (b"200", b"OK")
+        } else {
+            (b"400", b"not a peer of this run")
+        };
+        let id = request.get(1).cloned().unwrap_or_default();
+        let reply = vec![
+            b"1.0".to_vec(),
+            id,
+            code.to_vec(),
+            text.to_vec(),
+            Vec::new(),
+            Vec::new(),
+        ];
+        if zap.send_multipart(reply, 0).is_err() {
+            return;
+        }
+    }
+}
+
+/// Whether a ZAP request is a PLAIN hello with this run's token.
+fn admits(request: &[Vec<u8>], expected: &[u8]) -> bool {
+    request.len() >= 8
+        && request[0] == b"1.0"
+        && request[2] == ZAP_DOMAIN.as_bytes()
+        && request[5] == b"PLAIN"
+        && request[6] == USERNAME.as_bytes()
+        && constant_time_eq(&request[7], expected)
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Makes `dealer` (not yet connected) present the run's token.
+pub fn present(dealer: &zmq::Socket, secret: &[u8]) -> zmq::Result<()> {
+    dealer.set_plain_username(Some(USERNAME))?;
+    dealer.set_plain_password(Some(&token(secret)))
+}
+
+/// The first byte of a `Pieces` envelope: postcard writes the variant's index first, so other
+/// messages are told apart without decoding them.
+const PIECES_INDEX: u8 = 13;
+
+fn is_pieces(frame: &[u8]) -> bool {
+    frame.first() == Some(&PIECES_INDEX)
+}
+
+/// A message's frames, any larger than `MAX_FRAME` cut into pieces: then a `Pieces` envelope
+/// with each frame's count of pieces comes first.
+pub fn split(frames: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    if frames.iter().all(|f| f.len() <= MAX_FRAME) {
+        return frames;
+    }
+    let counts: Vec<u32> = frames
+        .iter()
+        .map(|f| f.len().div_ceil(MAX_FRAME).max(1) as u32)
+        .collect();
+    let mut out = vec![Envelope::Pieces { counts }.encode()];
+    for f in frames {
+        if f.len() <= MAX_FRAME {
+            out.push(f);
+        } else {
+            out.extend(f.chunks(MAX_FRAME).map(<[u8]>::to_vec));
+        }
+    }
+    out
+}
+
+/// The frames `split` cut, put back together; None when the pieces do not add up.
+pub fn join(mut frames: Vec<Vec<u8>>) -> Option<Vec<Vec<u8>>> {
+    if !frames.first().is_some_and(|f| is_pieces(f)) {
+        return Some(frames);
+    }
+    let Some(Envelope::Pieces { counts }) = Envelope::decode(&frames[0]) else {
+        return None;
+    };
+    let total = counts.iter().try_fold(0usize, |acc, &c| acc.checked_add(c as usize))?;
+    if counts.contains(&0) || total != frames.len() - 1 {
+        return None;
+    }
+    let mut pieces = frames.drain(1..);
+    let mut out = Vec::with_capacity(counts.len());
+    for c in counts {
+        let mut first = pieces.next()?;
+        if c > 1 {
+            let rest: Vec<Vec<u8>> = pieces.by_ref().take(c as usize - 1).collect();
+            first.reserve_exact(rest.iter().map(Vec::len).sum());
+            for r in rest {
+                first.extend_from_slice(&r);
+            }
+        }
+        out.push(first);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_are_told_by_their_first_byte() {
+        assert_eq!(Envelope::Pieces { counts: vec![2] }.encode()[0], PIECES_INDEX);
+    }
+
+    #[test]
+    fn frames_split_and_join_back() {
+        let small = vec![Envelope::Data.encode(), vec![7u8; 10]];
+        assert_eq!(split(small.clone()), small);
+        assert_eq!(join(small.clone()), Some(small));
+        let big = vec![
+            Envelope::Data.encode(),
+            (0..MAX_FRAME * 2 + 5).map(|i| i as u8).collect::<Vec<u8>>(),
+            vec![1, 2, 3],
+        ];
+        let cut = split(big.clone());
+        assert_eq!(cut.len(), 1 + 1 + 3 + 1);
+        assert!(cut.iter().all(|f| f.len() <= MAX_FRAME));
+        assert_eq!(join(cut.clone()), Some(big));
+        let mut short = cut;
+        short.pop();
+        assert_eq!(join(short), None);
+    }
+
+    #[test]
+    fn only_this_runs_token_is_admitted() {
+        let t = token(b"secret").into_bytes();
+        let request = |mech: &[u8], user: &[u8], pass: &[u8]| -> Vec<Vec<u8>> {
+            vec![
+                b"1.0".to_vec(),
+                b"1".to_vec(),
+                ZAP_DOMAIN.as_bytes().to_vec(),
+                b"127.0.0.1".to_vec(),
+                Vec::new(),
+                mech.to_vec(),
+                user.to_vec(),
+                pass.to_vec(),
+            ]
+        };
+        assert!(admits(&request(b"PLAIN", USERNAME.as_bytes(), &t), &t));
+        assert!(!admits(&request(b"PLAIN", USERNAME.as_bytes(), b"guess"), &t));
+        assert!(!admits(&request(b"NULL", b"", b""), &t));
+        assert_ne!(token(b"secret"), token(b"other"));
+    }
+}
