@@ -92,6 +92,11 @@ fn background_task_and_pool() {
 }
 
 #[test]
+fn worker_and_background_task_states_collect_their_garbage() {
+    threads_ok("threads_collect.lua");
+}
+
+#[test]
 fn wrong_arguments_name_the_call_and_other_threads_keep_working() {
     threads_ok("threads_badinput.lua");
 }
