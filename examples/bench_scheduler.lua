@@ -3,7 +3,8 @@
 --    th examples/bench_scheduler.lua [workers [empty_tasks [tensor_tasks [runs [reduce_tasks]]]]]
 -- Prints NAME<TAB>SECONDS_PER_TASK, the median of `runs` runs, workers started and warmed up
 -- beforehand. empty: tasks returning their argument (an integer); tensor: tasks summing a
--- 100-element DoubleTensor. Then the resident memory before and after `reduce_tasks` tasks
+-- 100-element DoubleTensor; `map` lines hand the whole list at once (s:map), as Pool.map does,
+-- the others add one task at a time. Then the resident memory before and after `reduce_tasks` tasks
 -- folded into one sum (it must stay flat).
 local scheduler = require 'scheduler'
 local threads = require 'threads'
@@ -53,6 +54,16 @@ for _, kind in ipairs({ 'threads', 'processes' }) do
    print(('scheduler.%s tensor\t%.3e'):format(kind, timed(n_tensor, function()
       for i = 1, n_tensor do s:add_task(tensors[i], tsum) end
       assert(#s:get_results() == n_tensor)
+   end)))
+   -- The whole list at once, as Pool.map takes it.
+   local ints = {}
+   for i = 1, n_empty do ints[i] = i end
+   s:map(identity, ints)
+   print(('scheduler.%s map empty\t%.3e'):format(kind, timed(n_empty, function()
+      assert(#s:map(identity, ints) == n_empty)
+   end)))
+   print(('scheduler.%s map tensor\t%.3e'):format(kind, timed(n_tensor, function()
+      assert(#s:map(tsum, tensors) == n_tensor)
    end)))
    s:shutdown()
 end

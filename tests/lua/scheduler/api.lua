@@ -1,5 +1,5 @@
 -- The scheduler's API on one backend (arg[1]: threads or processes): results in order, reused
--- callables, the three containers, errors naming the task, back-pressure, init, with, shutdown.
+-- callables, map, the three containers, errors naming the task, back-pressure, init, with, shutdown.
 local scheduler = require 'scheduler'
 local kind = assert(arg[1], 'usage: api.lua threads|processes')
 local make = scheduler[kind]
@@ -58,6 +58,33 @@ s:shutdown()
 s:shutdown() -- twice is fine
 fails('shut down', s.add_task, s, 1, square)
 assert(tostring(s):find('shut down'))
+
+-- map: the whole list at once (chunked as Pool.map chunks it), results in order; a failing
+-- task raises once the others are done, naming it; the scheduler goes on; add_task's results
+-- are not mixed in.
+s = make(2, { results = 'unordered' })
+local list = {}
+for i = 1, 10000 do list[i] = i end
+r = s:map(square, list)
+assert(#r == 10000, #r)
+for i = 1, 10000 do assert(r[i] == i * i, i) end
+assert(#s:map(square, {}) == 0)
+r = s:map(function(t) return t:sum() end, { torch.ones(3), torch.ones(5) })
+assert(r[1] == 3 and r[2] == 5)
+ok, err = pcall(s.map, s, function(x)
+   if x == 4321 then error('map data ' .. x .. ' is bad') end
+   return x
+end, list)
+assert(not ok and err:find('scheduler:map: task 4321 failed') and err:find('map data 4321 is bad'), err)
+assert(s:n_open_tasks() == 0)
+s:add_task(2, square)
+fails('still open: call get_results first', s.map, s, square, list)
+r = s:get_results()
+assert(#r == 1 and r[1] == 4, #r)
+fails('the callable must be a function', s.map, s, 3, list)
+fails('a list of task data expected', s.map, s, square, 3)
+s:shutdown()
+fails('shut down', s.map, s, square, list)
 
 -- Unordered: every result, in arrival order.
 s = make(2, { results = 'unordered' })
