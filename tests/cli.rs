@@ -172,6 +172,23 @@ fn trepl_globals_and_the_full_standard_library() {
     run_th(&["cli_globals.lua"]).assert_ok();
 }
 
+/// penlight (Debian's lua-penlight, which .ci/run installs) gives `lapp` and its other modules
+/// as globals on first use. Without it the test says it skipped (under CI=true it fails).
+#[test]
+fn lapp_and_penlight_globals_work() {
+    if !std::path::Path::new("/usr/share/lua/5.1/pl/lapp.lua").exists() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "penlight is not installed (apt-get install lua-penlight)"
+        );
+        eprintln!("skipped: penlight is not installed (apt-get install lua-penlight)");
+        return;
+    }
+    let out = run_th(&["cli_lapp.lua", "-n", "5", "data.t7"]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "ok\n");
+}
+
 #[test]
 fn errors_from_rust_functions_are_strings_in_lua() {
     let out = run_th(&[

@@ -109,16 +109,18 @@ function CmdLine:default()
    return params
 end
 
--- Prints the help, then raises `msg` (Torch printed it to stderr and exited with status 1; an
--- error does the same for a script, and can be caught).
+-- As Torch: a blank line, `msg` on stderr, a blank line and the help on stdout, then exit with
+-- status 1 (scripts and the shells that run them rely on it).
 function CmdLine:error(msg)
    print('')
+   io.stderr:write(msg)
+   print('')
    self:help()
-   error(msg, 0)
+   os.exit(1)
 end
 
 local function fail(self, msg)
-   self:error('CmdLine.parse: ' .. msg)
+   self:error(msg)
 end
 
 -- An option's value from the word after it; returns the value and how many words it used.
@@ -133,12 +135,11 @@ local function read_option(self, option, words, i)
    if option.type == 'number' then
       local n = tonumber(value)
       if n == nil then
-         fail(self, 'invalid type for option ' .. option.key .. ' (should be number, got "' ..
-            tostring(value) .. '")')
+         fail(self, 'invalid type for option ' .. option.key .. ' (should be number)')
       end
       value = n
    elseif option.type ~= 'string' then
-      fail(self, 'unknown required option type ' .. tostring(option.type) .. ' for option ' .. option.key)
+      fail(self, 'unknown required option type ' .. tostring(option.type))
    end
    return value, 2
 end
@@ -159,11 +160,6 @@ local function read_argument(self, value, n)
          argument.type .. ')')
    end
    return value
-end
-
--- A word that looks like an option but is not declared ('-x'); negative numbers are values.
-local function looks_like_option(word)
-   return type(word) == 'string' and #word > 1 and word:sub(1, 1) == '-' and tonumber(word) == nil
 end
 
 -- Reads `words` (normally the script's `arg`): options in any order, then positional arguments
@@ -187,9 +183,8 @@ function CmdLine:parse(words)
          local value, used = read_option(self, option, words, i)
          params[bare(word)] = value
          i = i + used
-      elseif looks_like_option(word) then
-         fail(self, 'unknown option ' .. word)
       else
+         -- An undeclared '-x' is a positional argument, as in Torch.
          n = n + 1
          local value = read_argument(self, word, n)
          params[bare(self.arguments[n].key)] = value
@@ -197,7 +192,7 @@ function CmdLine:parse(words)
       end
    end
    if n < #self.arguments then
-      fail(self, 'not enough arguments (expected ' .. #self.arguments .. ', got ' .. n .. ')')
+      fail(self, 'not enough arguments')
    end
    return params
 end
@@ -293,9 +288,9 @@ function CmdLine:help(words)
    check_self(self, 'help')
    local out = { 'Usage: ' }
    if type(words) == 'table' and words[0] ~= nil then out[#out + 1] = tostring(words[0]) .. ' ' end
-   out[#out + 1] = '[options] '
+   out[#out + 1] = '[options]'
    for _, argument in ipairs(self.arguments) do
-      out[#out + 1] = '<' .. bare(argument.key) .. '>'
+      out[#out + 1] = ' <' .. bare(argument.key) .. '>'
    end
    out[#out + 1] = '\n'
    local width = 0

@@ -131,8 +131,9 @@ for _, name in ipairs { 'narrow', 'select', 'sub', 'transpose', 't', 'unfold', '
    end
 end
 
+-- torch.squeeze([res,] src [, dim]): the method's own forms (a new view, or res set).
 function torch.squeeze(t, ...)
-   return t.new(t):squeeze(...)
+   return t.squeeze(t, ...)
 end
 
 function torch.clone(t) return t:clone() end

@@ -255,6 +255,25 @@ for _, T in ipairs(C.types) do
       'torch.' .. T .. 'Storage')
 end
 
+-- torch.isatty(file): whether a Lua file handle (io.stdout, say) is a terminal.
+function torch.isatty(f)
+   if io.type(f) ~= 'file' then
+      error('torch.isatty: an open Lua file handle expected (io.stdout, say), got ' ..
+         (io.type(f) == 'closed file' and 'a closed file' or type(f)), 2)
+   end
+   local ffi = require 'ffi'
+   pcall(ffi.cdef, 'int fileno(void *stream);')
+   pcall(ffi.cdef, 'int isatty(int fd);')
+   -- LuaJIT's FFI converts an io file handle to its FILE pointer.
+   local fp = ffi.cast('void *', f)
+   return ffi.C.isatty(ffi.C.fileno(fp)) == 1
+end
+
+-- torch.getnumcores(): the processor cores this process may use.
+function torch.getnumcores()
+   return require('libthreads')._ncores()
+end
+
 function torch.setdefaulttensortype(name)
    local T = type(name) == 'string' and name:match('^torch%.(%a+)Tensor$')
    if not T or not classes[name] then

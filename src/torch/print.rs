@@ -9,6 +9,9 @@ use super::tensor::Tensor;
 
 /// A printf-style format applied with C's own `snprintf`, so output matches Torch's to the byte.
 fn c_format(format: &str, value: f64) -> String {
+    // Torch formats through LuaJIT's string.format, which writes every NaN as "nan"; C writes
+    // "-nan" for one with its sign bit set (0/0 on x86).
+    let value = if value.is_nan() { f64::NAN } else { value };
     let fmt = std::ffi::CString::new(format).expect("formats have no NUL");
     let mut buf = vec![0u8; 64];
     loop {
@@ -215,7 +218,7 @@ pub fn storage_to_string_named(s: &Storage, name: &str) -> String {
     let t = Tensor::of_storage(s.clone());
     let values = values_of(&t);
     let f = choose_format(&values);
-    let mut out = String::from("\n");
+    let mut out = String::new();
     let scale = f.scale.unwrap_or(1.0);
     if let Some(sc) = f.scale {
         out.push_str(&format!("{} *\n", g_format(sc)));

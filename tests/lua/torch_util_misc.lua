@@ -57,4 +57,11 @@ H.check(torch.id(torch.FloatTensor()) ~= torch.id(t), 'ids differ between classe
 H.eq(torch.id({}), nil, 'id of a plain table')
 H.eq(torch.typename2id('NoClass'), nil, 'typename2id of an unknown class')
 
+-- torch.isatty and torch.getnumcores, as Torch7 has them (the test runs th with pipes).
+H.eq(torch.isatty(io.stdout), false, 'isatty of a pipe')
+H.eq(torch.isatty(io.stderr), false, 'isatty of a pipe (stderr)')
+H.fails_containing(function() torch.isatty(1) end, 'torch.isatty: an open Lua file handle expected')
+local cores = torch.getnumcores()
+H.check(type(cores) == 'number' and cores >= 1 and cores % 1 == 0, 'getnumcores: ' .. tostring(cores))
+
 print('ok')

@@ -97,28 +97,36 @@ fn sub<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
     new_view::<K>(lua, Ok(t))
 }
 
-fn squeeze<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
-    // x:squeeze([dim]) squeezes x itself; res:squeeze(src [, dim]) sets res.
-    let (src, dim_pos) = match K::tensor_of(arg(&a, 2)) {
-        Some(src) => (src, 3),
-        None => (K::tensor_arg(&a, 1, "squeeze")?, 2),
+fn squeeze<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
+    // As Torch7's cwrap: x:squeeze([dim]) returns a new view and leaves x alone (its result
+    // argument defaults to a new tensor); res:squeeze(src [, dim]) sets res.
+    let (src, dim_pos, into_receiver) = match K::tensor_of(arg(&a, 2)) {
+        Some(src) => (src, 3, true),
+        None => (K::tensor_arg(&a, 1, "squeeze")?, 2, false),
     };
     let dim = match arg(&a, dim_pos) {
         Value::Nil => None,
         _ => Some(dim_arg(&a, dim_pos, &src, "squeeze")?),
     };
     let v = src.squeeze(dim).named("squeeze")?;
-    // As Torch7's cwrap: a result of one element in one dimension comes back as a number (the
-    // receiver is squeezed all the same), unless a dimension was named of a tensor of several.
+    // A result of one element in one dimension comes back as a number (a given result tensor
+    // is set all the same), unless a dimension was named of a tensor of several.
     let number = v.dim() == 1 && v.size[0] == 1 && (dim.is_none() || src.dim() == 1);
     let value = match (number, &v.storage) {
         (true, Some(s)) => Some(K::read(s, v.offset).map_err(|e| error("squeeze", e))?),
         _ => None,
     };
-    K::set_view(arg(&a, 1), v)?;
-    match value {
-        Some(x) => one(Value::Number(x)),
-        None => receiver(&a),
+    if let Some(x) = value {
+        if into_receiver {
+            K::set_view(arg(&a, 1), v)?;
+        }
+        return one(Value::Number(x));
+    }
+    if into_receiver {
+        K::set_view(arg(&a, 1), v)?;
+        receiver(&a)
+    } else {
+        new_view::<K>(lua, Ok(v))
     }
 }
 
