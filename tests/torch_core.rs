@@ -72,8 +72,8 @@ fn print_writes_tostring_and_a_newline() {
     out.assert_ok();
     assert_eq!(
         out.stdout,
-        " 1.5000  2.0000\n 3.0000  4.0000\n[torch.DoubleTensor of size 2x2]\n\n\
-         \n 7\n[torch.LongStorage of size 1]\n\n\
+        " 1.5000  2.0000\n 3.0000  4.0000\n[torch.DoubleTensor of size 2x2]\n\n 7\n\
+         [torch.LongStorage of size 1]\n\n\
          [torch.DoubleTensor with no dimension]\n\n"
     );
 }
