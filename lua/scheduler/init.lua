@@ -252,14 +252,21 @@ local function runner_for(callable)
       local start = timer:time().real
       local n = select('#', ...)
       local out, errors = { ... }, nil
-      for i = 1, n do
-         local ok, r = xpcall(callable, traced, out[i])
-         if ok then
-            out[i] = r
-         else
+      -- One protected call for the whole chunk, not one per task: a task that raises ends it,
+      -- and the next call goes on after that task.
+      local i = 0
+      local function run_rest()
+         while i < n do
+            i = i + 1
+            out[i] = callable(out[i])
+         end
+      end
+      while i < n do
+         local ok, e = xpcall(run_rest, traced)
+         if not ok then
             out[i] = nil
             errors = errors or {}
-            errors[i] = r
+            errors[i] = e
          end
       end
       return timer:time().real - start, errors, unpack(out, 1, n)
