@@ -10,7 +10,6 @@
 //! of a run removes what killed processes left behind (see `sweep.rs`).
 
 use std::collections::HashMap;
-use std::ffi::CString;
 use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -20,25 +19,15 @@ use crate::torch::dtype::DType;
 use crate::torch::storage::{Storage, track_external_bytes};
 use crate::wire::handshake::{hex, random_bytes};
 
-use super::sweep::{DIR, PREFIX, sweep};
+pub use super::sweep::unlink;
+use super::sweep::{PREFIX, path_of, sweep};
+
 /// Free segments a sender keeps for reuse, per peer, at most.
 const POOL_FREE_MAX_BYTES: usize = 1 << 30;
 /// Mappings a receiver keeps cached, at most (in use or not).
 const CACHE_MAX_ENTRIES: usize = 32;
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
-
-fn path_of(name: &str) -> io::Result<CString> {
-    let valid = name.starts_with(PREFIX)
-        && name.len() < 200
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !valid {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a segment name"));
-    }
-    CString::new(format!("{DIR}/{name}")).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bad name"))
-}
 
 fn open(name: &str, create: bool) -> io::Result<libc::c_int> {
     let path = path_of(name)?;
@@ -317,16 +306,6 @@ pub fn forget_sender(run: &str, pid: u32) {
     cache.retain(|(n, _)| !n.starts_with(&prefix));
     drop(cache);
     sweep(&prefix);
-}
-
-/// Removes a segment name.
-pub fn unlink(name: &str) -> io::Result<()> {
-    let path = path_of(name)?;
-    // SAFETY: unlink of a path we validated.
-    if unsafe { libc::unlink(path.as_ptr()) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(())
 }
 
 #[cfg(test)]

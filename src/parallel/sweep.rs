@@ -18,11 +18,35 @@
 //! kill, read), on names prepared before the handler was installed.
 
 use std::ffi::CString;
+use std::io;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 
 pub(super) const DIR: &str = "/dev/shm";
 pub(super) const PREFIX: &str = "luatorch-";
+
+/// The path of segment `name`, which must look like one of ours (no directory, no surprises).
+pub(super) fn path_of(name: &str) -> io::Result<CString> {
+    let valid = name.starts_with(PREFIX)
+        && name.len() < 200
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a segment name"));
+    }
+    CString::new(format!("{DIR}/{name}")).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "bad name"))
+}
+
+/// Removes a segment name.
+pub fn unlink(name: &str) -> io::Result<()> {
+    let path = path_of(name)?;
+    // SAFETY: unlink of a path we validated.
+    if unsafe { libc::unlink(path.as_ptr()) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
 
 /// A new run's name: random, with this process as its top.
 pub fn new_run(random_hex: &str) -> String {
@@ -50,7 +74,7 @@ pub fn sweep(prefix: &str) {
             if let Some(name) = entry.file_name().to_str()
                 && name.starts_with(prefix)
             {
-                let _ = super::shm::unlink(name);
+                let _ = unlink(name);
             }
         }
     }
@@ -124,7 +148,7 @@ pub fn sweep_stale() {
         let Some((run, sender)) = parse(&name) else { continue };
         let Some(top) = top_of(run) else { continue };
         if process_gone(sender) && process_gone(top) {
-            let _ = super::shm::unlink(&name);
+            let _ = unlink(&name);
         }
     }
 }
