@@ -78,18 +78,6 @@ function Tensor.chunk(result, tensor, n, dim)
    return Tensor.split(result, tensor, math.ceil(tensor:size(dim) / n), dim)
 end
 
-function Tensor.totable(self)
-   local n = self:dim()
-   if n == 0 then return {} end
-   local out = {}
-   if n == 1 then
-      for i = 1, self:size(1) do out[i] = self[i] end
-   else
-      for i = 1, self:size(1) do out[i] = Tensor.totable(self:select(1, i)) end
-   end
-   return out
-end
-
 -- repeatTensor([result,] tensor, sizes...): the tensor tiled `sizes` times along each dimension.
 function Tensor.repeatTensor(result, tensor, ...)
    local sizes = { ... }

@@ -32,6 +32,15 @@ assert(torch.Tensor({ 1, 2, 3, 4 }):viewAs(m):dim() == 2, 'viewAs shape')
 local t = m:totable()
 assert(#t == 2 and t[1][1] == 1 and t[2][2] == 4, 'totable 2-D')
 assert(#torch.Tensor():totable() == 0, 'totable of an empty tensor')
+-- Views: transposed, narrowed, 3-D, and integer types keep their values.
+local tt = torch.Tensor({ { 1, 2, 3 }, { 4, 5, 6 } }):t():totable()
+assert(#tt == 3 and #tt[1] == 2 and tt[1][2] == 4 and tt[3][1] == 3, 'totable of a transposed view')
+local nt = torch.range(1, 10):narrow(1, 4, 3):totable()
+assert(#nt == 3 and nt[1] == 4 and nt[3] == 6, 'totable of a narrowed view')
+local t3 = torch.range(1, 8):view(2, 2, 2):totable()
+assert(t3[2][1][2] == 6, 'totable 3-D')
+assert(torch.LongTensor({ 2 ^ 40, -3 }):totable()[1] == 2 ^ 40, 'totable of a LongTensor')
+assert(torch.ByteTensor({ 255 }):totable()[1] == 255, 'totable of a ByteTensor')
 
 -- Type conversions: same object when the type matches, a copy otherwise.
 local f = torch.FloatTensor({ 1.5, -2 })

@@ -11,6 +11,7 @@ use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::kernels::element::{read, write};
 use crate::torch::kernels::index::{masked_copy, masked_fill, masked_select};
+use crate::torch::kernels::strided::Offsets;
 use crate::torch::storage::Storage;
 use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{self, Host, push_tensor, tensor_of};
@@ -225,11 +226,37 @@ pub fn storage_newindex<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
     Ok(MultiValue::new())
 }
 
+/// `t:totable()`: nested Lua tables of the elements, one level per dimension (`{}` for a tensor
+/// with no dimension). Read in one pass in Rust: a Lua loop over `t[i]` costs a method call per
+/// element.
+fn nested_table(lua: &Lua, t: &Tensor) -> Result<Table> {
+    let Some(s) = t.storage.as_ref().filter(|_| t.dim() > 0 && t.numel() > 0) else {
+        return lua.create_table();
+    };
+    fn level(lua: &Lua, s: &Storage, size: &[usize], offsets: &mut Offsets) -> Result<Table> {
+        let out = lua.create_table_with_capacity(size[0], 0)?;
+        for i in 1..=size[0] {
+            if size.len() == 1 {
+                let o = offsets.next().expect("one offset per element");
+                out.raw_set(i, read(s, o))?;
+            } else {
+                out.raw_set(i, level(lua, s, &size[1..], offsets)?)?;
+            }
+        }
+        Ok(out)
+    }
+    level(lua, s, &t.size, &mut Offsets::new(t))
+}
+
 pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) -> Result<()> {
     add(lua, functions, "tensorIndex", tensor_index)?;
     add(lua, functions, "tensorNewIndex", tensor_newindex)?;
     add(lua, functions, "storageIndex", storage_index::<Host>)?;
     add(lua, functions, "storageNewIndex", storage_newindex::<Host>)?;
+    add(lua, tensor, "totable", |lua, a| {
+        let t = tensor_arg(&a, 1, "totable")?;
+        one(Value::Table(nested_table(lua, &t)?))
+    })?;
     add(lua, tensor, "maskedSelect", |lua, a| {
         // x:maskedSelect(mask) or res:maskedSelect(src, mask)
         let (src, mask, into) = match (tensor_of(arg(&a, 2)), tensor_of(arg(&a, 3))) {
