@@ -30,9 +30,8 @@ end
 local function pack(datas)
    local n = datas.n
    if n >= PACK_MIN and all_numbers(datas, n) then
-      local plain = {}
-      for i = 1, n do plain[i] = datas[i] end
-      return torch.DoubleTensor(plain)
+      -- The constructor reads the list part (1..n); the count field is not in it.
+      return torch.DoubleTensor(datas)
    end
    return datas
 end
