@@ -75,9 +75,8 @@ fn watch_stdin() {
                 Err(_) => break,
             }
         }
-        // The parent is gone: what it would have removed is ours to remove (async-signal-safe,
-        // as other threads may hold locks).
-        super::sweep::sweep_now();
+        // If the parent is gone, what it would have removed is ours to remove.
+        super::sweep::sweep_after_stdin_closed();
         // SAFETY: ends the process without running anything else.
         unsafe { libc::_exit(1) };
     });

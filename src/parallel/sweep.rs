@@ -263,12 +263,35 @@ pub fn sweep_now() {
     }
     // SAFETY: a leaked box, never freed.
     let role = unsafe { &*role };
-    if role.top == 0 || process_gone(role.top) {
-        sweep_signal_safe(role.run_prefix.as_bytes());
     // SAFETY: getppid cannot fail.
-    } else if unsafe { libc::getppid() } != role.parent {
+    let orphaned = unsafe { libc::getppid() } != role.parent;
+    // A child of the top learns of its death (PDEATHSIG, reparenting) while the top may still
+    // be exiting, before /proc shows it as a zombie: its parent having changed says enough.
+    if role.top == 0 || (orphaned && role.parent == role.top) || process_gone(role.top) {
+        sweep_signal_safe(role.run_prefix.as_bytes());
+    } else if orphaned {
         sweep_signal_safe(role.own_prefix.as_bytes());
     }
+}
+
+/// For a child whose stdin reached its end: the parent closed it, or died. A dying parent's files
+/// close before the kernel reparents its children, so wait (up to a second) for the parent to be
+/// gone before `sweep_now` judges; a parent that closed us on purpose kills us meanwhile.
+pub fn sweep_after_stdin_closed() {
+    let role = ROLE.load(Ordering::SeqCst);
+    if role.is_null() {
+        return;
+    }
+    // SAFETY: a leaked box, never freed.
+    let parent = unsafe { &*role }.parent;
+    for _ in 0..100 {
+        // SAFETY: getppid cannot fail.
+        if parent == 0 || unsafe { libc::getppid() } != parent {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    sweep_now();
 }
 
 /// Removes the segments whose names start with `prefix`, reading the directory with getdents64

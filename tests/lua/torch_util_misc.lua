@@ -19,7 +19,7 @@ H.eq(TORCH_UTIL_EXTRA_RUNS, 2, 'include runs the file every time')
 -- An embedded file of our own packages.
 local tensor_methods = torch.include('torch', 'Tensor.lua')
 H.eq(type(tensor_methods), 'table', 'include of an embedded file')
-H.eq(type(tensor_methods.totable), 'function', 'the embedded file ran')
+H.eq(type(tensor_methods.repeatTensor), 'function', 'the embedded file ran')
 H.fails_containing(function() torch.include('no_such_package_anywhere', 'x.lua') end, "torch.include: package 'no_such_package_anywhere' not found")
 H.fails_containing(function() torch.include('torch', 'NoSuchFile.lua') end, "torch.include: package 'torch' has no file NoSuchFile.lua")
 H.fails_containing(function() torch.include('torch') end, 'torch.include: expected (package name, file name), got (string, nil)')
