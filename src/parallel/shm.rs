@@ -19,8 +19,7 @@ use crate::torch::dtype::DType;
 use crate::torch::storage::{Storage, track_external_bytes};
 use crate::wire::handshake::{hex, random_bytes};
 
-pub use super::sweep::unlink;
-use super::sweep::{PREFIX, path_of, sweep};
+use super::sweep::{PREFIX, path_of, sweep, unlink};
 
 /// Free segments a sender keeps for reuse, per peer, at most.
 const POOL_FREE_MAX_BYTES: usize = 1 << 30;

@@ -20,7 +20,7 @@
 use std::ffi::CString;
 use std::io;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 pub(super) const DIR: &str = "/dev/shm";
 pub(super) const PREFIX: &str = "luatorch-";
@@ -216,9 +216,6 @@ pub fn sweep_as_child(run: &str) {
 /// The signals that end a process and can be caught.
 const ENDING: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
 
-/// The dispositions the handler found, to restore before the signal is raised again.
-static PREVIOUS: [AtomicI32; 3] = [AtomicI32::new(0), AtomicI32::new(0), AtomicI32::new(0)];
-
 fn arm(role: Role) {
     let new = Box::into_raw(Box::new(role));
     let old = ROLE.swap(new, Ordering::SeqCst);
@@ -226,13 +223,12 @@ fn arm(role: Role) {
         // Never freed: a handler may be reading it.
         return;
     }
-    for (i, &sig) in ENDING.iter().enumerate() {
+    for &sig in ENDING.iter() {
         // SAFETY: reads the current action; installs ours only over the default one (a signal
         // the user ignores, as under nohup, stays ignored).
         unsafe {
             let mut current: libc::sigaction = std::mem::zeroed();
             if libc::sigaction(sig, std::ptr::null(), &mut current) != 0 || current.sa_sigaction != libc::SIG_DFL {
-                PREVIOUS[i].store(-1, Ordering::SeqCst);
                 continue;
             }
             let mut action: libc::sigaction = std::mem::zeroed();
