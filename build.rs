@@ -60,6 +60,33 @@ fn main() {
     )
     .unwrap();
     std::fs::write(out_dir.join("embedded_lua.rs"), out).unwrap();
+
+    build_nccl1(&manifest, &out_dir);
+}
+
+/// Compiles native/nccl1.c into `$OUT_DIR/libnccl.so.1`, which `th` embeds and loads (see
+/// src/cuda/nccl/v1.rs). It needs no CUDA or NCCL headers: only the C compiler LuaJIT's build
+/// needs anyway.
+fn build_nccl1(manifest: &Path, out_dir: &Path) {
+    let src = manifest.join("native").join("nccl1.c");
+    println!("cargo:rerun-if-changed={}", src.display());
+    let compiler = cc::Build::new().cargo_metadata(false).get_compiler();
+    let out = out_dir.join("libnccl.so.1");
+    let status = compiler
+        .to_command()
+        .args([
+            "-shared",
+            "-fPIC",
+            "-O2",
+            "-fvisibility=hidden",
+            "-Wl,-soname,libnccl.so.1",
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("running the C compiler for native/nccl1.c failed: {e}"));
+    assert!(status.success(), "compiling native/nccl1.c failed");
 }
 
 /// The bytecode of `source` (chunk name `name`) from the LuaJIT `th` embeds, with its debug

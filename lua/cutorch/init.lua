@@ -32,6 +32,28 @@ for _, name in ipairs { 'getDeviceCount', 'setDevice', 'getDevice', 'getDevicePr
    cutorch[name] = C[name]
 end
 
+-- What FFI code written against cutorch declares on top of cutorch's own declarations: the
+-- stream type and cutorch's C functions, which `th` exports (scripts call them through ffi.C,
+-- e.g. ffi.C.THCState_getCurrentStream(cutorch.getState()) to queue NCCL work on our stream).
+-- Each declaration is made on its own, so one a script made first does not stop the others.
+for _, decl in ipairs {
+   'typedef struct CUstream_st *cudaStream_t;',
+   'typedef struct THCState THCState;',
+   'cudaStream_t THCState_getCurrentStream(THCState *state);',
+   'cudaStream_t THCState_getCurrentStreamOnDevice(THCState *state, int device);',
+   'int THCState_getNumDevices(THCState *state);',
+} do
+   pcall(ffi.cdef, decl)
+end
+
+-- Scripts written against NCCL 1.x load it with ffi.load('libnccl.so.1'): th's own library with
+-- that interface is loaded now, so that bare name finds it (src/cuda/nccl/v1.rs). Where it
+-- is, or why it could not be provided.
+do
+   local path, why = require('libnccl').provideV1()
+   cutorch._nccl1 = path or why
+end
+
 -- No torch.CudaHalfTensor here: code that checks before using half precision takes its float path.
 cutorch.hasHalf = false
 

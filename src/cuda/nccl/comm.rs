@@ -165,6 +165,46 @@ pub struct Call {
 }
 
 impl Call {
+    /// A call on raw device addresses (NCCL 2 codes), for callers that checked them themselves:
+    /// the NCCL 1.x interface (`v1`) and the ranks-sharing-a-GPU path (`shared`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn raw(
+        kind: Kind,
+        send: u64,
+        recv: u64,
+        count: usize,
+        dtype: c_int,
+        op: c_int,
+        root: c_int,
+        stream: usize,
+    ) -> Call {
+        Call {
+            kind,
+            send,
+            recv,
+            count,
+            dtype,
+            op,
+            root,
+            stream,
+        }
+    }
+
+    /// (kind, send, recv, count, NCCL type, NCCL op, root, stream).
+    #[allow(clippy::type_complexity)]
+    pub fn parts(&self) -> (Kind, u64, u64, usize, c_int, c_int, c_int, usize) {
+        (
+            self.kind,
+            self.send,
+            self.recv,
+            self.count,
+            self.dtype,
+            self.op,
+            self.root,
+            self.stream,
+        )
+    }
+
     /// Same element type and count: what the calls of one group must share.
     pub fn same_shape(&self, other: &Call) -> bool {
         self.dtype == other.dtype && self.count == other.count
@@ -334,6 +374,26 @@ impl Communicator {
         if self.comm.is_null() {
             return Err(Error::argument("the communicator was destroyed"));
         }
+        let version = self.nccl.version().unwrap_or(0);
+        check_call(self.nranks, self.rank, self.device, version, kind, send, recv, op, root)
+    }
+}
+
+/// Checks the tensors of one collective for a communicator of `nranks` on `device` and each
+/// other, and makes the call (on the device's current stream).
+#[allow(clippy::too_many_arguments)]
+pub fn check_call(
+    nranks: i32,
+    rank: i32,
+    device: usize,
+    version: i32,
+    kind: Kind,
+    send: (&str, &Value),
+    recv: Option<(&str, &Value)>,
+    op: c_int,
+    root: i32,
+) -> Result<Call> {
+    {
         let s = operand(send.0, send.1)?;
         let r = match recv {
             Some((label, v)) => operand(label, v)?,
@@ -345,11 +405,11 @@ impl Communicator {
             if !o.contiguous {
                 return Err(Error::shape(format!("{label}: the tensor must be contiguous")));
             }
-            if o.device != self.device {
+            if o.device != device {
                 return Err(Error::device(format!(
                     "{label}: the tensor is on device {}, the communicator on device {}",
                     o.device + 1,
-                    self.device + 1
+                    device + 1
                 )));
             }
         }
@@ -364,7 +424,7 @@ impl Communicator {
         }
         let dtype = nccl_type(s.dtype)
             .ok_or_else(|| Error::dtype(format!("{}: NCCL has no {} type", send.0, cuda_typename(s.dtype))))?;
-        let n = self.nranks as usize;
+        let n = nranks as usize;
         let count = match kind {
             Kind::AllReduce | Kind::Reduce | Kind::Bcast => {
                 if r.numel != s.numel {
@@ -402,10 +462,10 @@ impl Communicator {
                 r.numel
             }
         };
-        check_overlap(kind, &s, &r, count, self.rank as usize)
+        check_overlap(kind, &s, &r, count, rank as usize)
             .map_err(|e| e.context(format!("{} and {recv_label}", send.0)))?;
-        let stream = current_stream(self.device)?;
-        let op = effective_op(op, self.nranks, self.nccl.version().unwrap_or(0));
+        let stream = current_stream(device)?;
+        let op = effective_op(op, nranks, version);
         Ok(Call {
             kind,
             send: s.ptr,
@@ -417,7 +477,9 @@ impl Communicator {
             stream,
         })
     }
+}
 
+impl Communicator {
     /// Queues a prepared call; inside a group NCCL only records it.
     fn launch(&self, c: &Call) -> NcclResult {
         if c.count == 0 {

@@ -4,6 +4,8 @@
 //! - `loader`: finds libnccl at run time and holds its functions;
 //! - `operand`: a device tensor as the collectives see it (a flat range of device memory);
 //! - `comm`: communicators and the collectives on device tensors;
+//! - `shared`: communicators whose ranks may share a GPU, and `v1`: NCCL 1.x's C interface on
+//!   them (our libnccl.so.1, for scripts that declare NCCL 1.x through LuaJIT's FFI);
 //! - here: the Lua functions, with argument checks that name the Lua call.
 //!
 //! `require 'nccl'` works without NCCL and without a GPU; the library is looked for on first use.
@@ -11,6 +13,8 @@
 pub mod comm;
 pub mod loader;
 pub mod operand;
+pub mod shared;
+pub mod v1;
 
 use std::time::Duration;
 
@@ -46,12 +50,29 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "uniqueId",
         lua.create_function(|lua, ()| {
             const F: &str = "nccl.uniqueId";
-            let n = loader::nccl().named(F)?;
-            let id = n.unique_id().named(F)?;
+            // NCCL's id, with the meeting key of `shared` in its unused tail. Without NCCL only
+            // the key: enough for nccl.localCommunicator's ranks when they share one GPU.
+            let mut id = match loader::nccl() {
+                Ok(n) => n.unique_id().named(F)?,
+                Err(_) => [0; UNIQUE_ID_BYTES],
+            };
+            shared::mark_id(&mut id).named(F)?;
             lua.create_string(id)
         })?,
     )?;
+    // Makes a bare ffi.load('libnccl.so.1') find our NCCL 1.x library (see `v1`): the path, or
+    // nil and why not.
+    t.set(
+        "provideV1",
+        lua.create_function(|_, ()| {
+            Ok(match v1::provide() {
+                Ok(path) => (Some(path), None),
+                Err(e) => (None, Some(e.message().to_string())),
+            })
+        })?,
+    )?;
     t.set("communicator", lua.create_function(communicator)?)?;
+    t.set("localCommunicator", lua.create_function(local_communicator)?)?;
     t.set("devices", lua.create_function(devices)?)?;
     t.set("initAll", lua.create_function(init_all)?)?;
     t.set("group", lua.create_function(group)?)?;
@@ -93,15 +114,39 @@ fn seconds(f: &str, v: &Value) -> Result<Duration> {
 }
 
 /// `communicator(nranks, idBytes, rank, device, timeout)`: rank 0-based, device 1-based.
-fn communicator(
-    _: &Lua,
-    (nranks, id, rank, device, timeout): (Value, Value, Value, Value, Value),
-) -> Result<Communicator> {
+fn communicator(_: &Lua, args: (Value, Value, Value, Value, Value)) -> Result<Communicator> {
     const F: &str = "nccl.communicator";
-    let nranks = integer(F, 1, "nranks", &nranks)?;
-    if !(1..=i32::MAX as i64).contains(&nranks) {
+    let (nranks, id, rank, device, timeout) = communicator_args(F, args)?;
+    let id = shared::nccl_part(&id);
+    Communicator::init_rank(nranks as i32, &id, rank as i32, device, timeout).named(F)
+}
+
+/// `localCommunicator(nranks, idBytes, rank, device, timeout)`: ranks of this machine, any
+/// number of them per GPU (see `shared`).
+fn local_communicator(_: &Lua, args: (Value, Value, Value, Value, Value)) -> Result<LocalCommunicator> {
+    const F: &str = "nccl.localCommunicator";
+    let (nranks, id, rank, device, timeout) = communicator_args(F, args)?;
+    if shared::key_of(&id).is_none() {
         return Err(error(
             F,
+            "bad argument #2 (the unique id must come from nccl.uniqueId() of this th)",
+        ));
+    }
+    let g = shared::Group::join(nranks as usize, &id, rank as usize, device, timeout).named(F)?;
+    Ok(LocalCommunicator(Some(g)))
+}
+
+type CommArgs = (i64, [u8; UNIQUE_ID_BYTES], i64, usize, Duration);
+
+/// The checked arguments of `communicator` and `localCommunicator`: device 0-based.
+fn communicator_args(
+    f: &str,
+    (nranks, id, rank, device, timeout): (Value, Value, Value, Value, Value),
+) -> Result<CommArgs> {
+    let nranks = integer(f, 1, "nranks", &nranks)?;
+    if !(1..=i32::MAX as i64).contains(&nranks) {
+        return Err(error(
+            f,
             format!("bad argument #1 (nranks must be at least 1, got {nranks})"),
         ));
     }
@@ -113,7 +158,7 @@ fn communicator(
         }
         Value::String(s) => {
             return Err(error(
-                F,
+                f,
                 format!(
                     "bad argument #2 (a unique id has {UNIQUE_ID_BYTES} bytes, got a string of {})",
                     s.as_bytes().len()
@@ -122,7 +167,7 @@ fn communicator(
         }
         v => {
             return Err(error(
-                F,
+                f,
                 format!(
                     "bad argument #2 (an nccl.UniqueId expected (from nccl.uniqueId()), got {})",
                     type_name(v)
@@ -130,25 +175,25 @@ fn communicator(
             ));
         }
     };
-    let rank = integer(F, 3, "rank", &rank)?;
+    let rank = integer(f, 3, "rank", &rank)?;
     if rank < 0 || rank >= nranks {
         return Err(error(
-            F,
+            f,
             format!(
                 "bad argument #3 (rank must be in 0..{} for {nranks} ranks, got {rank})",
                 nranks - 1
             ),
         ));
     }
-    let device = integer(F, 4, "device", &device)?;
+    let device = integer(f, 4, "device", &device)?;
     if device < 1 {
         return Err(error(
-            F,
+            f,
             format!("bad argument #4 (device numbers start at 1, got {device})"),
         ));
     }
-    let timeout = seconds(F, &timeout)?;
-    Communicator::init_rank(nranks as i32, &id, rank as i32, device as usize - 1, timeout).named(F)
+    let timeout = seconds(f, &timeout)?;
+    Ok((nranks, id, rank, device as usize - 1, timeout))
 }
 
 /// `devices(fname, tensors)`: the (1-based) device of each tensor of a non-empty list, one tensor
@@ -306,7 +351,7 @@ fn op_arg(f: &str, v: &Value) -> Result<std::ffi::c_int> {
 
 /// A communicator method's arguments after `self`: the send tensor, then in any order of type an
 /// output tensor, a reduction name and a root rank, each where the collective takes one.
-fn collective(comm: &mut Communicator, kind: Kind, f: &str, args: MultiValue) -> Result<()> {
+fn collective<C: Collectives>(comm: &mut C, kind: Kind, f: &str, args: MultiValue) -> Result<()> {
     let mut args = args.into_iter();
     let send = args.next().unwrap_or(Value::Nil);
     if send.is_nil() {
@@ -320,12 +365,12 @@ fn collective(comm: &mut Communicator, kind: Kind, f: &str, args: MultiValue) ->
             Value::String(_) if kind.takes_op() && op.is_none() => op = Some(op_arg(f, &v)?),
             Value::Number(_) | Value::Integer(_) if kind.takes_root() && root.is_none() => {
                 let r = integer(f, pos, "root", &v)?;
-                if r < 0 || r >= comm.nranks as i64 {
+                if r < 0 || r >= comm.size() as i64 {
                     return Err(error(
                         f,
                         format!(
                             "bad argument #{pos} (root must be a rank in 0..{}, got {r})",
-                            comm.nranks - 1
+                            comm.size() - 1
                         ),
                     ));
                 }
@@ -349,7 +394,7 @@ fn collective(comm: &mut Communicator, kind: Kind, f: &str, args: MultiValue) ->
         }
     }
     let call = comm
-        .prepare(
+        .prepare_call(
             kind,
             ("send", &send),
             recv.as_ref().map(|r| ("recv", r)),
@@ -357,7 +402,118 @@ fn collective(comm: &mut Communicator, kind: Kind, f: &str, args: MultiValue) ->
             root.unwrap_or(0),
         )
         .named(f)?;
-    comm.run(&call).named(f)
+    comm.run_call(&call).named(f)
+}
+
+/// What `collective` needs of a communicator.
+trait Collectives {
+    fn size(&self) -> i32;
+    fn prepare_call(
+        &self,
+        kind: Kind,
+        send: (&str, &Value),
+        recv: Option<(&str, &Value)>,
+        op: std::ffi::c_int,
+        root: i32,
+    ) -> crate::error::Result<comm::Call>;
+    fn run_call(&mut self, call: &comm::Call) -> crate::error::Result<()>;
+}
+
+impl Collectives for Communicator {
+    fn size(&self) -> i32 {
+        self.nranks
+    }
+    fn prepare_call(
+        &self,
+        kind: Kind,
+        send: (&str, &Value),
+        recv: Option<(&str, &Value)>,
+        op: std::ffi::c_int,
+        root: i32,
+    ) -> crate::error::Result<comm::Call> {
+        self.prepare(kind, send, recv, op, root)
+    }
+    fn run_call(&mut self, call: &comm::Call) -> crate::error::Result<()> {
+        self.run(call)
+    }
+}
+
+/// `nccl.localCommunicator`'s communicators (None once destroyed).
+pub struct LocalCommunicator(Option<shared::Group>);
+
+const LOCAL: &str = "nccl.LocalCommunicator";
+
+impl LocalCommunicator {
+    fn group(&self) -> crate::error::Result<&shared::Group> {
+        self.0
+            .as_ref()
+            .ok_or_else(|| crate::error::Error::argument("the communicator was destroyed"))
+    }
+}
+
+impl Collectives for LocalCommunicator {
+    fn size(&self) -> i32 {
+        self.0.as_ref().map_or(0, |g| g.nranks as i32)
+    }
+    fn prepare_call(
+        &self,
+        kind: Kind,
+        send: (&str, &Value),
+        recv: Option<(&str, &Value)>,
+        op: std::ffi::c_int,
+        root: i32,
+    ) -> crate::error::Result<comm::Call> {
+        let g = self.group()?;
+        let version = loader::nccl().and_then(|n| n.version()).unwrap_or(0);
+        comm::check_call(
+            g.nranks as i32,
+            g.rank as i32,
+            g.device,
+            version,
+            kind,
+            send,
+            recv,
+            op,
+            root,
+        )
+    }
+    fn run_call(&mut self, call: &comm::Call) -> crate::error::Result<()> {
+        let g = self
+            .0
+            .as_mut()
+            .ok_or_else(|| crate::error::Error::argument("the communicator was destroyed"))?;
+        let (kind, send, recv, count, dtype, op, root, stream) = call.parts();
+        g.run(kind, send, recv, count, dtype, op, root as usize, stream)
+            .map_err(|(_, e)| e)
+    }
+}
+
+impl UserData for LocalCommunicator {
+    fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
+        for name in ["allReduce", "reduce", "bcast", "allGather", "reduceScatter"] {
+            let kind = Kind::from_name(name).expect("a collective's name");
+            let f = format!("{LOCAL}:{name}");
+            m.add_method_mut(name, move |_, c, args: MultiValue| collective(c, kind, &f, args));
+        }
+        m.add_method_mut("destroy", |_, c, ()| {
+            if let Some(mut g) = c.0.take() {
+                g.destroy();
+            }
+            Ok(())
+        });
+        m.add_method("rank", |_, c, ()| Ok(c.group().named(&format!("{LOCAL}:rank"))?.rank));
+        m.add_method("size", |_, c, ()| Ok(c.group().named(&format!("{LOCAL}:size"))?.nranks));
+        m.add_method("device", |_, c, ()| {
+            Ok(c.group().named(&format!("{LOCAL}:device"))?.device + 1)
+        });
+        m.add_method("isDestroyed", |_, c, ()| Ok(c.0.is_none()));
+        m.add_meta_method(MetaMethod::ToString, |_, c, ()| {
+            Ok(match &c.0 {
+                Some(g) => format!("{LOCAL}: rank {} of {} on device {}", g.rank, g.nranks, g.device + 1),
+                None => format!("{LOCAL} (destroyed)"),
+            })
+        });
+    }
 }
 
 impl UserData for Communicator {
