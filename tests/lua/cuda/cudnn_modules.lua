@@ -1,7 +1,7 @@
 -- cudnn (lua/cudnn) against nn: every cudnn module's forward and backward on CudaTensors equals
 -- its nn counterpart's on the same data and weights (within a tolerance), cudnn.convert keeps
 -- weights and outputs both ways, and bad arguments give clear errors.
---    th tests/lua/cuda/cudnn.lua
+--    th tests/lua/cuda/cudnn_modules.lua
 -- prints PASS/FAIL lines and `ok` (or `SKIP: why` without a GPU). On the mock driver (and
 -- wherever no libcudnn loads) the modules run the fallback path, nn's code on CudaTensors; with
 -- a real cuDNN (CUDNN_PATH=/path/libcudnn.so.9, or one the loader finds) the same comparisons
