@@ -25,6 +25,9 @@ nvidia-smi -L >"$LOG/nvidia-smi.log" 2>&1
 step cuda-suite check "$TH" tests/lua/cuda/run_all.lua
 step cuda-nogpu check env CUDA_VISIBLE_DEVICES= MOCK_CUDA_DEVICES=0 "$TH" tests/lua/cuda/nogpu.lua
 step nccl-suite check "$TH" tests/lua/nccl/gpu.lua
+# cudnn against nn (REQUIRE_CUDNN=1: fail unless a libcudnn was found and used; set VIRTUAL_ENV or
+# CUDNN_PATH so that the pip wheel's is found).
+step cudnn-suite check env REQUIRE_CUDNN=${REQUIRE_CUDNN:-0} "$TH" tests/lua/cuda/cudnn_modules.lua
 step data-parallel check "$TH" examples/cuda_data_parallel.lua 1 300
 step bench-mm bench "$TH" examples/bench_cuda_mm.lua 8192 20
 step bench-ipc bench "$TH" examples/bench_cuda_ipc.lua 256 20

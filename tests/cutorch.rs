@@ -274,3 +274,76 @@ fn device_memory_of_a_killed_process_is_not_left_behind() {
         .unwrap_or_default();
     assert!(left.is_empty(), "left in /dev/shm: {left:?}");
 }
+
+/// Runs tests/lua/cuda/cudnn_modules.lua (cudnn's modules against nn's) with `env`; panics with its
+/// output unless every check passed.
+fn run_cudnn_checks(env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(th_path());
+    cmd.arg("cudnn_modules.lua").current_dir(cuda_dir());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_cmd(&mut cmd, SUITE_TIMEOUT);
+    let skipped = out.status == Some(0) && out.stdout.starts_with("SKIP: ");
+    assert!(
+        skipped || (out.status == Some(0) && out.stdout.ends_with("ok\n") && !out.stdout.contains("FAIL")),
+        "cudnn checks failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+    out
+}
+
+/// cudnn on the mock driver: no cuDNN there, so every module runs the fallback (nn's code on
+/// CudaTensors) and must match nn on the host.
+#[test]
+fn cudnn_modules_match_nn_on_the_mock_driver() {
+    let dir = temp_dir("cutorch-mock-cudnn");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let env = mock_env(&dir);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let out = run_cudnn_checks(&env);
+    assert!(
+        out.stdout
+            .contains("cudnn backend: luatorch kernels (the mock CUDA driver"),
+        "{}",
+        out.stdout
+    );
+    assert!(passed(&out) >= 17, "{}", out.stdout);
+}
+
+/// The same checks where a real GPU is (cuDNN used if a libcudnn loads; skipped elsewhere).
+#[test]
+fn cudnn_modules_match_nn_on_a_real_gpu() {
+    let cache = temp_dir("cutorch-gpu-cudnn-cache");
+    let out = run_cudnn_checks(&[("LUATORCH_CUDA_CACHE", cache.to_str().unwrap())]);
+    if let Some(why) = out.stdout.strip_prefix("SKIP: ") {
+        println!("skipped: {}", why.trim());
+        return;
+    }
+    println!("{}", out.stdout);
+}
+
+/// Without a GPU `require 'nnx'` works (it is nn) and `require 'cudnn'` fails as cudnn.torch's
+/// did, saying that cutorch has no device, the same way on a second attempt, leaving nothing.
+#[test]
+fn nnx_loads_and_cudnn_fails_clearly_without_a_gpu() {
+    let script = r#"
+        require 'nnx'
+        assert(nnx.Linear == nn.Linear, 'nnx is nn')
+        for attempt = 1, 2 do
+            local ok, err = pcall(require, 'cudnn')
+            assert(not ok, 'require cudnn succeeded')
+            assert(tostring(err):find('cudnn: needs cutorch: cutorch: no CUDA device is available', 1, true), err)
+        end
+        assert(package.loaded.cudnn == nil and rawget(_G, 'cudnn') == nil, 'cudnn left behind')
+        print('ok')
+    "#;
+    let out = run_th_in(&cuda_dir(), &["-e", script], "", &[("CUDA_VISIBLE_DEVICES", "")]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "ok\n");
+}
