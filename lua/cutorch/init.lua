@@ -11,10 +11,24 @@ local torch = require 'torch'
 local C = require 'libcutorch'
 local ffi = require 'ffi'
 
+-- MPS (several processes sharing a GPU through NVIDIA's Multi-Process Service): cutorch.mps()
+-- says whether a control daemon serves this process; LUATORCH_CUDA_VERBOSE=1 says it at load, before
+-- CUDA starts, so that it shows also where the GPU cannot be had.
+local mps = require 'cutorch.mps'
+local verbose = os.getenv('LUATORCH_CUDA_VERBOSE')
+if verbose ~= nil and verbose ~= '' and verbose ~= '0' then
+   io.stderr:write('cutorch: ', mps.describe(mps.probe()), '\n')
+end
+
 if C.getDeviceCount() == 0 then
    -- Lua 5.1's require would otherwise answer a second attempt with "loop or previous error".
    package.loaded.cutorch = nil
-   C.requireDevice('cutorch')
+   local pipe = os.getenv('CUDA_MPS_PIPE_DIRECTORY')
+   if pipe == nil or pipe == '' then C.requireDevice('cutorch') end
+   -- With MPS asked for, a daemon that is gone or refuses this user is a likely cause (in
+   -- EXCLUSIVE_PROCESS mode the GPU then reads as busy): say what the pipe directory shows.
+   local ok, err = pcall(C.requireDevice, 'cutorch')
+   if not ok then error(tostring(err) .. ' [' .. mps.describe(mps.probe()) .. ']', 0) end
 end
 
 local cutorch = rawget(_G, 'cutorch')
@@ -53,6 +67,10 @@ do
    local path, why = require('libnccl').provideV1()
    cutorch._nccl1 = path or why
 end
+
+-- cutorch.mps(): nil, or a table saying whether an MPS control daemon serves this process
+-- (lua/cutorch/mps.lua lists its fields). Cheap (a few file reads) and never raises.
+cutorch.mps = mps.probe
 
 -- No torch.CudaHalfTensor here: code that checks before using half precision takes its float path.
 cutorch.hasHalf = false

@@ -15,6 +15,18 @@ function cases.devices()
    H.eq(cutorch.getDevice(), 1, 'withDevice restores')
 end
 
+-- cutorch.mps() answers (nil, or a table whose `active` is a boolean) without raising, whatever the
+-- machine's MPS set-up; tests/mps.rs checks its answers against fake daemons.
+function cases.mpsProbe()
+   H.eq(type(cutorch.mps), 'function', 'cutorch.mps')
+   local m = cutorch.mps()
+   if m ~= nil then
+      H.eq(type(m.pipeDirectory), 'string', 'pipeDirectory')
+      H.eq(type(m.active), 'boolean', 'active')
+      H.check(m.active or type(m.reason) == 'string', 'a reason when not active')
+   end
+end
+
 function cases.properties()
    local p = cutorch.getDeviceProperties(1)
    H.eq(type(p.name), 'string', 'name')
