@@ -21,6 +21,7 @@ cmd:option('--batch-small', 4, 'samples per update (all workers together) of the
 cmd:option('--batch-conv', 64, 'samples per update (all workers together) of the convnet')
 cmd:option('--dir', '/tmp', 'where the runs write their model and log')
 cmd:option('--extra', '', 'more options for every trainer run (e.g. "--gpus 1")')
+cmd:option('--runtimeout', 120, 'seconds a run may take before it is killed (coreutils timeout)')
 local opt = cmd:parse(arg or {})
 
 local th = arg[0] -- th's own path
@@ -41,7 +42,7 @@ local function run(model, workers)
    local steps = model == 'small' and opt['steps-small'] or opt['steps-conv']
    local batch = model == 'small' and opt['batch-small'] or opt['batch-conv']
    local command = table.concat({
-      quote(th), quote(trainer), '--quiet', opt.cpu and '--cpu' or '', '--model', model, '--workers', workers,
+      'timeout -k 5', opt.runtimeout, quote(th), quote(trainer), '--quiet', opt.cpu and '--cpu' or '', '--model', model, '--workers', workers,
       '--steps', steps, '--globalbatch', batch, '--dir', quote(opt.dir), '--name', 'bench_dp_' .. model,
       opt.extra, '2>&1',
    }, ' ')

@@ -295,7 +295,8 @@ local function parent()
    if onGPU and N > 1 then
       local nccl = require 'nccl'
       if not nccl.available() then fail('NCCL is needed for several GPU workers: ' .. select(2, nccl.available())) end
-      ncclId = nccl.uniqueId()
+      -- its 128 bytes as a string: the workers need not have loaded nccl to receive it
+      ncclId = nccl.uniqueId():bytes()
       say(string.format('NCCL %s', select(2, nccl.version())))
    elseif N > 1 then
       treeKey = string.format('data_parallel_%d_%d', require('libipc').getpid(), os.time())
