@@ -15,8 +15,9 @@
 --    the flat parameters from getParameters, so the replicas stay identical.
 --  * At the end every worker sends its final parameters; the parent checks that they are all
 --    equal (bit for bit) and exits with status 1 when they are not. It prints the time per update
---    spent in compute, in the gradient allreduce (the sync) and in the optimizer step, and the
---    sync's share (the per-update overhead of going data-parallel).
+--    spent in compute, in the gradient allreduce (the sync: it includes waiting for the slowest
+--    worker) and in the optimizer step, and the sync's share (the per-update overhead of going
+--    data-parallel). On GPUs each phase ends with cutorch.synchronize() so the split is real.
 --  * It saves the trained model with torch.save, reloads it with torch.load and checks that the
 --    reloaded model gives the same output and loss on a test batch.
 --  * The loss (the mean over workers) is logged with optim.Logger and plotted (an EPS file beside
