@@ -9,7 +9,7 @@
 --  * It broadcasts the model (its architecture and parameters) to every worker with
 --    parallel.children:send, so every replica starts from the parent's parameters.
 --  * Every update, each worker computes the gradient of its own synthetic batch and the workers
---    average their gradients: on GPUs with NCCL (nccl.communicator(N, id, rank), comm:allReduce(g,
+--    average their gradients: on GPUs with NCCL (nccl.localCommunicator(N, id, rank), comm:allReduce(g,
 --    'avg')), on CPUs with an ipc Tree (ipc.LocalhostTree over loopback, tree.allReduce(g, add),
 --    then / N). Then each applies the same optimizer step (optim.sgd, or its Nesterov variant) to
 --    the flat parameters from getParameters, so the replicas stay identical.
@@ -29,11 +29,10 @@
 --   th examples/data_parallel_train.lua --workers 4 --gpus 2             (2 workers per GPU, as the seed)
 --   th examples/data_parallel_train.lua --model conv --workers 4 --globalbatch 64
 --
--- Several workers on one GPU: the workers on a GPU each join the NCCL communicator as ranks of
--- their own. NCCL 2.5 to 2.29 refuses two ranks on one device ("Duplicate GPU detected");
--- nccl.communicator is where that layout is made to work (NCCL_MULTI_RANK_GPU_ENABLE with NCCL
--- 2.30+, or the same-GPU path the nccl module provides), so this script just calls it. Run the
--- workers of one GPU under MPS (scripts/mps) for their kernels to overlap.
+-- Several workers on one GPU: NCCL 2.5 to 2.29 refuses two ranks on one device ("Duplicate GPU
+-- detected"), so the workers join nccl.localCommunicator, which sums the workers of a GPU through
+-- CUDA IPC and runs NCCL among one worker per GPU (and needs no NCCL at all with one GPU). Run
+-- the workers of one GPU under MPS (scripts/mps) for their kernels to overlap.
 --
 -- Batches: `--batch B` is each worker's batch per update (the seed's numSamplesPerUpdate, 1 by
 -- default for the small model); `--globalbatch G` instead splits G samples among the workers, so
@@ -206,7 +205,7 @@ local function worker()
       if job.gpu then
          local nccl = require 'nccl'
          nccl.timeout = job.timeout
-         comm = nccl.communicator(N, job.ncclId, rank)
+         comm = nccl.localCommunicator(N, job.ncclId, rank)
       else
          local ipc = require 'libipc'
          ipc.connecttimeout = job.timeout
@@ -295,10 +294,12 @@ local function parent()
    local ncclId, treeKey
    if onGPU and N > 1 then
       local nccl = require 'nccl'
-      if not nccl.available() then fail('NCCL is needed for several GPU workers: ' .. select(2, nccl.available())) end
+      if gpus > 1 and not nccl.available() then
+         fail('NCCL is needed for workers on several GPUs: ' .. select(2, nccl.available()))
+      end
       -- its 128 bytes as a string: the workers need not have loaded nccl to receive it
       ncclId = nccl.uniqueId():bytes()
-      say(string.format('NCCL %s', select(2, nccl.version())))
+      say(nccl.available() and string.format('NCCL %s', select(2, nccl.version())) or 'one GPU: no NCCL needed')
    elseif N > 1 then
       treeKey = string.format('data_parallel_%d_%d', require('libipc').getpid(), os.time())
    end

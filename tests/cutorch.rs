@@ -347,3 +347,98 @@ fn nnx_loads_and_cudnn_fails_clearly_without_a_gpu() {
     out.assert_ok();
     assert_eq!(out.stdout, "ok\n");
 }
+
+/// Runs `script` (with `args`) from `dir` on the mock driver built in `mock` with `devices`
+/// devices.
+fn run_on_mock(mock: &Path, devices: &str, dir: &Path, script: &str, args: &[&str], timeout: Duration) -> Output {
+    let mut cmd = Command::new(th_path());
+    cmd.arg(script).args(args).current_dir(dir);
+    for (k, v) in mock_env(mock) {
+        cmd.env(k, v);
+    }
+    cmd.env("MOCK_CUDA_DEVICES", devices);
+    run_cmd(&mut cmd, timeout)
+}
+
+/// NCCL 1.x's C interface through LuaJIT's FFI, as Torch7-era scripts use it (nccl.torch's
+/// ffi.lua): the 1.x header declared by the script, `ffi.load('libnccl.so.1')` by its bare name,
+/// four ranks forked with parallel, all on one GPU (so summed through CUDA IPC: the mock has no
+/// NCCL, and NCCL 2.5+ would refuse them anyway). Every collective gives the right values with
+/// 1.x's type codes (float is 3), and bad arguments get 1.x's result codes.
+#[test]
+fn nccl_1x_ffi_scripts_run_unchanged_with_ranks_sharing_a_gpu() {
+    let dir = temp_dir("cutorch-mock-nccl1");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let nccl = lua_dir().join("nccl");
+    let out = run_on_mock(&dir, "1", &nccl, "v1_ffi.lua", &["4"], Duration::from_secs(120));
+    assert!(
+        out.status == Some(0) && out.stdout.contains("\nok\n") && !out.stdout.contains("FAIL"),
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stdout.matches("PASS rank 0").count() >= 17, "{}", out.stdout);
+    // C callers only see codes: the reason is on stderr.
+    assert!(
+        out.stderr.contains("ncclAllReduce: unknown data type 9"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Ranks on two GPUs need NCCL among the GPUs; without it (the mock has none) every rank's
+/// ncclCommInitRank fails at once, saying why, and none is left waiting.
+#[test]
+fn nccl_1x_ranks_on_two_gpus_without_nccl_fail_without_waiting() {
+    let dir = temp_dir("cutorch-mock-nccl1-two");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let script = dir.join("two_gpus.lua");
+    std::fs::write(
+        &script,
+        r#"
+        require 'cutorch'; require 'parallel'
+        local ffi = require 'ffi'
+        ffi.cdef [[
+            typedef struct ncclComm* ncclComm_t;
+            typedef struct { char internal[128]; } ncclUniqueId;
+            int ncclGetUniqueId(ncclUniqueId* uniqueId);
+            int ncclCommInitRank(ncclComm_t* comm, int ndev, ncclUniqueId commId, int rank);
+        ]]
+        local C = ffi.load('libnccl.so.1')
+        local id = ffi.new('ncclUniqueId')
+        assert(C.ncclGetUniqueId(id) == 0)
+        local bytes = ffi.string(id.internal, 128)
+        local child = parallel.fork()
+        child:exec(function()
+            require 'cutorch'
+            local ffi = require 'ffi'
+            ffi.cdef [[
+                typedef struct ncclComm* ncclComm_t;
+                typedef struct { char internal[128]; } ncclUniqueId;
+                int ncclCommInitRank(ncclComm_t* comm, int ndev, ncclUniqueId commId, int rank);
+            ]]
+            local C = ffi.load('libnccl.so.1')
+            local id = ffi.new('ncclUniqueId')
+            ffi.copy(id.internal, parallel.parent:receive(), 128)
+            cutorch.setDevice(2)
+            parallel.parent:send(C.ncclCommInitRank(ffi.new('ncclComm_t[1]'), 2, id, 1))
+        end)
+        child:send(bytes)
+        local mine = C.ncclCommInitRank(ffi.new('ncclComm_t[1]'), 2, id, 0)
+        local theirs = child:receive()
+        print('results', mine, theirs)
+        parallel.close()
+        "#,
+    )
+    .unwrap();
+    let out = run_on_mock(&dir, "2", &dir, "two_gpus.lua", &[], Duration::from_secs(60));
+    assert!(out.stdout.contains("results\t2\t2"), "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("the NCCL library was not found"), "{}", out.stderr);
+}

@@ -16,6 +16,9 @@
 --                                            ipc, torch.save: it is a torch class holding 128 bytes,
 --                                            so the receiver must have required 'nccl')
 --    local comm = nccl.communicator(nranks, id, rank[, device])   device: cutorch's current one
+--    local comm = nccl.localCommunicator(nranks, id, rank[, device])  ranks of this machine, any
+--                                            number per GPU (summed through CUDA IPC per GPU;
+--                                            the same methods, no abort)
 --    comm:allReduce(send[, recv][, op])      op: 'sum' (default), 'prod', 'max', 'min', 'avg'
 --    comm:reduce(send[, recv][, op][, root]) root: a rank, 0 by default
 --    comm:bcast(send[, recv][, root])
@@ -105,6 +108,16 @@ function nccl.communicator(nranks, id, rank, device)
    if torch.type(id) == 'nccl.UniqueId' then id = id.internal end
    if device == nil then device = current_device() end
    return lib.communicator(nranks, id, rank, device, nccl.timeout)
+end
+
+-- The same for ranks that all run on this machine, any number of them per GPU (NCCL 2.5 to
+-- 2.29 refuse two ranks on one GPU): the ranks of a GPU are summed through CUDA IPC, and NCCL
+-- runs among one rank per GPU. The id must come from nccl.uniqueId() (it carries where the
+-- ranks meet). Without NCCL it still works when every rank is on one GPU.
+function nccl.localCommunicator(nranks, id, rank, device)
+   if torch.type(id) == 'nccl.UniqueId' then id = id.internal end
+   if device == nil then device = current_device() end
+   return lib.localCommunicator(nranks, id, rank, device, nccl.timeout)
 end
 
 ---------------------------------------------------------------------------------------------------
