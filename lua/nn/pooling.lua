@@ -111,10 +111,11 @@ end
 -- The largest element of each window and its 1-based position in its plane (LongTensor). Padding
 -- counts as minus infinity; ties go to the first element in the window.
 function pooling.regularMax(x, g, buffer)
-   if nn.im2col.hasKernel(x) then
+   if nn.im2col.hasKernel(x, 'maxPool') then
       local L = x:nElement() / g.S
-      local values, positions = x.new(L, g.O), torch.LongTensor(L, g.O)
-      torch._nn.maxPool(values, positions, x:contiguous(), g)
+      local values = x.new(L, g.O)
+      local positions = torch.getmetatable(nn.utils.indexType(x)).new(L, g.O)
+      nn.im2col.kernels(x).maxPool(values, positions, x:contiguous(), g)
       return values, positions
    end
    local p, P, L = nn.im2col.padded(x, g, -math.huge, buffer)
@@ -189,13 +190,13 @@ function pooling.maxForward(self, input, spec)
    local g = pooling.geometry(self, x, spec)
    local N, C = x:size(1), x:size(2)
    local shape = nn.im2col.shape({ N, C }, g, 'out')
-   if nn.im2col.hasKernel(x) and self.output:type() == x:type() then
+   if nn.im2col.hasKernel(x, 'maxPool') and self.output:type() == x:type() then
       -- The kernel writes the maxima and their positions in place: no buffers, no copies.
-      if torch.type(self.indices) ~= 'torch.LongTensor' then self.indices = torch.LongTensor() end
+      self.indices = nn.utils.indexBuffer(self.indices, x)
       self.output:resize(shape)
       self.indices:resize(shape)
       if self.output:isContiguous() and self.indices:isContiguous() then
-         torch._nn.maxPool(self.output, self.indices, x:contiguous(), g)
+         nn.im2col.kernels(x).maxPool(self.output, self.indices, x:contiguous(), g)
          self.output = nn.im2col.unbatch(self.output, isBatch)
          self.indices = nn.im2col.unbatch(self.indices, isBatch)
          return self.output, g
@@ -218,9 +219,9 @@ function pooling.maxGradInput(self, input, gradOutput, n)
       error(torch.type(self) .. ': gradOutput does not match the last forward', 3)
    end
    self.gradInput:resize(x:size())
-   if nn.im2col.hasKernel(self.gradInput) and self.gradInput:isContiguous() and gradOutput:type() == x:type()
-      and torch.type(self.indices) == 'torch.LongTensor' then
-      torch._nn.maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
+   if nn.im2col.hasKernel(self.gradInput, 'maxPoolBackward') and self.gradInput:isContiguous()
+      and gradOutput:type() == x:type() and torch.type(self.indices) == nn.utils.indexType(x) then
+      nn.im2col.kernels(x).maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
          self.indices:contiguous():view(N * C, -1))
       self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
       return self.gradInput

@@ -714,6 +714,20 @@ function cases.StochasticGradient()
    for i = 1, #p do compare(dp[i], p[i], TOL, 'parameter ' .. i) end
 end
 
+-- The window passes run on device kernels (cutorch._nn), not on the tensor-method fallbacks.
+function cases.deviceKernelsAreUsed()
+   setup()
+   for _, ty in ipairs { 'torch.CudaTensor', 'torch.CudaDoubleTensor' } do
+      local t = torch.getmetatable(ty).new()
+      for _, name in ipairs { 'unfold', 'fold', 'maxPool', 'maxPoolBackward' } do
+         H.check(nn.im2col.hasKernel(t, name), 'no device kernel %s for %s', name, ty)
+      end
+   end
+   local m = nn.SpatialMaxPooling(2, 2):cuda()
+   m:forward(R(1, 2, 4, 4):cuda())
+   H.eq(torch.type(m.indices), 'torch.CudaLongTensor', 'max pooling indices')
+end
+
 -- Running -----------------------------------------------------------------------------------------
 
 -- What the checks cover: the classes not run (and why), and the count.
