@@ -6,7 +6,7 @@
 //! - the GPU checks (tests/lua/cuda/run_all.lua) on a mock CUDA driver that runs the kernels on
 //!   the CPU (tests/cuda_mock, built here with the system's C++ compiler);
 //! - the same checks on a real GPU, skipped (with the reason printed) where there is none;
-//! - cunn (tests/lua/cuda/cunn.lua): every nn module and criterion on CudaTensors against the
+//! - cunn (tests/lua/cuda/cunn_modules.lua): every nn module and criterion on CudaTensors against the
 //!   host, on the mock and on a real GPU.
 
 mod common;
@@ -191,10 +191,10 @@ fn gpu_checks_on_the_mock_driver() {
     assert_eq!(passed(&again), passed(&out), "{}", again.stdout);
 }
 
-/// Runs tests/lua/cuda/cunn.lua with `env`; panics with its output unless every check passed.
+/// Runs tests/lua/cuda/cunn_modules.lua with `env`; panics with its output unless every check passed.
 fn run_cunn(env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(th_path());
-    cmd.arg("cunn.lua").current_dir(cuda_dir());
+    cmd.arg("cunn_modules.lua").current_dir(cuda_dir());
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -209,7 +209,7 @@ fn run_cunn(env: &[(&str, &str)]) -> Output {
     out
 }
 
-/// The lines of cunn.lua's report that say what it covered (printed with the test's output).
+/// The lines of cunn_modules.lua's report that say what it covered (printed with the test's output).
 fn cunn_summary(out: &Output) -> String {
     out.stdout
         .lines()
@@ -218,7 +218,7 @@ fn cunn_summary(out: &Output) -> String {
         .join("\n")
 }
 
-/// Every nn module and criterion on CudaTensors against the host (tests/lua/cuda/cunn.lua), on
+/// Every nn module and criterion on CudaTensors against the host (tests/lua/cuda/cunn_modules.lua), on
 /// the mock driver: forward, backward, parameter gradients and updates, getParameters, a
 /// criterion kept as a model's field, saving and loading a device model.
 #[test]
@@ -233,11 +233,17 @@ fn cunn_checks_on_the_mock_driver() {
     let out = run_cunn(&env);
     assert!(out.stdout.contains("\nok ("), "{}", out.stdout);
     println!("{}", cunn_summary(&out));
-    // Each class ran (none skipped for want of a GPU); the count is cunn.lua's own.
+    // Each class ran (none skipped for want of a GPU); the count is cunn_modules.lua's own.
     let counted = out
         .stdout
         .lines()
-        .find_map(|l| l.strip_prefix("cunn: ")?.split(" modules and ").next()?.parse::<usize>().ok())
+        .find_map(|l| {
+            l.strip_prefix("cunn: ")?
+                .split(" modules and ")
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
         .unwrap_or(0);
     assert!(counted >= 150, "{}", out.stdout);
     assert!(passed(&out) >= 200, "{}", out.stdout);

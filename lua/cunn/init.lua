@@ -8,7 +8,12 @@
 -- What is not here: nn.DataParallelTable (one process driving several GPUs); run one process
 -- per GPU (parallel, NCCL) instead.
 
-require 'cutorch'
+local ok, why = pcall(require, 'cutorch')
+if not ok then
+   -- Lua 5.1's require would otherwise answer a second attempt with "loop or previous error".
+   package.loaded.cunn = nil
+   error(why, 0)
+end
 require 'nn'
 
 local cunn = rawget(_G, 'cunn')

@@ -77,7 +77,9 @@ fn check_len(t: &Tensor, n: usize, what: &str) -> Result<()> {
 
 fn long_contiguous(t: &Tensor, what: &str) -> Result<()> {
     if t.dtype != DType::Long || !t.is_contiguous() {
-        return Err(Error::dtype(format!("{what} must be a contiguous torch.CudaLongTensor")));
+        return Err(Error::dtype(format!(
+            "{what} must be a contiguous torch.CudaLongTensor"
+        )));
     }
     Ok(())
 }
@@ -88,7 +90,9 @@ fn columns(image: &Tensor, cols: &Tensor, w: &Windows, batch: usize, what: &str)
     floating(cols, image.dtype, "the columns")?;
     let l = planes(image, w, what)?;
     if batch == 0 || !l.is_multiple_of(batch) {
-        return Err(Error::shape(format!("{l} planes are not {batch} images of as many channels")));
+        return Err(Error::shape(format!(
+            "{l} planes are not {batch} images of as many channels"
+        )));
     }
     check_len(cols, l * w.window() * w.positions(), "the columns")?;
     Ok((l, sfx))
@@ -102,11 +106,31 @@ pub fn unfold(cols: &Tensor, x: &Tensor, w: &Windows, batch: usize) -> Result<()
         return Ok(());
     }
     let dev = common_device(&[cols, x])?;
-    let (mut n, mut px, mut pc, mut g, mut ll_, mut b) =
-        (total as i64, addr(x)?, addr(cols)?, NnWin::of(w), l as i64, batch as i64);
-    let mut params = [param(&mut n), param(&mut px), param(&mut pc), param(&mut g), param(&mut ll_), param(&mut b)];
+    let (mut n, mut px, mut pc, mut g, mut ll_, mut b) = (
+        total as i64,
+        addr(x)?,
+        addr(cols)?,
+        NnWin::of(w),
+        l as i64,
+        batch as i64,
+    );
+    let mut params = [
+        param(&mut n),
+        param(&mut px),
+        param(&mut pc),
+        param(&mut g),
+        param(&mut ll_),
+        param(&mut b),
+    ];
     // SAFETY: parameters as nn_unfold_*; both operands are contiguous and of the checked lengths.
-    unsafe { kernels::launch(&dev, &format!("nn_unfold_{sfx}"), kernels::grid_for(total, MAX_GRID), &mut params) }
+    unsafe {
+        kernels::launch(
+            &dev,
+            &format!("nn_unfold_{sfx}"),
+            kernels::grid_for(total, MAX_GRID),
+            &mut params,
+        )
+    }
 }
 
 /// col2im: adds `cols` onto `x` (not cleared here) where `unfold` read them; padding dropped.
@@ -117,11 +141,31 @@ pub fn fold(x: &Tensor, cols: &Tensor, w: &Windows, batch: usize) -> Result<()> 
         return Ok(());
     }
     let dev = common_device(&[cols, x])?;
-    let (mut n, mut px, mut pc, mut g, mut ll_, mut b) =
-        (total as i64, addr(x)?, addr(cols)?, NnWin::of(w), l as i64, batch as i64);
-    let mut params = [param(&mut n), param(&mut px), param(&mut pc), param(&mut g), param(&mut ll_), param(&mut b)];
+    let (mut n, mut px, mut pc, mut g, mut ll_, mut b) = (
+        total as i64,
+        addr(x)?,
+        addr(cols)?,
+        NnWin::of(w),
+        l as i64,
+        batch as i64,
+    );
+    let mut params = [
+        param(&mut n),
+        param(&mut px),
+        param(&mut pc),
+        param(&mut g),
+        param(&mut ll_),
+        param(&mut b),
+    ];
     // SAFETY: parameters as nn_fold_*; both operands are contiguous and of the checked lengths.
-    unsafe { kernels::launch(&dev, &format!("nn_fold_{sfx}"), kernels::grid_for(total, MAX_GRID), &mut params) }
+    unsafe {
+        kernels::launch(
+            &dev,
+            &format!("nn_fold_{sfx}"),
+            kernels::grid_for(total, MAX_GRID),
+            &mut params,
+        )
+    }
 }
 
 /// The largest element of each window of each plane of `x` into `values`, its 1-based position
@@ -143,9 +187,22 @@ pub fn max_pool(values: &Tensor, positions: &Tensor, x: &Tensor, w: &Windows) ->
     let dev = common_device(&[values, positions, x])?;
     let (mut n, mut px, mut pv, mut pp, mut g) =
         (total as i64, addr(x)?, addr(values)?, addr(positions)?, NnWin::of(w));
-    let mut params = [param(&mut n), param(&mut px), param(&mut pv), param(&mut pp), param(&mut g)];
+    let mut params = [
+        param(&mut n),
+        param(&mut px),
+        param(&mut pv),
+        param(&mut pp),
+        param(&mut g),
+    ];
     // SAFETY: parameters as nn_maxpool_*; operands contiguous and of the checked lengths.
-    unsafe { kernels::launch(&dev, &format!("nn_maxpool_{sfx}"), kernels::grid_for(total, MAX_GRID), &mut params) }
+    unsafe {
+        kernels::launch(
+            &dev,
+            &format!("nn_maxpool_{sfx}"),
+            kernels::grid_for(total, MAX_GRID),
+            &mut params,
+        )
+    }
 }
 
 /// gradX (L x S) = gradOut (L x O) added at the positions (L x O, 1-based in each plane);
@@ -168,17 +225,42 @@ pub fn max_pool_backward(grad_x: &Tensor, grad_out: &Tensor, positions: &Tensor)
         let mut params = [param(&mut n), param(&mut p)];
         // SAFETY: parameters as nn_zero_*; grad_x is contiguous with n elements.
         unsafe {
-            kernels::launch(&dev, &format!("nn_zero_{sfx}"), kernels::grid_for(grad_x.numel(), MAX_GRID), &mut params)?
+            kernels::launch(
+                &dev,
+                &format!("nn_zero_{sfx}"),
+                kernels::grid_for(grad_x.numel(), MAX_GRID),
+                &mut params,
+            )?
         };
     }
     let total = grad_out.numel();
     if total == 0 {
         return Ok(());
     }
-    let (mut n, mut pgx, mut pgy, mut pp, mut ss, mut oo) =
-        (total as i64, addr(grad_x)?, addr(grad_out)?, addr(positions)?, s as i64, o as i64);
-    let mut params = [param(&mut n), param(&mut pgx), param(&mut pgy), param(&mut pp), param(&mut ss), param(&mut oo)];
+    let (mut n, mut pgx, mut pgy, mut pp, mut ss, mut oo) = (
+        total as i64,
+        addr(grad_x)?,
+        addr(grad_out)?,
+        addr(positions)?,
+        s as i64,
+        o as i64,
+    );
+    let mut params = [
+        param(&mut n),
+        param(&mut pgx),
+        param(&mut pgy),
+        param(&mut pp),
+        param(&mut ss),
+        param(&mut oo),
+    ];
     // SAFETY: parameters as nn_maxpool_back_*; operands contiguous, shapes checked above, and the
     // kernel skips positions outside [1, S].
-    unsafe { kernels::launch(&dev, &format!("nn_maxpool_back_{sfx}"), kernels::grid_for(total, MAX_GRID), &mut params) }
+    unsafe {
+        kernels::launch(
+            &dev,
+            &format!("nn_maxpool_back_{sfx}"),
+            kernels::grid_for(total, MAX_GRID),
+            &mut params,
+        )
+    }
 }

@@ -6,7 +6,10 @@
 -- Then getParameters on the device, a criterion kept as a model's field, torch.save/torch.load
 -- of a device model, and nn.StochasticGradient on the device.
 --
---    th tests/lua/cuda/cunn.lua [name-pattern]
+--    th tests/lua/cuda/cunn_modules.lua [name-pattern]
+--
+-- (Not named cunn.lua: th searches ./?.lua first, so from this folder `require 'cunn'` would
+-- find the script instead of the package.)
 --
 -- Tolerance: an element passes when |device - host| <= TOL * max(1, largest |host| of that
 -- tensor), TOL = 1e-4 unless a case says otherwise (float32 on both sides; the device sums in
@@ -17,12 +20,9 @@ local H = dofile((debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. 'hel
 local TOL = 1e-4
 local cases = {}
 
-local loaded = package.loaded['cunn'] ~= nil
 local function setup()
-   if not loaded then
-      require 'cunn'
-      loaded = true
-   end
+   local cunn = require 'cunn'
+   H.check(type(cunn) == 'table' and rawget(_G, 'cunn') == cunn, 'require \'cunn\' did not load the package')
 end
 
 -- Data --------------------------------------------------------------------------------------------
