@@ -5,7 +5,9 @@
 //!   load as host tensors;
 //! - the GPU checks (tests/lua/cuda/run_all.lua) on a mock CUDA driver that runs the kernels on
 //!   the CPU (tests/cuda_mock, built here with the system's C++ compiler);
-//! - the same checks on a real GPU, skipped (with the reason printed) where there is none.
+//! - the same checks on a real GPU, skipped (with the reason printed) where there is none;
+//! - cunn (tests/lua/cuda/cunn_modules.lua): every nn module and criterion on CudaTensors against the
+//!   host, on the mock and on a real GPU.
 
 mod common;
 
@@ -187,6 +189,81 @@ fn gpu_checks_on_the_mock_driver() {
     uncached.push(("THC_CACHING_ALLOCATOR", "0"));
     let again = run_suite(&uncached, None);
     assert_eq!(passed(&again), passed(&out), "{}", again.stdout);
+}
+
+/// Runs tests/lua/cuda/cunn_modules.lua with `env`; panics with its output unless every check passed.
+fn run_cunn(env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(th_path());
+    cmd.arg("cunn_modules.lua").current_dir(cuda_dir());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = run_cmd(&mut cmd, SUITE_TIMEOUT);
+    assert!(
+        out.status == Some(0) && !out.stdout.contains("\nFAIL") && !out.stdout.starts_with("FAIL"),
+        "cunn checks failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+    out
+}
+
+/// The lines of cunn_modules.lua's report that say what it covered (printed with the test's output).
+fn cunn_summary(out: &Output) -> String {
+    out.stdout
+        .lines()
+        .filter(|l| l.starts_with("cunn: ") || l.starts_with("ok ("))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Every nn module and criterion on CudaTensors against the host (tests/lua/cuda/cunn_modules.lua), on
+/// the mock driver: forward, backward, parameter gradients and updates, getParameters, a
+/// criterion kept as a model's field, saving and loading a device model.
+#[test]
+fn cunn_checks_on_the_mock_driver() {
+    let dir = temp_dir("cunn-mock");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let env = mock_env(&dir);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let out = run_cunn(&env);
+    assert!(out.stdout.contains("\nok ("), "{}", out.stdout);
+    println!("{}", cunn_summary(&out));
+    // Each class ran (none skipped for want of a GPU); the count is cunn_modules.lua's own.
+    let counted = out
+        .stdout
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("cunn: ")?
+                .split(" modules and ")
+                .next()?
+                .parse::<usize>()
+                .ok()
+        })
+        .unwrap_or(0);
+    assert!(counted >= 150, "{}", out.stdout);
+    assert!(passed(&out) >= 200, "{}", out.stdout);
+    // Without the caching allocator too (see gpu_checks_on_the_mock_driver): a kernel that leaves
+    // part of a result unset shows.
+    let mut uncached = env.clone();
+    uncached.push(("THC_CACHING_ALLOCATOR", "0"));
+    let again = run_cunn(&uncached);
+    assert_eq!(passed(&again), passed(&out), "{}", again.stdout);
+}
+
+#[test]
+fn cunn_checks_on_a_real_gpu() {
+    let cache = temp_dir("cunn-gpu-cache");
+    let out = run_cunn(&[("LUATORCH_CUDA_CACHE", cache.to_str().unwrap())]);
+    if let Some(why) = out.stdout.strip_prefix("SKIP ") {
+        println!("skipped: {}", why.trim());
+        return;
+    }
+    println!("{}", cunn_summary(&out));
 }
 
 fn passed(out: &Output) -> usize {

@@ -95,7 +95,7 @@ functions.dot = function(x, y) return x:dot(y) end
 
 ---------------------------------------------------------------------------------------------------
 -- cat: torch.cat([res,] x1, x2 [, dim]), torch.cat([res,] {x1, ...} [, dim]); x:cat(y [, dim]) is a
--- new tensor, res:cat(x1, x2 [, dim]) writes into res. The default dimension is the last; negative
+-- new tensor, res:cat(x1, x2 [, dim]) and res:cat({x1, ...} [, dim]) write into res. The default dimension is the last; negative
 -- ones count from the end. Tensors with no element are skipped.
 
 local function catInto(res, list, dim)
@@ -144,6 +144,8 @@ functions.cat = function(a, b, c, d)
 end
 
 methods.cat = function(self, a, b, c)
+   -- res:cat({x1, ...} [, dim]) writes into res, as on the host.
+   if type(a) == 'table' and not isCuda(a) then return catInto(self, a, b) end
    if isCuda(b) then return catInto(self, { a, b }, c) end
    return catInto(nil, { self, a }, b)
 end

@@ -11,13 +11,14 @@ function Index:__init(dimension)
 end
 
 function Index:updateOutput(input)
-   local t, index = input[1], input[2]
+   local t, index = input[1], nn.utils.indexTensor(input[2])
    self.output:index(t, self.dimension, index)
    return self.output
 end
 
 function Index:updateGradInput(input, gradOutput)
-   local t, index = input[1], input[2]
+   local t, index = input[1], nn.utils.indexTensor(input[2])
+   self.gradInput[2] = self.gradInput[2]:type() == input[2]:type() and self.gradInput[2] or input[2].new()
    self.gradInput[2]:resize(index:size()):zero()
    self.gradInput[1]:resizeAs(t):zero():indexAdd(self.dimension, index, gradOutput)
    return self.gradInput

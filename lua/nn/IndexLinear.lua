@@ -103,7 +103,13 @@ function IndexLinear:flattenInputs(input)
       self.sizesCache[1] = self.sizesCache[1] or torch.LongTensor(batchSize)
       self.sizes = self.sizesCache[1]:resize(batchSize)
       for i = 1, batchSize do self.sizes[i] = lkeys[i]:size(1) end
-      self.keys:cat(lkeys, 1)
+      -- Keys stay a host LongTensor whatever the input's type (a device input's keys, CudaTensor
+      -- or CudaLongTensor, come over once: the per-key bookkeeping is done on the host).
+      local hostKeys = {}
+      for i = 1, batchSize do
+         hostKeys[i] = torch.type(lkeys[i]) == 'torch.LongTensor' and lkeys[i] or lkeys[i]:long()
+      end
+      self.keys:cat(hostKeys, 1)
       self.values:cat(lvalues, 1)
    end
    self.cumSumSizesCache[1] = self.cumSumSizesCache[1] or torch.LongTensor()
@@ -325,6 +331,24 @@ end
 
 function IndexLinear:parameters()
    return { self.weight, self.bias }, { self.running, self.gradBias }
+end
+
+-- The key bookkeeping (keys, sample sizes and their sums) is host LongTensors whatever the
+-- module's type: :type() converts the rest and brings those back.
+function IndexLinear:type(type, tensorCache)
+   parent.type(self, type, tensorCache)
+   if not type then return self._type end
+   local function long(t)
+      if torch.isTensor(t) and torch.type(t) ~= 'torch.LongTensor' then return t:long() end
+      return t
+   end
+   for _, list in ipairs { self.running.keys, self.running.cumSumSizes, self.sizesCache, self.cumSumSizesCache } do
+      for k, t in pairs(list) do list[k] = long(t) end
+   end
+   for _, name in ipairs { 'keys', 'sizes', 'cumSumSizes', 'updateKeysBuffer', 'updateKeys' } do
+      self[name] = long(self[name])
+   end
+   return self
 end
 
 function IndexLinear:clearState()

@@ -26,7 +26,7 @@ function Normalize:updateOutput(input)
    self.norm = self.norm or x.new()
    self.buffer = self.buffer or x.new()
    if self.p == math.huge then
-      self._indices = self._indices or torch.LongTensor()
+      self._indices = nn.utils.indexBuffer(self._indices, x)
       self.buffer:resizeAs(x):abs(x)
       torch.max(self.norm, self._indices, self.buffer, 2)
       self.norm:add(self.eps)

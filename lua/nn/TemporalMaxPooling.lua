@@ -45,7 +45,7 @@ function TemporalMaxPooling:updateGradInput(input, gradOutput)
    local N, T, F = x:size(1), x:size(2), x:size(3)
    local oT = g.out[1]
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
-   local positions = self.indices:long():contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
+   local positions = nn.utils.indexTensor(self.indices):contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
    local planes = x.new(N * F, T)
    nn.pooling.maxBackward(planes, go, positions)
    self.gradInput:resize(N, T, F):copy(planes:view(N, F, T):transpose(2, 3))

@@ -27,13 +27,13 @@ end
 
 function Threshold:updateOutput(input)
    self:validateParameters()
-   if nn.im2col.hasKernel(input) and input:isContiguous() then
+   if nn.im2col.hasKernel(input, 'threshold') and input:isContiguous() then
       if self.inplace then
          self.output:set(input)
       else
          self.output:resizeAs(input)
       end
-      torch._nn.threshold(self.output, input, self.threshold, self.val)
+      nn.im2col.kernels(input).threshold(self.output, input, self.threshold, self.val)
       return self.output
    end
    local below = input:le(self.threshold)
@@ -49,14 +49,14 @@ end
 
 function Threshold:updateGradInput(input, gradOutput)
    self:validateParameters()
-   if nn.im2col.hasKernel(input) and input:isContiguous() and gradOutput:isContiguous()
+   if nn.im2col.hasKernel(input, 'threshold') and input:isContiguous() and gradOutput:isContiguous()
       and gradOutput:type() == input:type() and gradOutput:nElement() == input:nElement() then
       if self.inplace then
          self.gradInput:set(gradOutput)
       else
          self.gradInput:resizeAs(gradOutput)
       end
-      torch._nn.thresholdBackward(self.gradInput, input, gradOutput, self.threshold)
+      nn.im2col.kernels(input).thresholdBackward(self.gradInput, input, gradOutput, self.threshold)
       return self.gradInput
    end
    -- In place the input holds the output, which is at or below the threshold exactly where the

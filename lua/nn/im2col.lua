@@ -15,12 +15,26 @@
 local im2col = {}
 nn.im2col = im2col
 
--- The Rust kernels (torch._nn) take contiguous float and double tensors; other types (device
--- tensors, integer ones) take the tensor-method paths below.
+-- The Rust kernels (torch._nn) take contiguous float and double tensors; device tensors
+-- (torch.CudaTensor, torch.CudaDoubleTensor) have kernels of the same name and arguments for
+-- some of the passes (cutorch's _nn: unfold, fold, maxPool, maxPoolBackward); other types, and
+-- passes without a device kernel, take the tensor-method paths below.
 local kernels = torch._nn
-function im2col.hasKernel(t)
+
+-- The kernel table for tensors like t, or nil.
+function im2col.kernels(t)
    local ty = torch.type(t)
-   return kernels ~= nil and (ty == 'torch.FloatTensor' or ty == 'torch.DoubleTensor')
+   if ty == 'torch.FloatTensor' or ty == 'torch.DoubleTensor' then return kernels end
+   if ty == 'torch.CudaTensor' or ty == 'torch.CudaDoubleTensor' then
+      local cutorch = rawget(_G, 'cutorch')
+      return cutorch and cutorch._C and cutorch._C._nn
+   end
+end
+
+-- Whether tensors like t have the kernel `name` (default unfold, which every table has).
+function im2col.hasKernel(t, name)
+   local k = im2col.kernels(t)
+   return k ~= nil and k[name or 'unfold'] ~= nil
 end
 
 -- The number of window positions of a window of k elements spaced by dil, moved by d over n (+
@@ -160,7 +174,7 @@ function im2col.unfold(cols, x, g, scratch)
    if im2col.hasKernel(x) then
       local _, L = lead(x, g)
       cols:resize(L, g.K, g.O)
-      kernels.unfold(cols, x:contiguous(), g)
+      im2col.kernels(x).unfold(cols, x:contiguous(), g)
       return cols
    end
    local p, P, L = im2col.padded(x, g, 0, scratch)
@@ -234,7 +248,7 @@ end
 -- the positions im2col.unfold took them from.
 function im2col.fold(gradX, cols, g, scratch)
    if im2col.hasKernel(gradX) and gradX:isContiguous() and cols:isContiguous() then
-      kernels.fold(gradX, cols, g)
+      im2col.kernels(gradX).fold(gradX, cols, g)
       return gradX
    end
    local _, L = lead(gradX, g)
@@ -343,7 +357,7 @@ end
 -- `x` and the weight matrix must have one type.
 local DIRECT_WEIGHTS = 16384
 local function convolvesDirectly(x, weights, g)
-   if #weights ~= 1 or not kernels or not kernels.convForward or not im2col.hasKernel(x)
+   if #weights ~= 1 or not im2col.hasKernel(x, 'convForward')
       or torch.type(weights[1]) ~= torch.type(x) or weights[1]:nElement() > DIRECT_WEIGHTS then
       return false
    end
@@ -355,7 +369,7 @@ end
 
 -- The columns of images n0 .. n0+b-1 of x, side by side: cols resized to (C*K) x (b*O).
 local function unfoldChunk(cols, x, g, n0, b)
-   kernels.unfold(cols:resize(x:size(2) * g.K, b * g.O), x:narrow(1, n0, b):contiguous(), g, b)
+   im2col.kernels(x).unfold(cols:resize(x:size(2) * g.K, b * g.O), x:narrow(1, n0, b):contiguous(), g, b)
    return cols
 end
 
@@ -429,7 +443,7 @@ function im2col.convBackward(gradX, gradOut, weights, g, cols, scratch)
       for n0 = 1, N, B do
          local b = math.min(B, N - n0 + 1)
          cols:resize(CgK, b * g.O):mm(weights[1]:t(), planesFirst(scratch, go, n0, b))
-         kernels.fold(gradX:narrow(1, n0, b), cols, g, b)
+         im2col.kernels(gradX).fold(gradX:narrow(1, n0, b), cols, g, b)
       end
       return gradX
    end
@@ -460,7 +474,7 @@ function im2col.convAccGrad(gradWeights, x, gradOut, g, scale, cols, scratch)
    end
    local go = gradOut:contiguous():view(N, nOut, g.O)
    -- Host BLAS takes the columns' transpose as it is; other types get a contiguous copy.
-   local direct = im2col.hasKernel(x)
+   local direct = im2col.hasKernel(x, 'convForward')
    local colsT = not direct and x.new(g.O, CgK) or nil
    local B = chunkSize(N, C, g)
    if batched(x, gradWeights) then

@@ -15,6 +15,20 @@ nn.pooling = pooling
 
 -- Irregular windows (index maps) ------------------------------------------------------------------
 
+-- Index maps are made on the host; device data take them as CudaLongTensors, converted once per
+-- map (maps are cached by geometry, see nn.im2col.indexMap) rather than at every use.
+local onDevice = setmetatable({}, { __mode = 'k' })
+local function indexFor(idx, like)
+   if nn.utils.indexType(like) == torch.type(idx) then return idx end
+   local d = onDevice[idx]
+   if not d then
+      d = nn.utils.indexTensor(idx:type(torch.type(like)))
+      onDevice[idx] = d
+   end
+   return d
+end
+pooling.indexFor = indexFor
+
 -- The index map as L x (O*K) rows (a view; shared maps are expanded, not copied).
 local function rows(idx, L)
    local B, O, K = idx:size(1), idx:size(2), idx:size(3)
@@ -30,7 +44,7 @@ function pooling.windows(x2, idx, fill, buffer)
    buffer:resize(L, S + 1)
    buffer:narrow(2, 1, S):copy(x2)
    buffer:select(2, S + 1):fill(fill)
-   return buffer:gather(2, rows(idx, L)):view(L, idx:size(2), idx:size(3))
+   return buffer:gather(2, rows(indexFor(idx, x2), L)):view(L, idx:size(2), idx:size(3))
 end
 
 -- Adds values (L x O x K, one per window element) onto gradX2 (L x S, not cleared here) at the
@@ -40,7 +54,7 @@ function pooling.scatterWindows(gradX2, values, idx, buffer)
    local O, K = idx:size(2), idx:size(3)
    buffer = buffer or gradX2.new()
    buffer:resize(L, S + 1):zero()
-   buffer:scatterAdd(2, rows(idx, L), values:contiguous():view(L, O * K))
+   buffer:scatterAdd(2, rows(indexFor(idx, gradX2), L), values:contiguous():view(L, O * K))
    gradX2:add(buffer:narrow(2, 1, S))
    return gradX2
 end
@@ -51,8 +65,8 @@ function pooling.max(x2, idx, buffer)
    local win = pooling.windows(x2, idx, -math.huge, buffer)
    local L, O, K = win:size(1), win:size(2), win:size(3)
    local values, arg = win:max(3)
-   local full = idx
-   if idx:size(1) ~= L then full = idx:expand(L, O, K) end
+   local full = indexFor(idx, x2)
+   if idx:size(1) ~= L then full = full:expand(L, O, K) end
    return values:view(L, O), full:gather(3, arg):view(L, O)
 end
 
@@ -97,27 +111,31 @@ end
 -- The largest element of each window and its 1-based position in its plane (LongTensor). Padding
 -- counts as minus infinity; ties go to the first element in the window.
 function pooling.regularMax(x, g, buffer)
-   if nn.im2col.hasKernel(x) then
+   if nn.im2col.hasKernel(x, 'maxPool') then
       local L = x:nElement() / g.S
-      local values, positions = x.new(L, g.O), torch.LongTensor(L, g.O)
-      torch._nn.maxPool(values, positions, x:contiguous(), g)
+      local values = x.new(L, g.O)
+      local positions = torch.getmetatable(nn.utils.indexType(x)).new(L, g.O)
+      nn.im2col.kernels(x).maxPool(values, positions, x:contiguous(), g)
       return values, positions
    end
    local p, P, L = nn.im2col.padded(x, g, -math.huge, buffer)
    local values, arg
-   local better = torch.ByteTensor()
+   -- Host masks are ByteTensors; device ones are of the data's type (cutorch's comparisons), and
+   -- so is the running arg there, converted to an index once at the end.
+   local host = nn.utils.indexType(x) == 'torch.LongTensor'
+   local better = host and torch.ByteTensor() or x.new()
    nn.im2col.eachOffset(p, g, P, L, function(kk, v)
       if kk == 1 then
          values = v:clone()
-         arg = torch.LongTensor():resize(values:size()):fill(1)
+         arg = (host and torch.LongTensor() or x.new()):resize(values:size()):fill(1)
       else
          better:gt(v, values)
          values:cmax(v)
          arg:maskedFill(better, kk)
       end
    end)
-   local idx = nn.im2col.indexMap(g)
-   local positions = idx:expand(L, g.O, g.K):gather(3, arg:view(L, g.O, 1))
+   local idx = indexFor(nn.im2col.indexMap(g), x)
+   local positions = idx:expand(L, g.O, g.K):gather(3, nn.utils.indexTensor(arg):view(L, g.O, 1))
    return values:view(L, g.O), positions:view(L, g.O)
 end
 
@@ -172,13 +190,13 @@ function pooling.maxForward(self, input, spec)
    local g = pooling.geometry(self, x, spec)
    local N, C = x:size(1), x:size(2)
    local shape = nn.im2col.shape({ N, C }, g, 'out')
-   if nn.im2col.hasKernel(x) and self.output:type() == x:type() then
+   if nn.im2col.hasKernel(x, 'maxPool') and self.output:type() == x:type() then
       -- The kernel writes the maxima and their positions in place: no buffers, no copies.
-      if torch.type(self.indices) ~= 'torch.LongTensor' then self.indices = torch.LongTensor() end
+      self.indices = nn.utils.indexBuffer(self.indices, x)
       self.output:resize(shape)
       self.indices:resize(shape)
       if self.output:isContiguous() and self.indices:isContiguous() then
-         torch._nn.maxPool(self.output, self.indices, x:contiguous(), g)
+         nn.im2col.kernels(x).maxPool(self.output, self.indices, x:contiguous(), g)
          self.output = nn.im2col.unbatch(self.output, isBatch)
          self.indices = nn.im2col.unbatch(self.indices, isBatch)
          return self.output, g
@@ -201,15 +219,15 @@ function pooling.maxGradInput(self, input, gradOutput, n)
       error(torch.type(self) .. ': gradOutput does not match the last forward', 3)
    end
    self.gradInput:resize(x:size())
-   if nn.im2col.hasKernel(self.gradInput) and self.gradInput:isContiguous() and gradOutput:type() == x:type()
-      and torch.type(self.indices) == 'torch.LongTensor' then
-      torch._nn.maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
+   if nn.im2col.hasKernel(self.gradInput, 'maxPoolBackward') and self.gradInput:isContiguous()
+      and gradOutput:type() == x:type() and torch.type(self.indices) == nn.utils.indexType(x) then
+      nn.im2col.kernels(x).maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
          self.indices:contiguous():view(N * C, -1))
       self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
       return self.gradInput
    end
    pooling.maxBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
-      self.indices:long():contiguous():view(N * C, -1))
+      nn.utils.indexTensor(self.indices):contiguous():view(N * C, -1))
    self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
@@ -359,7 +377,7 @@ local function unpoolSetup(self, input, sizes)
    local N, C = x:size(1), x:size(2)
    local shape = { N, C }
    for j = 1, #sizes do shape[2 + j] = sizes[j] end
-   return x, isBatch, torch.LongStorage(shape), self.indices:long():contiguous():view(N * C, -1)
+   return x, isBatch, torch.LongStorage(shape), nn.utils.indexTensor(self.indices):contiguous():view(N * C, -1)
 end
 
 function pooling.unpoolForward(self, input, sizes)

@@ -110,13 +110,16 @@ pub fn open(lua: &Lua) -> Result<Table> {
             })
         })?,
     )?;
-    // Identity used by torch.pointer and serialization: the storage for storages, the userdata
-    // for tensors.
+    // Identity used by torch.pointer and serialization: the storage for storages (host ones, and
+    // device ones once cutorch has registered them: each access makes a new userdata, so the
+    // userdata's address would differ every time), the userdata for tensors.
     m.set(
         "pointer",
-        lua.create_function(|_, v: Value| {
+        lua.create_function(|lua, v: Value| {
+            let device_storage = || t7::device_classes(lua).and_then(|c| (c.storage_of)(&v));
             Ok(match &v {
                 _ if storage_of(&v).is_some() => storage_of(&v).map(|s| s.id() as f64),
+                Value::UserData(_) if device_storage().is_some() => device_storage().map(|s| s.id() as f64),
                 Value::UserData(ud) => Some(ud.to_pointer() as usize as f64),
                 Value::Table(t) => Some(t.to_pointer() as usize as f64),
                 Value::Function(f) => Some(f.to_pointer() as usize as f64),

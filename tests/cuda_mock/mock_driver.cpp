@@ -198,6 +198,21 @@ template <class T> static void call_sort_mode(void *f, void **p) {
       P(0, ll), P(1, ll), P(2, ll), P(3, ull *), P(4, ll *), P(5, T *), P(6, Geo), P(7, T *), P(8, Geo), P(9, ll *),
       P(10, Geo));
 }
+// nn's window kernels (NnWin: the geometry, as kernels/source/nn.rs has it).
+struct NnWin {
+   ll size[3], k[3], d[3], pad[3], dil[3], out[3];
+};
+template <class T> static void call_nn_cols(void *f, void **p) {
+   ((void (*)(ll, T *, T *, NnWin, ll, ll))f)(P(0, ll), P(1, T *), P(2, T *), P(3, NnWin), P(4, ll), P(5, ll));
+}
+template <class T> static void call_nn_maxpool(void *f, void **p) {
+   ((void (*)(ll, const T *, T *, ll *, NnWin))f)(P(0, ll), P(1, T *), P(2, T *), P(3, ll *), P(4, NnWin));
+}
+template <class T> static void call_nn_zero(void *f, void **p) { ((void (*)(ll, T *))f)(P(0, ll), P(1, T *)); }
+template <class T> static void call_nn_maxpool_back(void *f, void **p) {
+   ((void (*)(ll, T *, const T *, const ll *, ll, ll))f)(P(0, ll), P(1, T *), P(2, T *), P(3, ll *), P(4, ll),
+                                                         P(5, ll));
+}
 template <class TO, class FROM> static void call_conv(void *f, void **p) {
    ((void (*)(ll, TO *, Geo, const FROM *, Geo))f)(P(0, ll), P(1, TO *), P(2, Geo), P(3, FROM *), P(4, Geo));
 }
@@ -234,6 +249,10 @@ static Caller caller_of(const std::string &name, bool *barrier) {
    if (starts(name, "sort_init_")) return BY_TYPE(call_sort_init);
    if (starts(name, "sort_out_")) return BY_TYPE(call_sort_out);
    if (starts(name, "sort_mode_")) return BY_TYPE(call_sort_mode);
+   if (starts(name, "nn_unfold_") || starts(name, "nn_fold_")) return BY_TYPE(call_nn_cols);
+   if (starts(name, "nn_maxpool_back_")) return BY_TYPE(call_nn_maxpool_back);
+   if (starts(name, "nn_maxpool_")) return BY_TYPE(call_nn_maxpool);
+   if (starts(name, "nn_zero_")) return BY_TYPE(call_nn_zero);
    if (starts(name, "conv_") && name.size() == 8) {
       char to = name[5], from = name[7];
 #define CONV(a, A, b, B)                                                                                               \

@@ -3,7 +3,7 @@
 //! tensors, here; the device functions (`cutorch.*`) in `device`, `streams` and `ipc`; the
 //! tensors' and storages' methods in `methods`, `gather` and `sort`; the maths bound by the host's
 //! table of argument forms in `math`; and the primitives that `lua/cutorch/Tensor.lua` builds the
-//! rest on in `primitives`. Every function here names
+//! rest on in `primitives`; nn's window passes for cunn (`_nn`) in `nn`. Every function here names
 //! itself in its errors (`crate::error::Named`); the layers below do not know it.
 
 mod args;
@@ -12,6 +12,7 @@ mod gather;
 mod ipc;
 mod math;
 mod methods;
+mod nn;
 mod primitives;
 mod sort;
 mod streams;
@@ -67,6 +68,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
     gather::install(lua, &tensor)?;
     primitives::install(lua, &m)?;
     math::install(lua, &m)?;
+    nn::install(lua, &m)?;
     m.set("tensorMethods", tensor)?;
     m.set("storageMethods", storage)?;
     m.set("types", lua.create_sequence_from(TYPES.iter().map(|d| d.name()))?)?;

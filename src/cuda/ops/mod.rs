@@ -9,12 +9,14 @@
 //! - `reduce`: reductions of everything, along a dimension, arg-extremes, scans;
 //! - `moves`: moving elements by position (index, gather, scatter, masks);
 //! - `sort`: sorting along a dimension (sort, topk, kthvalue, median, mode);
-//! - `blas`: matrix products through cuBLAS.
+//! - `blas`: matrix products through cuBLAS;
+//! - `nn`: nn's window passes (im2col, col2im, max pooling), for cunn.
 
 pub mod blas;
 pub mod copy;
 pub mod elementwise;
 pub mod moves;
+pub mod nn;
 pub mod operands;
 pub mod reduce;
 pub mod sort;

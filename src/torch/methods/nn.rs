@@ -13,7 +13,7 @@ use crate::torch::kernels::{nn_conv, nn_pool};
 use crate::torch::tensor::Tensor;
 
 /// The geometry table at argument `pos`.
-fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {
+pub(crate) fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {
     let Value::Table(g) = arg(a, pos) else {
         return Err(error(
             method,
@@ -44,7 +44,7 @@ fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {
 
 /// The optional number of images whose columns lie side by side (`kernels::nn::unfold`): 1 when
 /// absent.
-fn batch_arg(a: &Args, pos: usize, method: &str) -> Result<usize> {
+pub(crate) fn batch_arg(a: &Args, pos: usize, method: &str) -> Result<usize> {
     match arg(a, pos) {
         Value::Nil => Ok(1),
         _ => {

@@ -23,6 +23,17 @@ function cases.requireFails()
    H.check(H.noGpu() ~= nil, 'the helpers see no GPU')
 end
 
+-- require 'cunn' fails as cutorch's does, every time, leaving nothing behind.
+function cases.requireCunnFails()
+   for attempt = 1, 2 do
+      local ok, err = pcall(require, 'cunn')
+      H.check(not ok, 'require succeeded (attempt %d)', attempt)
+      H.check(tostring(err):find('cutorch: no CUDA device is available', 1, true) ~= nil, 'message: %s', err)
+   end
+   H.check(package.loaded.cunn == nil, 'package.loaded.cunn is set')
+   H.check(rawget(_G, 'cunn') == nil, 'the cunn global is set')
+end
+
 function cases.deviceCallsRaise()
    local calls = {
       setDevice = function() C.setDevice(1) end,

@@ -17,10 +17,12 @@
 //!
 //! The text is in the files of this folder: `header` (what every kernel uses), `per_type` (the
 //! elementwise, moving, scanning and reducing kernels of one element type), `sort` (sorting
-//! along a dimension) and `operations` (the tables of operations, which fill the per-type
-//! kernels' switches); `program` writes the header, then each type's kernels, then the sort.
+//! along a dimension), `nn` (nn's window passes: im2col, col2im, max pooling) and `operations`
+//! (the tables of operations, which fill the per-type kernels' switches); `program` writes the
+//! header, then each type's kernels, then the sort, then nn's.
 
 mod header;
+mod nn;
 mod operations;
 mod per_type;
 mod sort;
@@ -58,6 +60,16 @@ fn sort_program() -> String {
     let mut s = String::from(sort::SORT_COMMON);
     for (suffix, ty, _) in TYPES {
         let body = sort::SORT_PER_TYPE.replace("_S(", &format!("_{suffix}("));
+        s.push_str(&format!("#define T {ty}\n{body}#undef T\n"));
+    }
+    s
+}
+
+/// nn's window kernels (`nn`), for the floating types.
+fn nn_program() -> String {
+    let mut s = String::from(nn::NN_COMMON);
+    for (suffix, ty, _) in TYPES.iter().filter(|t| t.0 != "l") {
+        let body = nn::NN_PER_TYPE.replace("_S(", &format!("_{suffix}("));
         s.push_str(&format!("#define T {ty}\n{body}#undef T\n"));
     }
     s
@@ -126,6 +138,7 @@ pub fn program() -> String {
         }
     }
     s.push_str(&sort_program());
+    s.push_str(&nn_program());
     s
 }
 
@@ -156,5 +169,8 @@ pub fn kernel_names() -> Vec<String> {
         }
     }
     names.extend(sort_kernel_names());
+    for (suffix, _, _) in TYPES.iter().filter(|t| t.0 != "l") {
+        names.extend(nn::NN_KERNELS.iter().map(|k| format!("{k}_{suffix}")));
+    }
     names
 }
