@@ -34,6 +34,13 @@ step warm check "$REPO" "$TH" -e "require 'cutorch'; print(torch.CudaTensor(4):f
 step cuda-suite check "$REPO/tests/lua/cuda" "$TH" run_all.lua
 step cunn-suite check "$REPO/tests/lua/cuda" "$TH" cunn_modules.lua
 step cudnn-suite check "$REPO/tests/lua/cuda" env CUDNN_PATH="$CUDNN_LIB" REQUIRE_CUDNN=1 "$TH" cudnn_modules.lua
+if ! tail -n 1 "$LOG/cudnn-suite.log" | grep -q '^ok$'; then
+   # cuDNN's own log of every call (cuDNN 8.x and 9.x), to see the call that failed.
+   step cudnn-debug bench "$REPO/tests/lua/cuda" env CUDNN_PATH="$CUDNN_LIB" CUDNN_LOGLEVEL_DBG=3 CUDNN_LOGINFO_DBG=1 \
+      CUDNN_LOGDEST_DBG=stderr LUATORCH_CUDNN_VERBOSE=1 "$TH" cudnn_modules.lua
+   tail -n 150 "$LOG/cudnn-debug.log" >"$LOG/cudnn-debug-tail.log"
+   rm -f "$LOG/cudnn-debug.log"
+fi
 step nccl-suite check "$REPO/tests/lua/nccl" "$TH" gpu.lua
 step nccl1-ffi check "$REPO/tests/lua/nccl" "$TH" v1_ffi.lua 4
 
