@@ -2,8 +2,10 @@
 -- it loads cutorch (failing as cutorch does, saying why, where there is no usable GPU) and nn,
 -- after which every nn module and criterion runs on torch.CudaTensor once converted with
 -- :cuda(). There are no separate CUDA classes: the nn modules are written against the tensor
--- API, which dispatches to the device kernels (src/cuda), and the passes that have host kernels
--- (torch._nn) have device ones under the same names (see nn.im2col.hasKernel).
+-- API, which dispatches to the device kernels (src/cuda), and nn's window passes (im2col,
+-- col2im, max pooling) have device kernels under the host kernels' names (cutorch._C._nn, see
+-- nn.im2col.kernels); the other host kernels (threshold, direct convolutions) fall back to the
+-- tensor API on the device.
 --
 -- What is not here: nn.DataParallelTable (one process driving several GPUs); run one process
 -- per GPU (parallel, NCCL) instead.
