@@ -11,6 +11,9 @@ local ffi = require 'ffi'
 
 local M = {}
 
+-- The libraries `preload` loaded (see there).
+local preloaded = {}
+
 -- Declared one piece at a time, each under pcall: a script (or an earlier luatorch module) may
 -- have declared some of these types already, and LuaJIT refuses a second declaration.
 local function cdef(s) pcall(ffi.cdef, s) end
@@ -161,7 +164,12 @@ local function preload(dir)
       local names = listDir(d[1])
       for _, pattern in ipairs(d[2]) do
          for _, name in ipairs(names) do
-            if name:match(pattern) then pcall(ffi.load, d[1] .. '/' .. name, true) end
+            if name:match(pattern) then
+               local ok, l = pcall(ffi.load, d[1] .. '/' .. name, true)
+               -- Kept for the life of the process: a collected clib is unloaded, and cuDNN
+               -- calls into these through symbols it found in the global namespace.
+               if ok then preloaded[#preloaded + 1] = l end
+            end
          end
       end
    end

@@ -42,6 +42,9 @@ end
 -- criteria.
 local function compare(name, mod, ref, input, opts)
    opts = opts or {}
+   -- A full collection first: what cuDNN still uses must not be collectable (a clib that FFI
+   -- unloads, say, crashed cuDNN 9.19 on an H200 only once the collector happened to run).
+   collectgarbage()
    torch.manualSeed(1)
    ref = ref:double()
    mod = mod:cuda()
