@@ -110,7 +110,7 @@ fn install() -> Result<String> {
 
 /// A 1.x communicator: one rank of a `Group`, or one device of an `ncclCommInitAll` clique.
 enum V1Comm {
-    Rank(Group),
+    Rank(Box<Group>),
     Clique(Arc<Mutex<Clique>>, usize),
 }
 
@@ -239,7 +239,7 @@ extern "C" fn comm_init_rank(
         match Group::join(ndev as usize, &id, rank as usize, device::current(), timeout()) {
             Ok(g) => {
                 // SAFETY: the caller's ncclComm_t slot.
-                unsafe { *comm = register(V1Comm::Rank(g)) };
+                unsafe { *comm = register(V1Comm::Rank(Box::new(g))) };
                 SUCCESS
             }
             Err(e) => {
