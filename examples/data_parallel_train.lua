@@ -298,7 +298,7 @@ local function parent()
          fail('NCCL is needed for workers on several GPUs: ' .. select(2, nccl.available()))
       end
       -- its 128 bytes as a string: the workers need not have loaded nccl to receive it
-      ncclId = nccl.uniqueId():bytes()
+      ncclId = nccl.localUniqueId():bytes()
       say(nccl.available() and string.format('NCCL %s', select(2, nccl.version())) or 'one GPU: no NCCL needed')
    elseif N > 1 then
       treeKey = string.format('data_parallel_%d_%d', require('libipc').getpid(), os.time())

@@ -90,6 +90,12 @@ function nccl.uniqueId()
    return nccl.UniqueId(lib.uniqueId())
 end
 
+-- An id for nccl.localCommunicator: nccl.uniqueId()'s where the NCCL library is; without it one
+-- that serves ranks which all share one GPU (they need no NCCL).
+function nccl.localUniqueId()
+   return nccl.UniqueId(lib.localUniqueId())
+end
+
 ---------------------------------------------------------------------------------------------------
 -- Multi-process communicators.
 
@@ -112,8 +118,8 @@ end
 
 -- The same for ranks that all run on this machine, any number of them per GPU (NCCL 2.5 to
 -- 2.29 refuse two ranks on one GPU): the ranks of a GPU are summed through CUDA IPC, and NCCL
--- runs among one rank per GPU. The id must come from nccl.uniqueId() (it carries where the
--- ranks meet). Without NCCL it still works when every rank is on one GPU.
+-- runs among one rank per GPU. The id must come from nccl.uniqueId() or nccl.localUniqueId() (it
+-- carries where the ranks meet). Without NCCL it still works when every rank is on one GPU.
 function nccl.localCommunicator(nranks, id, rank, device)
    if torch.type(id) == 'nccl.UniqueId' then id = id.internal end
    if device == nil then device = current_device() end

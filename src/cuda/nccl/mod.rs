@@ -4,6 +4,7 @@
 //! - `loader`: finds libnccl at run time and holds its functions;
 //! - `operand`: a device tensor as the collectives see it (a flat range of device memory);
 //! - `comm`: communicators and the collectives on device tensors;
+//! - `meeting`: where the ranks of such communicators meet (a shared-memory segment);
 //! - `shared`: communicators whose ranks may share a GPU, and `v1`: NCCL 1.x's C interface on
 //!   them (our libnccl.so.1, for scripts that declare NCCL 1.x through LuaJIT's FFI);
 //! - here: the Lua functions, with argument checks that name the Lua call.
@@ -12,6 +13,7 @@
 
 pub mod comm;
 pub mod loader;
+pub mod meeting;
 pub mod operand;
 pub mod shared;
 pub mod v1;
@@ -50,13 +52,24 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "uniqueId",
         lua.create_function(|lua, ()| {
             const F: &str = "nccl.uniqueId";
-            // NCCL's id, with the meeting key of `shared` in its unused tail. Without NCCL only
-            // the key: enough for nccl.localCommunicator's ranks when they share one GPU.
+            // NCCL's id, with the meeting key of `shared` in its unused tail (for
+            // nccl.localCommunicator; NCCL never sees the tail).
+            let mut id = loader::nccl().named(F)?.unique_id().named(F)?;
+            meeting::mark_id(&mut id).named(F)?;
+            lua.create_string(id)
+        })?,
+    )?;
+    t.set(
+        "localUniqueId",
+        lua.create_function(|lua, ()| {
+            const F: &str = "nccl.localUniqueId";
+            // As uniqueId where NCCL is; without it only the meeting key, which is all
+            // nccl.localCommunicator needs while every rank shares one GPU.
             let mut id = match loader::nccl() {
                 Ok(n) => n.unique_id().named(F)?,
                 Err(_) => [0; UNIQUE_ID_BYTES],
             };
-            shared::mark_id(&mut id).named(F)?;
+            meeting::mark_id(&mut id).named(F)?;
             lua.create_string(id)
         })?,
     )?;
@@ -117,7 +130,7 @@ fn seconds(f: &str, v: &Value) -> Result<Duration> {
 fn communicator(_: &Lua, args: (Value, Value, Value, Value, Value)) -> Result<Communicator> {
     const F: &str = "nccl.communicator";
     let (nranks, id, rank, device, timeout) = communicator_args(F, args)?;
-    let id = shared::nccl_part(&id);
+    let id = meeting::nccl_part(&id);
     Communicator::init_rank(nranks as i32, &id, rank as i32, device, timeout).named(F)
 }
 
@@ -126,7 +139,7 @@ fn communicator(_: &Lua, args: (Value, Value, Value, Value, Value)) -> Result<Co
 fn local_communicator(_: &Lua, args: (Value, Value, Value, Value, Value)) -> Result<LocalCommunicator> {
     const F: &str = "nccl.localCommunicator";
     let (nranks, id, rank, device, timeout) = communicator_args(F, args)?;
-    if shared::key_of(&id).is_none() {
+    if meeting::key_of(&id).is_none() {
         return Err(error(
             F,
             "bad argument #2 (the unique id must come from nccl.uniqueId() of this th)",

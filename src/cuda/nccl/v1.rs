@@ -21,7 +21,8 @@ use std::time::Duration;
 
 use super::comm::{Call, Communicator, Kind, run_group};
 use super::loader::{self, UNIQUE_ID_BYTES};
-use super::shared::{self, Failure, Group};
+use super::meeting;
+use super::shared::{Failure, Group};
 use crate::cuda::device;
 use crate::error::{Error, Result};
 
@@ -200,7 +201,7 @@ extern "C" fn get_unique_id(out: *mut [u8; UNIQUE_ID_BYTES]) -> c_int {
         let mut id = loader::nccl()
             .and_then(|n| n.unique_id())
             .unwrap_or([0; UNIQUE_ID_BYTES]);
-        if let Err(e) = shared::mark_id(&mut id) {
+        if let Err(e) = meeting::mark_id(&mut id) {
             warn("ncclGetUniqueId", e);
             return SYSTEM_ERROR;
         }
@@ -222,7 +223,7 @@ extern "C" fn comm_init_rank(
             warn(F, "a NULL pointer");
             return INVALID_ARGUMENT;
         }
-        if ndev < 1 || ndev as usize > shared::MAX_RANKS {
+        if ndev < 1 || ndev as usize > meeting::MAX_RANKS {
             warn(F, format!("{ndev} ranks"));
             return INVALID_ARGUMENT;
         }

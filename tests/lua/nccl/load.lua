@@ -11,8 +11,8 @@ local nccl = require 'nccl'
 H.case('the module loads whatever the library', function()
    H.eq(type(nccl), 'table', 'require returns the module')
    H.eq(require 'nccl', nccl, 'a second require')
-   for _, f in ipairs({ 'available', 'version', 'uniqueId', 'communicator', 'allReduce', 'reduce', 'bcast',
-      'allGather', 'reduceScatter' }) do
+   for _, f in ipairs({ 'available', 'version', 'uniqueId', 'localUniqueId', 'communicator', 'localCommunicator',
+      'allReduce', 'reduce', 'bcast', 'allGather', 'reduceScatter' }) do
       H.eq(type(nccl[f]), 'function', 'nccl.' .. f)
    end
    H.eq(nccl.timeout, 300, 'the default nccl.timeout')
@@ -29,6 +29,11 @@ local function library_errors(...)
    end
    H.fails('uniqueId', 'nccl.uniqueId: ', nccl.uniqueId, ...)
    H.fails('version', 'nccl.version: ', nccl.version, ...)
+   -- Ranks that all share one GPU need no NCCL: their id needs no library either.
+   local id = nccl.localUniqueId()
+   H.eq(torch.type(id), 'nccl.UniqueId', 'a local id without the library')
+   H.eq(#id:bytes(), 128, 'its size')
+   H.check(nccl.localUniqueId():bytes() ~= id:bytes(), 'a new local id each call')
    -- A unique id made elsewhere is all a communicator needs from us before the device.
    H.check(not pcall(nccl.communicator, 1, string.rep('x', 128), 0), 'communicator without NCCL or GPU')
 end
