@@ -451,6 +451,15 @@ impl Collectives for Communicator {
     }
 }
 
+/// The five collectives as methods of a communicator type named `class`.
+fn add_collectives<C: Collectives + UserData + 'static, M: UserDataMethods<C>>(m: &mut M, class: &str) {
+    for name in ["allReduce", "reduce", "bcast", "allGather", "reduceScatter"] {
+        let kind = Kind::from_name(name).expect("a collective's name");
+        let f = format!("{class}:{name}");
+        m.add_method_mut(name, move |_, c, args: MultiValue| collective(c, kind, &f, args));
+    }
+}
+
 /// `nccl.localCommunicator`'s communicators (None once destroyed).
 pub struct LocalCommunicator(Option<shared::Group>);
 
@@ -495,19 +504,13 @@ impl Collectives for LocalCommunicator {
             .0
             .as_mut()
             .ok_or_else(|| crate::error::Error::argument("the communicator was destroyed"))?;
-        let (kind, send, recv, count, dtype, op, root, stream) = call.parts();
-        g.run(kind, send, recv, count, dtype, op, root as usize, stream)
-            .map_err(|(_, e)| e)
+        g.run(call).map_err(|(_, e)| e)
     }
 }
 
 impl UserData for LocalCommunicator {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        for name in ["allReduce", "reduce", "bcast", "allGather", "reduceScatter"] {
-            let kind = Kind::from_name(name).expect("a collective's name");
-            let f = format!("{LOCAL}:{name}");
-            m.add_method_mut(name, move |_, c, args: MultiValue| collective(c, kind, &f, args));
-        }
+        add_collectives(m, LOCAL);
         m.add_method_mut("destroy", |_, c, ()| {
             if let Some(mut g) = c.0.take() {
                 g.destroy();
@@ -531,11 +534,7 @@ impl UserData for LocalCommunicator {
 
 impl UserData for Communicator {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        for name in ["allReduce", "reduce", "bcast", "allGather", "reduceScatter"] {
-            let kind = Kind::from_name(name).expect("a collective's name");
-            let f = format!("{COMM}:{name}");
-            m.add_method_mut(name, move |_, c, args: MultiValue| collective(c, kind, &f, args));
-        }
+        add_collectives(m, COMM);
         m.add_method_mut("destroy", |_, c, ()| c.destroy().named(&format!("{COMM}:destroy")));
         m.add_method_mut("abort", |_, c, ()| {
             c.abort();

@@ -24,7 +24,6 @@ use super::loader::UNIQUE_ID_BYTES;
 use super::meeting::{Buffer, MAX_RANKS, Posted, Segment, alive, key_of, nccl_part};
 use crate::cuda::device;
 use crate::cuda::ipc::{self, Exported, HANDLE_BYTES};
-use crate::cuda::kernels::source;
 use crate::cuda::memory;
 use crate::cuda::ops::elementwise;
 use crate::error::{Error, Result};
@@ -218,20 +217,11 @@ impl Group {
         }
     }
 
-    /// Runs one collective (NCCL 2 type and op codes; `root` a rank) on device addresses of this
-    /// rank's device, queued after the work on `stream`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run(
-        &mut self,
-        kind: Kind,
-        send: u64,
-        recv: u64,
-        count: usize,
-        dtype: c_int,
-        op: c_int,
-        root: usize,
-        stream: usize,
-    ) -> std::result::Result<(), (Failure, Error)> {
+    /// Runs one collective (NCCL 2 type and op codes; its root a rank) on device addresses of
+    /// this rank's device, queued after the work on the call's stream.
+    pub fn run(&mut self, call: &Call) -> std::result::Result<(), (Failure, Error)> {
+        let (kind, send, recv, count, dtype, op, root, stream) = call.parts();
+        let root = root.max(0) as usize;
         if kind.takes_root() && root >= self.nranks {
             return Err((
                 Failure::Mismatch,
@@ -239,7 +229,7 @@ impl Group {
             ));
         }
         if !self.sharing {
-            return self.direct(kind, send, recv, count, dtype, op, root, stream);
+            return self.direct(call);
         }
         let internal = |e: Error| (Failure::Internal, e);
         sync_stream(stream).map_err(internal)?;
@@ -277,26 +267,13 @@ impl Group {
     }
 
     /// A collective when no two ranks share a GPU: NCCL's own, or a copy with one rank.
-    #[allow(clippy::too_many_arguments)]
-    fn direct(
-        &mut self,
-        kind: Kind,
-        send: u64,
-        recv: u64,
-        count: usize,
-        dtype: c_int,
-        op: c_int,
-        root: usize,
-        stream: usize,
-    ) -> std::result::Result<(), (Failure, Error)> {
+    fn direct(&mut self, call: &Call) -> std::result::Result<(), (Failure, Error)> {
         let internal = |e: Error| (Failure::Internal, e);
         match self.nccl.as_mut() {
-            Some(comm) => {
-                let call = Call::raw(kind, send, recv, count, dtype, op, root as c_int, stream);
-                comm.run(&call).map_err(internal)
-            }
+            Some(comm) => comm.run(call).map_err(internal),
             None => {
                 // One rank: every collective copies its input to its output.
+                let (kind, send, recv, count, dtype, _, _, stream) = call.parts();
                 let bytes = bytes_of(kind, count, 1, dtype, true);
                 if send != recv && bytes > 0 && recv != 0 {
                     copy_bytes(self.device, recv, send, bytes, stream).map_err(internal)?;
@@ -562,9 +539,6 @@ impl Group {
                 3 => ("cmin", 0.0),
                 _ => return Err(Error::argument(format!("unknown reduction {op}"))),
             };
-            if source::pointwise_op(name).is_none() {
-                return Err(Error::argument(format!("internal error: no operation {name}")));
-            }
             let a = vector(acc, len);
             let b = vector(i, len);
             elementwise::pointwise(name, &a, Some(&a), Some(&b), None, v, 0.0)?;

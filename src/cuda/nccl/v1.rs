@@ -388,7 +388,7 @@ extern "C" fn collective(
         }
         let (send, recv, count, stream) = (send as u64, recv as u64, count as usize, stream as usize);
         match &mut *c {
-            V1Comm::Rank(g) => match g.run(kind, send, recv, count, dtype, op, root as usize, stream) {
+            V1Comm::Rank(g) => match g.run(&Call::raw(kind, send, recv, count, dtype, op, root, stream)) {
                 Ok(()) => SUCCESS,
                 Err((f, e)) => {
                     warn(name, e.message());
