@@ -1,7 +1,7 @@
 //! `th`: the command line, as trepl's `th` has it. Everything else lives in the library.
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Read};
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
@@ -213,10 +213,8 @@ fn run(cl: CommandLine, argv0: &OsString) -> u8 {
             return 1;
         }
     }
-    let mut script = cl.script;
-    if script.is_none() && cl.actions.is_empty() && !cl.interactive && !std::io::stdin().is_terminal() {
-        script = Some(Script::Stdin);
-    }
+    // A bare `th` with piped input runs the REPL over it (as trepl's did); `th -` runs it as a script.
+    let script = cl.script;
     if let Some(script) = &script {
         let Ok((source, chunk_name)) = read_script(script) else {
             return 1;

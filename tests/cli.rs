@@ -75,10 +75,40 @@ fn dash_reads_the_script_from_stdin() {
 }
 
 #[test]
-fn piped_stdin_without_a_script_runs_as_a_script() {
-    let out = run_th_in(&lua_dir(), &[], "print('from pipe')\n", &[]);
+fn piped_stdin_without_a_script_runs_the_repl() {
+    // As trepl's th: each line is evaluated and expressions print their values.
+    let out = run_th_in(&lua_dir(), &[], "x = 3\nx * 2\n", &[]);
     out.assert_ok();
-    assert_eq!(out.stdout, "from pipe\n");
+    assert_eq!(out.raw_stdout, "6\t\n");
+    // Multi-line input continues; an error is reported and the next input still runs; the status
+    // says an input failed; `exit` ends the input.
+    let input =
+        "function f(a)\n  return a + 1\nend\nf(41)\nerror('bo' .. 'om')\n'after', {1}\nexit\nprint('not run')\n";
+    let out = run_th_in(&lua_dir(), &[], input, &[]);
+    assert_eq!(out.status, Some(1), "{}", out.stderr);
+    assert_eq!(out.raw_stdout, "42\t\nafter\t{\n  1 : 1\n}\n");
+    assert!(out.stderr.starts_with("stdin:1: boom\n"), "{}", out.stderr);
+    // An unfinished input at the end is a syntax error.
+    let out = run_th_in(&lua_dir(), &[], "y = 1\nfor i = 1, 2 do\n", &[]);
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.contains("'end' expected"), "{}", out.stderr);
+    // `th -` still runs standard input as one script.
+    let out = run_th_in(&lua_dir(), &["-"], "local x = 3\nprint(x * 2)\n", &[]);
+    out.assert_ok();
+    assert_eq!(out.stdout, "6\n");
+}
+
+#[test]
+fn print_lays_out_values_as_trepl() {
+    // The bytes of trepl's print under the original Torch7 for the same script: plain values end
+    // with a tab and the line after the last one; print() writes nothing; a tensor or storage takes
+    // its own lines; tables are laid out key by key, '{...}' for an empty nested one.
+    let out = run_th(&["trepl_print.lua"]);
+    out.assert_ok();
+    let expected = "a\t\nlabel\t 1\n 2\n[torch.DoubleTensor of size 2]\n\n1\t2\tx\t\nnil\t\n{\n  a : 1\n}\n\
+x\tnil\t3\t\n 1  1\n 1  1\n[torch.DoubleTensor of size 2x2]\n\nafter\t\ntrue\tfalse\t\nn\t{}\n{\n  k : {...}\n}\n\
+{\n  outer : \n    {\n      inner : \n        {\n          x : \"y\"\n        }\n    }\n}\n 3\n 4\n[torch.LongStorage of size 2]\n\n";
+    assert_eq!(out.raw_stdout, expected);
 }
 
 #[test]

@@ -23,6 +23,11 @@ struct Th {
 impl Th {
     /// Starts `th` in `home` (also its `$HOME`), and waits for the first prompt.
     fn start(home: &Path, env: &[(&str, &str)]) -> Th {
+        Th::start_with(home, env, true)
+    }
+
+    /// `start`, where `plain` says whether colour escapes are taken out of what `th` writes.
+    fn start_with(home: &Path, env: &[(&str, &str)], plain: bool) -> Th {
         let mut cmd = Command::new(common::th_path());
         cmd.current_dir(home)
             .env("HOME", home)
@@ -31,7 +36,7 @@ impl Th {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let options = Options::new().timeout_ms(Some(WAIT_MS)).strip_ansi_escape_codes(true);
+        let options = Options::new().timeout_ms(Some(WAIT_MS)).strip_ansi_escape_codes(plain);
         let mut session = spawn_with_options(cmd, options).expect("spawn th in a pty");
         session.exp_string("luatorch th").expect("banner");
         session.exp_string("th> ").expect("first prompt");
@@ -241,6 +246,22 @@ fn tensors_print_in_torch_format_and_complete() {
     th.type_keys("t:narr\t");
     th.expect("t:narrow");
     th.eval("(1, 2, 1):size(2) * 14", "42");
+    assert_eq!(th.quit(), 0);
+}
+
+#[test]
+fn tester_colours_its_lines_at_a_terminal() {
+    // As Torch's Tester: the counter and [WAIT] in cyan, PASS in green, FAIL in red (only at a
+    // terminal; tests/torch_util.rs checks the plain text through a pipe).
+    let mut th = Th::start_with(&home("tester"), &[], false);
+    th.quiet("tt = torch.Tester(); tt:add(function() tt:assert(true) end, 'good')");
+    let out = th.output_of("tt:run();");
+    assert!(
+        out.contains("\u{1b}[0;36m1/1 \u{1b}[0mgood ") && out.contains("[\u{1b}[0;36mWAIT\u{1b}[0m]\r"),
+        "{out:?}"
+    );
+    assert!(out.contains("[\u{1b}[0;32mPASS\u{1b}[0m]"), "{out:?}");
+    assert!(out.contains("with \u{1b}[0;32m0 failures\u{1b}[0m and "), "{out:?}");
     assert_eq!(th.quit(), 0);
 }
 

@@ -129,7 +129,7 @@ fn cmdline_log_tees_print_to_a_file() {
     assert!(first.starts_with("[program started on "), "{}", out.stdout);
     assert!(
         out.stdout
-            .ends_with("]\n[command line arguments]\nlr\t0.5\n[----------------------]\nhello\t42\ttrue\n\ndone\n"),
+            .ends_with("]\n[command line arguments]\nlr\t0.5\n[----------------------]\nhello\t42\ttrue\ndone\n"),
         "{}",
         out.stdout
     );
@@ -147,12 +147,12 @@ fn tester_reports_each_test_and_the_failures() {
     let out = run_th(&["torch_util_tester.lua"]);
     out.assert_ok();
     let expected_start = "Running 6 tests
-1/6 arithmetic .......................................................... [PASS]
-2/6 errors .............................................................. [PASS]
-3/6 failing ............................................................. [FAIL]
-4/6 raising ............................................................. [ERROR]
-5/6 skipped ............................................................. [SKIP]
-6/6 tensors ............................................................. [PASS]
+1/6 arithmetic .......................................................... [WAIT]\r1/6 arithmetic .......................................................... [PASS]
+2/6 errors .............................................................. [WAIT]\r2/6 errors .............................................................. [PASS]
+3/6 failing ............................................................. [WAIT]\r3/6 failing ............................................................. [FAIL]
+4/6 raising ............................................................. [WAIT]\r4/6 raising ............................................................. [ERROR]
+5/6 skipped ............................................................. [WAIT]\r5/6 skipped ............................................................. [SKIP]
+6/6 tensors ............................................................. [WAIT]\r6/6 tensors ............................................................. [PASS]
 Completed 18 asserts in 6 tests with 1 failure and 1 error and 1 disabled
 --------------------------------------------------------------------------------
 failing
@@ -160,17 +160,15 @@ deliberate failure
 BOOL violation condition=false
 stack traceback:
 \ttorch_util_tester.lua:31: in function <torch_util_tester.lua:30>
-
 --------------------------------------------------------------------------------
 failing
 a and b should be equal
 TensorEQ(==) violation: max diff=1, tolerance=0
 stack traceback:
 \ttorch_util_tester.lua:32: in function <torch_util_tester.lua:30>
-
 --------------------------------------------------------------------------------
 raising
-Function call failed
+ Function call failed
 torch_util_tester.lua:36: deliberate error
 ";
     assert!(out.stdout.starts_with(expected_start), "{}", out.stdout);
@@ -178,7 +176,7 @@ torch_util_tester.lua:36: deliberate error
         out.stdout.ends_with(
             "run error: An error was found while running tests!
 Running 1 test
-1/1 only ................................................................ [PASS]
+1/1 only ................................................................ [WAIT]\r1/1 only ................................................................ [PASS]
 Completed 1 assert in 1 test with 0 failures and 0 errors
 "
         ),

@@ -5,8 +5,10 @@
 --   function tests.addition() tester:eq(1 + 1, 2, 'one and one') end
 --   tester:add(tests):run()
 --
--- run() writes one line per test ('1/3 name ....... [PASS]', 80 columns), a summary, then the
--- failures, errors and warnings with where they happened; it raises an error if any test failed.
+-- run() writes one line per test ('1/3 name ....... [WAIT]' while it runs, then '\r' and the same
+-- line with [PASS], [FAIL], [ERROR] or [SKIP]; 80 columns), a summary, then the failures, errors and
+-- warnings with where they happened, each closed by a line of dashes; it raises an error if any
+-- test failed. Tests run in the order of their names (Torch's ran in hash order).
 -- Everything is written with io.write (looked up at each call, so a caller may redirect it).
 --
 -- Every assertion ends in self:_success() or self:_failure(message) and returns what that hook
@@ -55,6 +57,19 @@ local THIS_FRAME = '\n[^\n]*torch/Tester%.lua' -- a traceback line in this file
 
 local function out(s)
    io.write(s)
+end
+
+-- Torch's colours for the run's lines and summary, at a terminal only (Torch coloured files and
+-- pipes too, which leaves escapes in logs). Decided at each run.
+local paint
+local function choose_colours()
+   local ok, sys = pcall(require, 'sys')
+   if ok and sys.isatty and sys.isatty(1) and os.getenv('TERM') ~= 'dumb' then
+      local c = sys.COLORS
+      paint = function(s, colour) return c[colour] .. s .. c.none end
+   else
+      paint = function(s) return s end
+   end
 end
 
 function Tester:__init()
@@ -523,7 +538,7 @@ function Tester:_runOne(name, fn)
       if ok and not tok then ok, err = tok, terr end
    end
    if not ok then
-      self.errors[#self.errors + 1] = tostring(name) .. '\nFunction call failed\n' .. tostring(err)
+      self.errors[#self.errors + 1] = tostring(name) .. '\n Function call failed\n' .. tostring(err) .. '\n'
    end
    return ok
 end
@@ -535,8 +550,12 @@ function Tester:_run(tests)
    out('Running ' .. plural(n, 'test') .. '\n')
    for i, name in ipairs(names) do
       self._currentTestName = name
-      local head = string.format('%' .. width .. 'd/%d ', i, n) .. tostring(name) .. ' '
-      head = head .. string.rep('.', math.max(0, NCOLS - 7 - #head)) .. ' '
+      local count = string.format('%' .. width .. 'd/%d ', i, n)
+      local head = count .. tostring(name) .. ' '
+      head = paint(count, 'cyan') .. head:sub(#count + 1) .. string.rep('.', math.max(0, NCOLS - 7 - #head)) .. ' '
+      -- '[WAIT]' while the test runs, written over with its result.
+      out(head .. '[' .. paint('WAIT', 'cyan') .. ']')
+      io.flush()
       local status
       if self.disabledTests[name] then
          status = 'SKIP'
@@ -551,9 +570,10 @@ function Tester:_run(tests)
             status = 'PASS'
          end
       end
-      local line = head .. '[' .. status .. ']'
+      local colour = { PASS = 'green', FAIL = 'red', ERROR = 'magenta', SKIP = 'yellow' }
+      local line = '\r' .. head .. '[' .. paint(status, colour[status]) .. ']'
       if status == 'PASS' and self._warningCount[name] > 0 then
-         line = line .. '\n' .. string.rep(' ', NCOLS - 10) .. '[+warning]'
+         line = line .. '\n' .. string.rep(' ', NCOLS - 10) .. '[' .. paint('+warning', 'yellow') .. ']'
       end
       out(line .. '\n')
       if self.earlyAbort and i < n and (status == 'ERROR' or status == 'FAIL') then
@@ -579,9 +599,10 @@ function Tester:_report(tests)
    -- Warnings given outside any test (by add, say) count one each.
    nwarnings = nwarnings + (self._warningCount[''] or 0)
    local summary = 'Completed ' .. plural(self.countasserts, 'assert') .. ' in ' .. plural(ntests, 'test') ..
-      ' with ' .. plural(nfailures, 'failure') .. ' and ' .. plural(nerrors, 'error')
-   if nwarnings > 0 then summary = summary .. ' and ' .. plural(nwarnings, 'warning') end
-   if nskipped > 0 then summary = summary .. ' and ' .. nskipped .. ' disabled' end
+      ' with ' .. paint(plural(nfailures, 'failure'), nfailures == 0 and 'green' or 'red') ..
+      ' and ' .. paint(plural(nerrors, 'error'), nerrors == 0 and 'green' or 'magenta')
+   if nwarnings > 0 then summary = summary .. ' and ' .. paint(plural(nwarnings, 'warning'), 'yellow') end
+   if nskipped > 0 then summary = summary .. ' and ' .. paint(nskipped .. ' disabled', 'yellow') end
    out(summary .. '\n')
    if not self.summaryOnly then
       local line = string.rep('-', NCOLS) .. '\n'
@@ -589,7 +610,7 @@ function Tester:_report(tests)
       for _, e in ipairs(self.errors) do sections[#sections + 1] = e end
       for _, w in ipairs(self.warnings) do sections[#sections + 1] = w end
       if #sections > 0 then out(line) end
-      for _, s in ipairs(sections) do out(s .. '\n\n' .. line) end
+      for _, s in ipairs(sections) do out(s .. '\n' .. line) end
    end
    -- What has been reported is not reported again by a later run.
    self.errors, self.warnings = {}, {}
@@ -607,6 +628,7 @@ function Tester:run(names)
       self.testError[name] = 0
       self._warningCount[name] = 0
    end
+   choose_colours()
    self:_run(tests)
    self:_report(tests)
    for name in pairs(tests) do

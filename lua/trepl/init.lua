@@ -55,61 +55,59 @@ _G.print_old = print_old
 
 local function has_tostring(v)
    local mt = getmetatable(v)
-   return type(mt) == 'table' and rawget(mt, '__tostring') ~= nil
+   return type(mt) == 'table' and mt.__tostring ~= nil
 end
 
--- Writes a table as trepl does: '{', 'key : value' lines indented by two, nested tables four deeper
--- per level, '{...}' past the depth limit or for a table already being printed (cycles).
-local function write_table(out, obj, depth, open)
+-- A table laid out as trepl does: '{', one 'key : value' line per entry indented by two, a nested
+-- table under its key line four columns deeper per level, and '{...}' for an empty nested table or
+-- one past the depth limit (the limit also ends cycles). Nested objects are opened like any table.
+local function write_table(out, obj, depth)
    local pad = string.rep(' ', depth * 4)
    if next(obj) == nil then
-      out[#out + 1] = pad .. '{}'
+      out[#out + 1] = pad .. '{}\n'
       return
    end
-   open[obj] = true
-   out[#out + 1] = pad .. '{'
+   out[#out + 1] = pad .. '{\n'
    for k, v in pairs(obj) do
       local key = pad .. '  ' .. tostring(k) .. ' : '
-      if type(v) == 'table' and not has_tostring(v) then
-         if depth >= print_depth - 1 or open[v] or next(v) == nil then
-            out[#out + 1] = key .. (next(v) == nil and '{}' or '{...}')
+      if type(v) == 'table' then
+         if depth >= print_depth - 1 or next(v) == nil then
+            out[#out + 1] = key .. '{...}\n'
          else
-            out[#out + 1] = key
-            write_table(out, v, depth + 1, open)
+            out[#out + 1] = key .. '\n'
+            write_table(out, v, depth + 1)
          end
       else
-         out[#out + 1] = key .. colorize(v, true)
+         out[#out + 1] = key .. colorize(v, true) .. '\n'
       end
    end
-   open[obj] = nil
-   out[#out + 1] = pad .. '}'
+   out[#out + 1] = pad .. '}\n'
 end
 
--- The text `print` shows for its arguments.
+-- The text `print` writes for its arguments, as trepl lays it out: a plain value (string, number,
+-- boolean, nil, function) is followed by a tab, and the line ends after the last argument; a
+-- tensor, storage or other object with a __tostring writes its text and a newline; a plain table
+-- is laid out key by key. No arguments, no text.
 function trepl.format(...)
    local n = select('#', ...)
-   local pieces, line = {}, {}
+   local out = {}
    for i = 1, n do
       local v = select(i, ...)
       local t = type(v)
       if t == 'table' and not has_tostring(v) then
-         if #line > 0 then pieces[#pieces + 1] = table.concat(line, '\t'); line = {} end
-         local out = {}
-         write_table(out, v, 0, {})
-         pieces[#pieces + 1] = table.concat(out, '\n')
-      elseif t == 'userdata' or (t == 'table' and has_tostring(v)) then
-         if #line > 0 then pieces[#pieces + 1] = table.concat(line, '\t'); line = {} end
-         pieces[#pieces + 1] = tostring(v)
+         write_table(out, v, 0)
+      elseif t == 'userdata' or t == 'cdata' or t == 'table' then
+         out[#out + 1] = tostring(v) .. '\n'
       else
-         line[#line + 1] = colorize(v)
+         out[#out + 1] = colorize(v) .. '\t'
+         if i == n then out[#out + 1] = '\n' end
       end
    end
-   if #line > 0 or n == 0 then pieces[#pieces + 1] = table.concat(line, '\t') end
-   return table.concat(pieces, '\n')
+   return table.concat(out)
 end
 
 function print_new(...)
-   io.write(trepl.format(...), '\n')
+   io.write(trepl.format(...))
    io.flush()
 end
 

@@ -31,20 +31,25 @@ function xlua.formatTime(seconds)
 end
 
 ----------------------------------------------------------------------------------------------------
--- progress(i, n): one line on stdout, redrawn in place with '\r':
---  [==========>.............] 12/50 | Tot: 1s23ms | Step: 85ms | ETA: 3s230ms
--- and at i == n the total time, then a newline. A call with i smaller than the previous one, or
--- after a finished bar, starts a new bar.
+-- progress(i, n): xlua's bar, byte for byte. With W the terminal's width (COLUMNS, else the
+-- terminal's, else 80; at most 120), each call writes
+--   ' [' .. W-34 cells ('=' done, '>' the current cell, '.' to go) .. '] '
+-- then 30 blanks and 30 backspaces (to clear what a longer line left), then ' ETA: t | Step: s'
+-- (' Tot: t | Step: s' once the bar is full), then moves back over the middle of the bar and writes
+-- ' i/n ' there, and ends with '\r'. A redraw starts with '\r'; a full bar ends its line with '\n'.
+-- Once a bar is full, a call whose cell is before the last one drawn starts a new bar.
 ----------------------------------------------------------------------------------------------------
 do
    local SMOOTHING = 100 -- Step is the mean over at most this many recent calls
-   local REDRAW = 0.1    -- seconds between redraws when the bar itself does not change
-   local bar               -- state of the bar being drawn, nil when none is
 
-   local function bar_width()
-      local cols = sys.termwidth and sys.isatty(1) and sys.termwidth(1) or 80
-      return max(10, min(60, cols - 58))
+   local function term_width()
+      local cols = tonumber(os.getenv('COLUMNS'))
+      if not cols and sys.termwidth and sys.isatty(1) then cols = sys.termwidth(1) end
+      return min(cols or 80, 120)
    end
+
+   local finished, last_cell = true, -1
+   local start, times, indices
 
    function xlua.progress(current, goal)
       if type(current) ~= 'number' then
@@ -53,53 +58,48 @@ do
       if type(goal) ~= 'number' then
          error('xlua.progress: bad argument #2 (number expected, got ' .. type(goal) .. ')', 2)
       end
-      local now = sys.clock()
-      if bar == nil or current < bar.last then
-         bar = { start = now, times = { now }, indices = { current }, last = current,
-                 drawn_at = nil, cells = -1, len = 0, width = bar_width() }
+      local width = term_width()
+      local cells = width - 34
+      local cell = goal ~= 0 and floor(current * cells / goal) or cells
+      local out = {}
+      if finished and (last_cell == -1 or cell < last_cell) then
+         finished = false
+         start = sys.clock()
+         times, indices = { 0 }, { current }
+      else
+         out[1] = '\r'
       end
-      local done = current >= goal
-      local width = bar.width
-      local cells = goal > 0 and floor(min(current, goal) * width / goal) or width
-      if cells < 0 then cells = 0 end
+      last_cell = cell
+      out[#out + 1] = ' ['
+      for i = 1, cells do
+         out[#out + 1] = i < cell and '=' or (i == cell and '>' or '.')
+      end
+      out[#out + 1] = '] '
+      local clear = width - cells - 4
+      out[#out + 1] = string.rep(' ', clear) .. string.rep('\b', clear)
 
       -- time per item over the recent calls
-      local t0, i0 = bar.times[1], bar.indices[1]
-      local step = current ~= i0 and (now - t0) / (current - i0) or 0
+      local elapsed = sys.clock() - start
+      local step = current ~= indices[1] and (elapsed - times[1]) / (current - indices[1]) or 0
       if step < 0 then step = 0 end
-      local times, indices = bar.times, bar.indices
-      times[#times + 1], indices[#indices + 1] = now, current
+      times[#times + 1], indices[#indices + 1] = elapsed, current
       if #times > SMOOTHING then
          table.remove(times, 1)
          table.remove(indices, 1)
       end
-      bar.last = current
-
-      if not done and bar.drawn_at and cells == bar.cells and now - bar.drawn_at < REDRAW then return end
-
-      local line = {}
-      line[1] = ' ['
-      if cells >= width then
-         line[2] = string.rep('=', width)
-      elseif cells > 0 then
-         line[2] = string.rep('=', cells - 1) .. '>' .. string.rep('.', width - cells)
-      else
-         line[2] = string.rep('.', width)
+      local tm = cell < cells and ' ETA: ' .. xlua.formatTime(max(0, (goal - current) * step))
+         or ' Tot: ' .. xlua.formatTime(elapsed)
+      tm = tm .. ' | Step: ' .. xlua.formatTime(step)
+      out[#out + 1] = tm
+      -- back to the middle of the bar for the counter
+      out[#out + 1] = string.rep('\b', floor(5 + #tm + cells / 2))
+      out[#out + 1] = ' ' .. string.format('%.14g', current) .. '/' .. string.format('%.14g', goal) .. ' '
+      if cell == cells then
+         finished = true
+         out[#out + 1] = '\n'
       end
-      line[3] = '] ' .. tostring(current) .. '/' .. tostring(goal)
-      line[4] = ' | Tot: ' .. xlua.formatTime(now - bar.start)
-      line[5] = ' | Step: ' .. xlua.formatTime(step)
-      if not done then
-         line[6] = ' | ETA: ' .. xlua.formatTime(max(0, (goal - current) * step))
-      end
-      local text = table.concat(line)
-      local pad = bar.len > #text and string.rep(' ', bar.len - #text) or ''
-      io.write(bar.drawn_at and '\r' or '', text, pad)
-      bar.drawn_at, bar.cells, bar.len = now, cells, #text
-      if done then
-         io.write('\n')
-         bar = nil
-      end
+      out[#out + 1] = '\r'
+      io.write(table.concat(out))
       io.flush()
    end
 end

@@ -155,9 +155,10 @@ pub enum Outcome {
     Interrupted,
 }
 
-/// Runs `text` (already complete) and prints its values; returns what happened. The caller keeps
-/// Ctrl-C armed for the whole evaluation, printing included.
-pub fn run(lua: &Lua, text: &str, armed: &interrupt::Armed) -> Outcome {
+/// Runs `text` (already complete) and prints its values; returns what happened. At the terminal the
+/// caller keeps Ctrl-C armed for the whole evaluation, printing included; input piped in runs with
+/// no interrupt (`armed` None) and so with the JIT on, as a script would.
+pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
     let input = parse(text);
     if input.code.is_empty() {
         return Outcome::Done;
@@ -170,7 +171,9 @@ pub fn run(lua: &Lua, text: &str, armed: &interrupt::Armed) -> Outcome {
         Ok(chunk) => chunk,
         Err(e) => return Outcome::Failed(errors::describe(&e)),
     };
-    jit_off(lua, &f);
+    if armed.is_some() {
+        jit_off(lua, &f);
+    }
     let mut args = MultiValue::new();
     if expression {
         match lua.load("return function(...) return ... end").eval::<Function>() {
@@ -195,7 +198,7 @@ pub fn run(lua: &Lua, text: &str, armed: &interrupt::Armed) -> Outcome {
         Err(e) => Outcome::Failed(errors::describe(&e)),
     };
     match outcome {
-        Outcome::Failed(_) if armed.interrupted() => Outcome::Interrupted,
+        Outcome::Failed(_) if armed.is_some_and(|a| a.interrupted()) => Outcome::Interrupted,
         other => other,
     }
 }

@@ -14,13 +14,16 @@
 //! - Tab completes globals, keywords, `a.b.c` fields, `obj:method`s and file names in strings
 //!   (`complete.rs`).
 //!
+//! - Input that is not a terminal (`printf 'x = 3\nx * 2\n' | th`) is read the same way, line by
+//!   line, without banner or prompts (`run_piped`).
+//!
 //! trepl's timing line after every command is left out: it doubles the output of every line.
 
 mod complete;
 mod eval;
 pub mod interrupt;
 
-use std::io::Write as _;
+use std::io::{BufRead, IsTerminal as _, Write as _};
 use std::path::PathBuf;
 
 use mlua::Lua;
@@ -87,8 +90,12 @@ fn editor(lua: &Lua) -> rustyline::Result<Editor<LuaHelper, DefaultHistory>> {
     Ok(rl)
 }
 
-/// Runs the REPL until the user exits; returns the exit status.
+/// Runs the REPL until the user exits; returns the exit status. Input that is not a terminal is
+/// read line by line as if typed (`run_piped`).
 pub fn run(lua: &Lua) -> i32 {
+    if !std::io::stdin().is_terminal() {
+        return run_piped(lua, std::io::stdin().lock());
+    }
     let mut rl = match editor(lua) {
         Ok(rl) => rl,
         Err(e) => {
@@ -128,14 +135,9 @@ pub fn run(lua: &Lua) -> i32 {
         }
         // From here until the next prompt the terminal is in cooked mode, so Ctrl-C is a signal.
         let armed = interrupt::arm(lua);
-        if !pending.is_empty() {
-            pending.push('\n');
-        }
-        pending.push_str(&line);
-        if eval::needs_more(lua, &pending) {
+        let Some(input) = complete_input(lua, &mut pending, &line) else {
             continue;
-        }
-        let input = std::mem::take(&mut pending);
+        };
         if input.trim().is_empty() {
             continue;
         }
@@ -147,7 +149,7 @@ pub fn run(lua: &Lua) -> i32 {
             eprintln!("th: cannot write history to {}: {e}", path.display());
             history = None;
         }
-        match eval::run(lua, &input, &armed) {
+        match eval::run(lua, &input, Some(&armed)) {
             eval::Outcome::Done => {}
             eval::Outcome::Failed(message) => {
                 flush_output();
@@ -158,6 +160,75 @@ pub fn run(lua: &Lua) -> i32 {
                 // After the terminal's `^C` echo.
                 eprintln!("\ninterrupted");
             }
+        }
+    }
+}
+
+/// Adds `line` to the input read so far; returns the whole input once it is complete Lua (or
+/// cannot become so), leaving `pending` empty.
+fn complete_input(lua: &Lua, pending: &mut String, line: &str) -> Option<String> {
+    if !pending.is_empty() {
+        pending.push('\n');
+    }
+    pending.push_str(line);
+    if eval::needs_more(lua, pending) {
+        return None;
+    }
+    Some(std::mem::take(pending))
+}
+
+/// The REPL over input that is not a terminal (`printf 'x = 3\nx * 2\n' | th`), as trepl's `th`
+/// treats it: each complete input is evaluated in turn and expressions print their values; an
+/// error is reported on stderr and the next input still runs. No banner, prompts or history, so
+/// the output is the program's alone. The status is 1 when an input failed (trepl's is always 0:
+/// a pipeline should see the failure), else 0; `exit` or the end of the input ends it.
+pub fn run_piped(lua: &Lua, input: impl BufRead) -> i32 {
+    let mut status = 0;
+    let mut pending = String::new();
+    let mut lines = input.lines();
+    loop {
+        let line = match lines.next() {
+            Some(Ok(line)) => Some(line),
+            Some(Err(e)) => {
+                eprintln!("th: cannot read input: {e}");
+                return 1;
+            }
+            None => None,
+        };
+        let Some(line) = line else {
+            // An unfinished input at the end is run for its error.
+            if !pending.trim().is_empty() && failed(lua, &pending) {
+                status = 1;
+            }
+            flush_output();
+            return status;
+        };
+        if pending.is_empty() && line.trim() == "exit" {
+            flush_output();
+            return status;
+        }
+        let Some(input) = complete_input(lua, &mut pending, &line) else {
+            continue;
+        };
+        if failed(lua, &input) {
+            status = 1;
+        }
+    }
+}
+
+/// Evaluates one piped input; reports its error and says whether there was one.
+fn failed(lua: &Lua, input: &str) -> bool {
+    match eval::run(lua, input, None) {
+        eval::Outcome::Done => false,
+        eval::Outcome::Failed(message) => {
+            flush_output();
+            eprintln!("{message}");
+            true
+        }
+        eval::Outcome::Interrupted => {
+            flush_output();
+            eprintln!("interrupted");
+            true
         }
     }
 }

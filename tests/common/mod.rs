@@ -23,8 +23,18 @@ pub fn lua_dir() -> PathBuf {
 
 pub struct Output {
     pub status: Option<i32>,
+    /// Standard output with the tab that trepl's `print` writes after the last plain value of a
+    /// line taken off (`print('ok')` writes "ok\t\n"), so that a test states what was printed;
+    /// `raw_stdout` keeps the bytes, for the tests of `print`'s own layout.
     pub stdout: String,
+    pub raw_stdout: String,
     pub stderr: String,
+}
+
+/// `stdout` without the tab before each end of line (see `Output::stdout`).
+pub fn without_print_tabs(raw: &str) -> String {
+    let s = raw.replace("\t\n", "\n");
+    s.strip_suffix('\t').map(str::to_owned).unwrap_or(s)
 }
 
 impl Output {
@@ -99,9 +109,11 @@ fn run_killing(
         std::thread::sleep(Duration::from_millis(5));
     };
     let _ = writer.join();
+    let raw_stdout = String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned();
     let out = Output {
         status,
-        stdout: String::from_utf8_lossy(&out_reader.join().unwrap()).into_owned(),
+        stdout: without_print_tabs(&raw_stdout),
+        raw_stdout,
         stderr: String::from_utf8_lossy(&err_reader.join().unwrap()).into_owned(),
     };
     (out, timed_out)
