@@ -3,6 +3,10 @@
 
 local C = require 'libtorch'
 
+-- Torch gave LuaJIT these Lua 5.2 names, and Torch-era code (nn's tests, for one) uses them.
+if table.unpack == nil then table.unpack = unpack end
+if string.gfind == nil then string.gfind = string.gmatch end
+
 local torch = rawget(_G, 'torch')
 if type(torch) ~= 'table' then torch = {} end
 rawset(_G, 'torch', torch)

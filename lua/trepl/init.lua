@@ -4,6 +4,11 @@
 
 local trepl = {}
 
+-- Under trepl, torch was loaded before any script ran, and it gave LuaJIT these Lua 5.2 names;
+-- th loads torch on first use, so they are set here for every script.
+if table.unpack == nil then table.unpack = unpack end
+if string.gfind == nil then string.gfind = string.gmatch end
+
 local colors = require 'trepl.colors'
 local col = require 'trepl.colorize'
 

@@ -124,7 +124,19 @@ pub fn open(lua: &Lua) -> Result<Table> {
                 Value::Table(t) => Some(t.to_pointer() as usize as f64),
                 Value::Function(f) => Some(f.to_pointer() as usize as f64),
                 Value::Thread(t) => Some(t.to_pointer() as usize as f64),
-                _ => None,
+                Value::Nil | Value::Boolean(_) | Value::Integer(_) | Value::Number(_) | Value::String(_) => {
+                    return Err(mlua::Error::runtime(format!(
+                        "torch.pointer: Torch object, table, thread, cdata or function expected, got {}",
+                        // Lua's name: mlua calls an integral number "integer".
+                        if matches!(v, Value::Integer(_)) {
+                            "number"
+                        } else {
+                            v.type_name()
+                        }
+                    )));
+                }
+                // cdata and light userdata: their address.
+                other => Some(other.to_pointer() as usize as f64),
             })
         })?,
     )?;
