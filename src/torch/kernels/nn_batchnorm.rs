@@ -91,16 +91,43 @@ fn dtype_of(x: &Tensor) -> Result<DType> {
     super::nn::float_type(x)
 }
 
-/// Runs `f(channel)` over every channel, spread over the workers when worth it.
-fn each_channel(c: usize, work: usize, f: impl Fn(usize) + Sync) {
+/// Runs `f(channels)` over runs of channels, spread over the workers when worth it.
+fn each_channels(c: usize, work: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
     let parts = if workers::worth_spreading(work) {
         workers::threads().min(c).max(1)
     } else {
         1
     };
-    workers::run((0..parts).map(|i| workers::bounds(c, parts, i)).collect(), |r| {
-        r.for_each(&f)
-    });
+    workers::run((0..parts).map(|i| workers::bounds(c, parts, i)).collect(), f);
+}
+
+/// For each image, the block of channels `r` (contiguous: `r.len() x S`): a channel's values are
+/// S apart runs in N blocks. Walking image by image reads memory in order, which matters most
+/// for an `N x C` batch (S = 1), where one channel's values are C apart.
+///
+/// # Safety
+/// `p` covers the N x C x S elements, and the blocks are not written while read.
+unsafe fn blocks<'a, T: 'a>(
+    p: Base<T>,
+    (n, c, s): (usize, usize, usize),
+    r: &std::ops::Range<usize>,
+) -> impl Iterator<Item = &'a [T]> {
+    let (from, len) = (r.start * s, r.len() * s);
+    (0..n).map(move |i| unsafe { p.get(i * c * s + from, len) })
+}
+
+/// Adds `f(channel in the run, value)` of every element of a block to `acc` (one per channel).
+#[inline(always)]
+fn accumulate<T: Float>(acc: &mut [f64], block: &[T], s: usize, f: impl Fn(usize, T) -> f64) {
+    if s == 1 {
+        for (k, (a, &v)) in acc.iter_mut().zip(block).enumerate() {
+            *a += f(k, v);
+        }
+    } else {
+        for (k, (a, plane)) in acc.iter_mut().zip(block.chunks_exact(s)).enumerate() {
+            *a += plane.iter().map(|&v| f(k, v)).sum::<f64>();
+        }
+    }
 }
 
 /// Element `i` of an optional per-channel operand, or `default`.
@@ -159,38 +186,60 @@ fn forward_typed<T: Float>(t: Typed<T>, y: Base<T>, bn: &BatchNorm, momentum: f6
         return;
     }
     let (train, eps) = (bn.train, bn.eps);
-    each_channel(c, n * c * s, |ch| {
-        // SAFETY (every access below): channel ch's elements of each operand, which only this
-        // part touches; reads and writes are of apart tensors.
-        let plane = |i: usize| unsafe { t.x.get((i * c + ch) * s, s) };
-        let (mean, invstd) = if train {
-            let mean = (0..n).map(|i| plane(i).iter().map(|v| v.f()).sum::<f64>()).sum::<f64>() / m as f64;
-            let var = (0..n)
-                .map(|i| plane(i).iter().map(|v| (v.f() - mean) * (v.f() - mean)).sum::<f64>())
-                .sum::<f64>()
-                / m as f64;
-            let unbiased = if m > 1 { var * m as f64 / (m - 1) as f64 } else { var };
-            let invstd = 1.0 / (var + eps).sqrt();
-            unsafe {
-                let rm = &mut t.rm.get_mut(ch, 1)[0];
-                *rm = T::of((1.0 - momentum) * rm.f() + momentum * mean);
-                let rv = &mut t.rv.get_mut(ch, 1)[0];
-                *rv = T::of((1.0 - momentum) * rv.f() + momentum * unbiased);
-                t.sm.expect("checked in training").get_mut(ch, 1)[0] = T::of(mean);
-                t.ss.expect("checked in training").get_mut(ch, 1)[0] = T::of(invstd);
+    each_channels(c, n * c * s, |r| {
+        let k = r.len();
+        // SAFETY (every access below): channels r of each operand, which only this part
+        // touches; the written tensors are apart from the read ones.
+        let (mean, invstd): (Vec<f64>, Vec<f64>) = if train {
+            let mut sum = vec![0f64; k];
+            unsafe { blocks(t.x, (n, c, s), &r) }.for_each(|b| accumulate(&mut sum, b, s, |_, v| v.f()));
+            let mean: Vec<f64> = sum.iter().map(|v| v / m as f64).collect();
+            let mut sq = vec![0f64; k];
+            unsafe { blocks(t.x, (n, c, s), &r) }.for_each(|b| {
+                accumulate(&mut sq, b, s, |j, v| {
+                    let d = v.f() - mean[j];
+                    d * d
+                })
+            });
+            let mut invstd = Vec::with_capacity(k);
+            for (j, ch) in r.clone().enumerate() {
+                let var = sq[j] / m as f64;
+                let unbiased = if m > 1 { var * m as f64 / (m - 1) as f64 } else { var };
+                invstd.push(1.0 / (var + eps).sqrt());
+                unsafe {
+                    let rm = &mut t.rm.get_mut(ch, 1)[0];
+                    *rm = T::of((1.0 - momentum) * rm.f() + momentum * mean[j]);
+                    let rv = &mut t.rv.get_mut(ch, 1)[0];
+                    *rv = T::of((1.0 - momentum) * rv.f() + momentum * unbiased);
+                    t.sm.expect("checked in training").get_mut(ch, 1)[0] = T::of(mean[j]);
+                    t.ss.expect("checked in training").get_mut(ch, 1)[0] = T::of(invstd[j]);
+                }
             }
             (mean, invstd)
         } else {
-            unsafe { (t.rm.get(ch, 1)[0].f(), 1.0 / (t.rv.get(ch, 1)[0].f() + eps).sqrt()) }
+            r.clone()
+                .map(|ch| unsafe { (t.rm.get(ch, 1)[0].f(), 1.0 / (t.rv.get(ch, 1)[0].f() + eps).sqrt()) })
+                .unzip()
         };
         // y = (x - mean) invstd w + b = x a + (b - mean a)
-        let a = invstd * unsafe { at(t.w, ch, 1.0) };
-        let shift = unsafe { at(t.b, ch, 0.0) } - mean * a;
-        let (a, shift) = (T::of(a), T::of(shift));
-        for i in 0..n {
-            let out = unsafe { y.get_mut((i * c + ch) * s, s) };
-            for (y, &x) in out.iter_mut().zip(plane(i)) {
-                *y = x * a + shift;
+        let mut a = Vec::with_capacity(k);
+        let mut shift = Vec::with_capacity(k);
+        for (j, ch) in r.clone().enumerate() {
+            let aj = invstd[j] * unsafe { at(t.w, ch, 1.0) };
+            a.push(T::of(aj));
+            shift.push(T::of(unsafe { at(t.b, ch, 0.0) } - mean[j] * aj));
+        }
+        let (from, len) = (r.start * s, k * s);
+        for (i, x) in unsafe { blocks(t.x, (n, c, s), &r) }.enumerate() {
+            let out = unsafe { y.get_mut(i * c * s + from, len) };
+            if s == 1 {
+                for (((y, &x), &a), &b) in out.iter_mut().zip(x).zip(&a).zip(&shift) {
+                    *y = x * a + b;
+                }
+            } else {
+                for (((o, x), &a), &b) in out.chunks_exact_mut(s).zip(x.chunks_exact(s)).zip(&a).zip(&shift) {
+                    o.iter_mut().zip(x).for_each(|(y, &x)| *y = x * a + b);
+                }
             }
         }
     });
@@ -253,50 +302,87 @@ fn backward_typed<T: Float>(
         return;
     }
     let (train, eps) = (bn.train, bn.eps);
-    each_channel(c, n * c * s, |ch| {
-        // SAFETY (every access below): channel ch's elements, only this part's; the written
-        // tensors are apart from the read ones.
-        let (mean, invstd) = unsafe {
-            if train {
-                (at(t.sm, ch, 0.0), at(t.ss, ch, 0.0))
+    each_channels(c, n * c * s, |r| {
+        let k = r.len();
+        // SAFETY (every access below): channels r, only this part's; the written tensors are
+        // apart from the read ones.
+        let (mean, invstd): (Vec<f64>, Vec<f64>) = r
+            .clone()
+            .map(|ch| unsafe {
+                if train {
+                    (at(t.sm, ch, 0.0), at(t.ss, ch, 0.0))
+                } else {
+                    (t.rm.get(ch, 1)[0].f(), 1.0 / (t.rv.get(ch, 1)[0].f() + eps).sqrt())
+                }
+            })
+            .unzip();
+        // sum g and sum g (x - mean), per channel
+        let (mut sum, mut dot) = (vec![0f64; k], vec![0f64; k]);
+        let gs = unsafe { blocks(g, (n, c, s), &r) };
+        for (gb, xb) in gs.zip(unsafe { blocks(t.x, (n, c, s), &r) }) {
+            accumulate(&mut sum, gb, s, |_, v| v.f());
+            if s == 1 {
+                for (j, ((d, &g), &x)) in dot.iter_mut().zip(gb).zip(xb).enumerate() {
+                    *d += g.f() * (x.f() - mean[j]);
+                }
             } else {
-                (t.rm.get(ch, 1)[0].f(), 1.0 / (t.rv.get(ch, 1)[0].f() + eps).sqrt())
-            }
-        };
-        let plane = |p: Base<T>, i: usize| unsafe { p.get((i * c + ch) * s, s) };
-        // sum g and sum g (x - mean)
-        let (mut sum, mut dot) = (0f64, 0f64);
-        for i in 0..n {
-            for (&g, &x) in plane(g, i).iter().zip(plane(t.x, i)) {
-                sum += g.f();
-                dot += g.f() * (x.f() - mean);
-            }
-        }
-        if let Some(gi) = gi {
-            let w = unsafe { at(t.w, ch, 1.0) };
-            // train: w invstd (g - sum/M - (x - mean) invstd^2 dot/M); eval: w invstd g
-            let a = T::of(w * invstd);
-            let (k, sub) = if train {
-                (T::of(invstd * invstd * dot / m as f64), T::of(sum / m as f64))
-            } else {
-                (T::ZERO, T::ZERO)
-            };
-            let mean = T::of(mean);
-            for i in 0..n {
-                let out = unsafe { gi.get_mut((i * c + ch) * s, s) };
-                for ((o, &g), &x) in out.iter_mut().zip(plane(g, i)).zip(plane(t.x, i)) {
-                    *o = (g - sub - (x - mean) * k) * a;
+                for (j, ((d, g), x)) in dot
+                    .iter_mut()
+                    .zip(gb.chunks_exact(s))
+                    .zip(xb.chunks_exact(s))
+                    .enumerate()
+                {
+                    *d += g.iter().zip(x).map(|(&g, &x)| g.f() * (x.f() - mean[j])).sum::<f64>();
                 }
             }
         }
-        unsafe {
-            if let Some(gw) = gw {
-                let w = &mut gw.get_mut(ch, 1)[0];
-                *w = T::of(w.f() + scale * dot * invstd);
+        if let Some(gi) = gi {
+            // train: w invstd (g - sum/M - (x - mean) invstd^2 dot/M); eval: w invstd g
+            let (mut a, mut kk, mut sub, mut mu) = (vec![], vec![], vec![], vec![]);
+            for (j, ch) in r.clone().enumerate() {
+                a.push(T::of(unsafe { at(t.w, ch, 1.0) } * invstd[j]));
+                mu.push(T::of(mean[j]));
+                if train {
+                    kk.push(T::of(invstd[j] * invstd[j] * dot[j] / m as f64));
+                    sub.push(T::of(sum[j] / m as f64));
+                } else {
+                    kk.push(T::ZERO);
+                    sub.push(T::ZERO);
+                }
             }
-            if let Some(gb) = gb {
-                let b = &mut gb.get_mut(ch, 1)[0];
-                *b = T::of(b.f() + scale * sum);
+            let (from, len) = (r.start * s, k * s);
+            let gs = unsafe { blocks(g, (n, c, s), &r) };
+            for (i, (gb, xb)) in gs.zip(unsafe { blocks(t.x, (n, c, s), &r) }).enumerate() {
+                let out = unsafe { gi.get_mut(i * c * s + from, len) };
+                let one = |j: usize, g: T, x: T| (g - sub[j] - (x - mu[j]) * kk[j]) * a[j];
+                if s == 1 {
+                    for (j, ((o, &g), &x)) in out.iter_mut().zip(gb).zip(xb).enumerate() {
+                        *o = one(j, g, x);
+                    }
+                } else {
+                    for (j, ((o, g), x)) in out
+                        .chunks_exact_mut(s)
+                        .zip(gb.chunks_exact(s))
+                        .zip(xb.chunks_exact(s))
+                        .enumerate()
+                    {
+                        for ((o, &g), &x) in o.iter_mut().zip(g).zip(x) {
+                            *o = one(j, g, x);
+                        }
+                    }
+                }
+            }
+        }
+        for (j, ch) in r.clone().enumerate() {
+            unsafe {
+                if let Some(gw) = gw {
+                    let w = &mut gw.get_mut(ch, 1)[0];
+                    *w = T::of(w.f() + scale * dot[j] * invstd[j]);
+                }
+                if let Some(gb) = gb {
+                    let b = &mut gb.get_mut(ch, 1)[0];
+                    *b = T::of(b.f() + scale * sum[j]);
+                }
             }
         }
     });
