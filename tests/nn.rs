@@ -11,6 +11,7 @@ const SCRIPTS: &[&str] = &[
     "containers.lua",
     "core.lua",
     "criterions.lua",
+    "fused.lua",
     "layers.lua",
     "spatial.lua",
     "tables.lua",
@@ -43,6 +44,11 @@ fn core() {
 #[test]
 fn criterions() {
     run_script("criterions.lua");
+}
+
+#[test]
+fn fused() {
+    run_script("fused.lua");
 }
 
 #[test]

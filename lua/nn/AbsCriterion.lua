@@ -37,13 +37,25 @@ end
 
 function AbsCriterion:updateOutput(input, target)
    target = matched(input, target)
-   self.output = absLoss(input, target)
+   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   if k then
+      -- One pass in Rust (kernels::nn_loss).
+      self.output = k('abs', input:contiguous(), target:contiguous(), nil, nil)
+   else
+      self.output = absLoss(input, target)
+   end
    if self.sizeAverage then self.output = self.output / input:nElement() end
    return self.output
 end
 
 function AbsCriterion:updateGradInput(input, target)
    target = matched(input, target)
+   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   if k then
+      self.gradInput:resizeAs(input)
+      k('abs', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)
+      return self.gradInput
+   end
    absGrad(self.gradInput, input, target, self.sizeAverage and 1 / input:nElement() or 1)
    return self.gradInput
 end

@@ -74,8 +74,24 @@ local function checkRange(input)
    end
 end
 
+-- The weights for the fused kernels: checked as weightsFor does, then given as they are (one per
+-- element, or one per column, which the kernel repeats down the rows).
+local function kernelWeights(weights, input)
+   if not weights then return nil end
+   weightsFor(weights, input)
+   if weights:type() ~= input:type() then weights = weights:type(input:type()) end
+   return weights:contiguous()
+end
+
 function BCECriterion:updateOutput(input, target)
    target = matched(input, target)
+   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   if k then
+      -- One pass in Rust (kernels::nn_loss), which checks the range too.
+      self.output = k('bce', input:contiguous(), target:contiguous(), kernelWeights(self.weights, input))
+      if self.sizeAverage then self.output = self.output / input:nElement() end
+      return self.output
+   end
    checkRange(input)
    self.output = bceLoss(input, target, weightsFor(self.weights, input))
    if self.sizeAverage then self.output = self.output / input:nElement() end
@@ -84,6 +100,13 @@ end
 
 function BCECriterion:updateGradInput(input, target)
    target = matched(input, target)
+   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   if k then
+      self.gradInput:resizeAs(input)
+      k('bce', self.gradInput, input:contiguous(), target:contiguous(), kernelWeights(self.weights, input),
+         self.sizeAverage and 1 / input:nElement() or 1)
+      return self.gradInput
+   end
    bceGrad(self.gradInput, input, target, weightsFor(self.weights, input),
       self.sizeAverage and 1 / input:nElement() or 1)
    return self.gradInput

@@ -85,9 +85,51 @@ function BN:backCompatibility()
    end
 end
 
+-- The input as a contiguous N x C x S tensor (S: the pixels of a plane, 1 for N x C), for the
+-- fused kernels (kernels::nn_batchnorm).
+local function planes(input, nDim)
+   if nDim > 2 and input:dim() == nDim - 1 then
+      input = nn.utils.addSingletonDimension(input, 1)
+   end
+   local x = input:contiguous()
+   if x:dim() == 1 then return x:view(1, x:size(1), 1) end
+   return x:view(x:size(1), x:size(2), -1)
+end
+
+-- The fused kernel `name` when the module's tensors have the input's type and are contiguous,
+-- else nil (the tensor-method path: other types, device tensors).
+local function fused(self, name, input, ...)
+   local k = nn.im2col.fused(name, input, self.weight, self.bias, self.running_mean, self.running_var, ...)
+   if not k or input:nElement() == 0 then return nil end
+   for _, t in ipairs({ self.weight or false, self.bias or false, self.running_mean, self.running_var }) do
+      if t and not t:isContiguous() then return nil end
+   end
+   return k
+end
+
+-- The saved statistics, in the input's type, C each.
+local function saved(self, input, C)
+   for _, name in ipairs({ 'save_mean', 'save_std' }) do
+      if not self[name] or torch.type(self[name]) ~= torch.type(input) or not self[name]:isContiguous() then
+         self[name] = input.new()
+      end
+      self[name]:resize(C)
+   end
+end
+
 function BN:updateOutput(input)
    self:checkInputDim(input)
    self:backCompatibility()
+   local k = fused(self, 'batchNorm', input, self.output)
+   if k then
+      local x = planes(input, self.nDim)
+      if self.train then saved(self, input, x:size(2)) end
+      self.output:resizeAs(input)
+      if not self.output:isContiguous() then self.output = input.new():resizeAs(input) end
+      k(self.output:view(x:size()), x, self.weight, self.bias, self.running_mean, self.running_var,
+         self.save_mean, self.save_std, self.train and true or false, self.eps, self.momentum)
+      return self.output
+   end
    local x, back = rows(input, self.nDim)
    local M = x:size(1)
    local mean, invstd
@@ -130,7 +172,36 @@ local function backwardRows(self, input, gradOutput)
    return x, g, xhat, invstd, back
 end
 
+-- One fused pass for the gradients asked for (gradInput, and/or gradWeight and gradBias), or
+-- false when the kernel does not apply.
+local function fusedBackward(self, input, gradOutput, gradInput, params, scale)
+   local k = fused(self, 'batchNormBackward', input, gradOutput, self.gradInput, self.gradWeight, self.gradBias)
+   if not k or not gradOutput:isSameSizeAs(input) then return false end
+   if self.train and not (self.save_mean and torch.type(self.save_mean) == torch.type(input)) then return false end
+   params = params and self.affine
+   if params and not (self.gradWeight:isContiguous() and self.gradBias:isContiguous()) then return false end
+   local x = planes(input, self.nDim)
+   local gi
+   if gradInput then
+      self.gradInput:resizeAs(input)
+      if not self.gradInput:isContiguous() then self.gradInput = input.new():resizeAs(input) end
+      gi = self.gradInput:view(x:size())
+   end
+   -- The weight only scales gradInput; accUpdateGradParameters makes it gradWeight, written here.
+   k(x, gradOutput:contiguous():view(x:size()), gradInput and self.weight or nil, nil, self.running_mean, self.running_var,
+      self.save_mean, self.save_std, self.train and true or false, self.eps, gi,
+      params and self.gradWeight or nil, params and self.gradBias or nil, scale or 1)
+   return true
+end
+
+-- Both gradients in one pass (nn.Module:backward would read the input twice).
+function BN:backward(input, gradOutput, scale)
+   if fusedBackward(self, input, gradOutput, true, true, scale) then return self.gradInput end
+   return parent.backward(self, input, gradOutput, scale)
+end
+
 function BN:updateGradInput(input, gradOutput)
+   if fusedBackward(self, input, gradOutput, true, false) then return self.gradInput end
    local x, g, xhat, invstd, back = backwardRows(self, input, gradOutput)
    local M = x:size(1)
    local gi
@@ -155,6 +226,7 @@ end
 function BN:accGradParameters(input, gradOutput, scale)
    if not self.affine then return end
    scale = scale or 1
+   if fusedBackward(self, input, gradOutput, false, true, scale) then return end
    local _, g, xhat = backwardRows(self, input, gradOutput)
    self.gradWeight:add(scale, torch.cmul(g, xhat):sum(1):view(-1))
    self.gradBias:add(scale, g:sum(1):view(-1))

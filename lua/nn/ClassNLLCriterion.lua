@@ -61,7 +61,47 @@ local function prepare(self, input, target)
    return rows, safe, w
 end
 
+-- For the fused kernels (kernels::nn_loss): the input as contiguous N x C rows, the targets as
+-- N longs (the kernel checks their range), the weights in the input's type; nil when the input
+-- is not a float or double tensor.
+local function fusedOperands(self, input, target, name)
+   local k = torch.isTensor(input) and nn.im2col.fused(name, input)
+   if not k or (input:dim() ~= 1 and input:dim() ~= 2) then return nil end
+   local rows = input:contiguous()
+   rows = rows:dim() == 1 and rows:view(1, -1) or rows
+   local n, nClasses = rows:size(1), rows:size(2)
+   if type(target) == 'number' then
+      self.target = self.target:long():resize(1)
+      self.target[1] = target
+   elseif torch.isTensor(target) then
+      self.target = target:long()
+   else
+      error('nn.ClassNLLCriterion: the target must be a class number or a tensor of them', 3)
+   end
+   local classes = self.target:contiguous():view(-1)
+   if classes:size(1) ~= n then
+      error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', classes:size(1), n), 3)
+   end
+   local w = self.weights
+   if w then
+      if w:nElement() ~= nClasses then
+         error(string.format('nn.ClassNLLCriterion: %d weights for %d classes', w:nElement(), nClasses), 3)
+      end
+      w = w:type(rows:type()):contiguous()
+   end
+   return k, rows, classes, w
+end
+
 function ClassNLLCriterion:updateOutput(input, target)
+   local k, rows, classes, w = fusedOperands(self, input, target, 'classNLL')
+   if k then
+      local total, totalWeight = k(rows, classes, w, self.ignoreIndex or -100)
+      if self.sizeAverage and totalWeight ~= 0 then total = total / totalWeight end
+      self.output = total
+      self.output_tensor[1] = total
+      self.total_weight_tensor[1] = totalWeight
+      return self.output, totalWeight
+   end
    local rows, classes, w = prepare(self, input, target)
    local total = -rows:gather(2, classes):cmul(w):sum()
    local totalWeight = w:sum()
@@ -75,6 +115,19 @@ end
 -- -w at each sample's target (divided by the total weight when averaged), 0 elsewhere. The total
 -- weight is the one of the last forward.
 function ClassNLLCriterion:updateGradInput(input, target)
+   local k, rows, classes, w = fusedOperands(self, input, target, 'classNLLBackward')
+   if k and torch.type(self.gradInput) == torch.type(input) then
+      self.gradInput:resizeAs(input)
+      if not self.gradInput:isContiguous() then self.gradInput = input.new():resizeAs(input) end
+      local totalWeight = self.total_weight_tensor[1]
+      if not (totalWeight > 0) then
+         self.gradInput:zero()
+         return self.gradInput
+      end
+      k(self.gradInput:view(rows:size()), rows, classes, w, self.ignoreIndex or -100,
+         self.sizeAverage and 1 / totalWeight or 1)
+      return self.gradInput
+   end
    local rows, classes, w = prepare(self, input, target)
    self.gradInput:resizeAs(input):zero()
    local totalWeight = self.total_weight_tensor[1]

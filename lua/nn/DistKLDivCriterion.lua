@@ -38,13 +38,25 @@ end
 
 function DistKLDivCriterion:updateOutput(input, target)
    target = checked(input, target)
-   self.output = klLoss(input, target)
+   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   if k then
+      -- One pass in Rust (kernels::nn_loss).
+      self.output = k('kldiv', input:contiguous(), target:contiguous(), nil, nil)
+   else
+      self.output = klLoss(input, target)
+   end
    if self.sizeAverage then self.output = self.output / input:nElement() end
    return self.output
 end
 
 function DistKLDivCriterion:updateGradInput(input, target)
    target = checked(input, target)
+   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   if k then
+      self.gradInput:resizeAs(input)
+      k('kldiv', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)
+      return self.gradInput
+   end
    klGrad(self.gradInput, input, target, self.sizeAverage and 1 / input:nElement() or 1)
    return self.gradInput
 end

@@ -35,13 +35,25 @@ end
 
 function MSECriterion:updateOutput(input, target)
    target = matched(input, target)
-   self.output = mseLoss(input, target)
+   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   if k then
+      -- One pass in Rust (kernels::nn_loss).
+      self.output = k('mse', input:contiguous(), target:contiguous(), nil, nil)
+   else
+      self.output = mseLoss(input, target)
+   end
    if self.sizeAverage then self.output = self.output / input:nElement() end
    return self.output
 end
 
 function MSECriterion:updateGradInput(input, target)
    target = matched(input, target)
+   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   if k then
+      self.gradInput:resizeAs(input)
+      k('mse', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)
+      return self.gradInput
+   end
    mseGrad(self.gradInput, input, target, self.sizeAverage and 2 / input:nElement() or 2)
    return self.gradInput
 end

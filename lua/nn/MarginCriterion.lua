@@ -32,13 +32,25 @@ end
 
 function MarginCriterion:updateOutput(input, target)
    target = matched(input, target)
-   self.output = marginLoss(input, target, self.margin)
+   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   if k then
+      -- One pass in Rust (kernels::nn_loss).
+      self.output = k('margin', input:contiguous(), target:contiguous(), nil, self.margin)
+   else
+      self.output = marginLoss(input, target, self.margin)
+   end
    if self.sizeAverage then self.output = self.output / input:nElement() end
    return self.output
 end
 
 function MarginCriterion:updateGradInput(input, target)
    target = matched(input, target)
+   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   if k then
+      self.gradInput:resizeAs(input)
+      k('margin', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, self.margin)
+      return self.gradInput
+   end
    marginGrad(self.gradInput, input, target, self.margin, self.sizeAverage and 1 / input:nElement() or 1)
    return self.gradInput
 end

@@ -75,7 +75,31 @@ local function multiMarginGrad(gradRows, rows, classes, p, margin, weights, g)
    return gradRows
 end
 
+-- For the fused kernels (kernels::nn_loss): the kernel, the input as contiguous N x C rows, the
+-- targets as N longs (the kernel checks their range) and the weights in the input's type; nil
+-- when the input is not a float or double tensor.
+local function fusedOperands(self, input, target, name)
+   local k = torch.isTensor(input) and nn.im2col.fused(name, input)
+   if not k or (input:dim() ~= 1 and input:dim() ~= 2) or (type(target) ~= 'number' and not torch.isTensor(target)) then
+      return nil
+   end
+   local rows = input:contiguous()
+   rows = rows:dim() == 1 and rows:view(1, -1) or rows
+   local classes = type(target) == 'number' and torch.LongTensor { target } or target:long():contiguous():view(-1)
+   if classes:nElement() ~= rows:size(1) then
+      error(string.format('nn.MultiMarginCriterion: %d targets for %d samples', classes:nElement(), rows:size(1)), 3)
+   end
+   local w = self.weights and self.weights:type(rows:type()):contiguous()
+   return k, rows, classes, w
+end
+
 function MultiMarginCriterion:updateOutput(input, target)
+   local k, rows, classes, w = fusedOperands(self, input, target, 'multiMargin')
+   if k then
+      self.output = k(rows, classes, w, self.p or 1, self.margin) / rows:size(2)
+      if self.sizeAverage then self.output = self.output / rows:size(1) end
+      return self.output
+   end
    local rows, classes = rowsAndTargets(input, target)
    self.output = multiMarginLoss(rows, classes, self.p or 1, self.margin, self.weights)
    if self.sizeAverage then self.output = self.output / rows:size(1) end
@@ -83,6 +107,15 @@ function MultiMarginCriterion:updateOutput(input, target)
 end
 
 function MultiMarginCriterion:updateGradInput(input, target)
+   local k, rows, classes, w = fusedOperands(self, input, target, 'multiMarginBackward')
+   if k and torch.type(self.gradInput) == torch.type(input) then
+      local g = 1 / rows:size(2)
+      if self.sizeAverage then g = g / rows:size(1) end
+      self.gradInput:resizeAs(input)
+      if not self.gradInput:isContiguous() then self.gradInput = input.new():resizeAs(input) end
+      k(self.gradInput:view(rows:size()), rows, classes, w, self.p or 1, self.margin, g)
+      return self.gradInput
+   end
    local rows, classes = rowsAndTargets(input, target)
    local g = 1 / rows:size(2)
    if self.sizeAverage then g = g / rows:size(1) end

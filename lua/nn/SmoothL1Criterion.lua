@@ -37,13 +37,25 @@ end
 
 function SmoothL1Criterion:updateOutput(input, target)
    target = matched(input, target)
-   self.output = smoothL1Loss(input, target)
+   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   if k then
+      -- One pass in Rust (kernels::nn_loss).
+      self.output = k('smoothl1', input:contiguous(), target:contiguous(), nil, nil)
+   else
+      self.output = smoothL1Loss(input, target)
+   end
    if self.sizeAverage then self.output = self.output / input:nElement() end
    return self.output
 end
 
 function SmoothL1Criterion:updateGradInput(input, target)
    target = matched(input, target)
+   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   if k then
+      self.gradInput:resizeAs(input)
+      k('smoothl1', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)
+      return self.gradInput
+   end
    smoothL1Grad(self.gradInput, input, target, self.sizeAverage and 1 / input:nElement() or 1)
    return self.gradInput
 end

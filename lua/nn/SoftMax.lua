@@ -12,6 +12,14 @@ end
 
 function SoftMax:updateOutput(input)
    local d = nn.softmaxDim(input:dim(), 'nn.SoftMax')
+   local fused = nn.im2col.fused('softMax', input, self.output)
+   if fused then
+      -- One pass in Rust (kernels::nn_norm) over a contiguous copy.
+      local x = input:contiguous()
+      self.output:resizeAs(x)
+      fused(self.output, x, d)
+      return self.output
+   end
    local max = torch.max(input, d)
    self.output:resizeAs(input):copy(input):add(-1, max:expandAs(input)):exp()
    local sum = self.output:sum(d)
@@ -22,6 +30,12 @@ end
 -- gradInput = y * (gradOutput - sum(gradOutput * y))
 function SoftMax:updateGradInput(input, gradOutput)
    local d = nn.softmaxDim(input:dim(), 'nn.SoftMax')
+   local fused = nn.im2col.fused('softMaxBackward', self.output, gradOutput, self.gradInput)
+   if fused and self.output:isContiguous() and gradOutput:isSameSizeAs(self.output) then
+      self.gradInput:resizeAs(self.output)
+      fused(self.gradInput, gradOutput:contiguous(), self.output, d)
+      return self.gradInput
+   end
    local dot = torch.cmul(gradOutput, self.output):sum(d)
    self.gradInput:resizeAs(gradOutput):copy(gradOutput):add(-1, dot:expandAs(gradOutput)):cmul(self.output)
    return self.gradInput

@@ -31,6 +31,21 @@ function im2col.kernels(t)
    end
 end
 
+-- The fused kernel `name` (softMax, batchNorm, pointwiseLoss, classNLL, ...) for t, when t and
+-- every other tensor given (nil ones skipped) are of t's type; else nil, and the caller takes its
+-- tensor-method path (device tensors have none of these kernels: cunn relies on that path).
+function im2col.fused(name, t, ...)
+   local k = im2col.kernels(t)
+   k = k and k[name]
+   if not k then return nil end
+   local ty = torch.type(t)
+   for i = 1, select('#', ...) do
+      local o = select(i, ...)
+      if o ~= nil and torch.type(o) ~= ty then return nil end
+   end
+   return k
+end
+
 -- Whether tensors like t have the kernel `name` (default unfold, which every table has).
 function im2col.hasKernel(t, name)
    local k = im2col.kernels(t)

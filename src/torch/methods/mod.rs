@@ -17,6 +17,7 @@ pub mod lapack;
 pub mod linalg;
 pub mod math;
 pub mod nn;
+mod nn_fused;
 pub mod output;
 pub mod random;
 pub mod reduce;

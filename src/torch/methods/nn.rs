@@ -130,5 +130,6 @@ pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
         kernels::threshold_backward(&gi, &x, &go, number_arg(&a, 4, M)?).named(M)?;
         none()
     })?;
+    super::nn_fused::install(lua, &t)?;
     functions.raw_set("_nn", t)
 }
