@@ -41,10 +41,72 @@ fn exp_f32(x: f32) -> f32 {
     // Adding 1.5 * 2^23 rounds to an integer with plain float adds (no SSE4.1 round needed).
     const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.336_54, 88.722_83);
-    let k = (x * LOG2E + ROUND) - ROUND;
+    let t = x * LOG2E + ROUND;
+    let k = t - ROUND;
     let r = x - k * LN2_HI - k * LN2_LO;
     let p = 1.0 + r * (1.0 + r * (0.5 + r * (1.0 / 6.0 + r * (1.0 / 24.0 + r * (1.0 / 120.0 + r * (1.0 / 720.0))))));
-    p * f32::from_bits(((k as i32 + 127) as u32) << 23)
+    // k sits in the low mantissa bits of t: integer operations give 2^k's bits where a float to
+    // int cast (saturating in Rust) would keep the loop scalar. A NaN x gives a NaN p.
+    let k_bits = (t.to_bits() as i32).wrapping_sub(ROUND.to_bits() as i32);
+    p * f32::from_bits((k_bits.wrapping_add(127) as u32) << 23)
+}
+
+/// Independent accumulators for a row's reductions: one dependency chain per lane, so the
+/// compiler can keep them in vector registers.
+const LANES: usize = 8;
+
+/// The row's largest element; NaN if it holds one (as Torch's max).
+fn row_max<T: Float>(x: &[T]) -> T {
+    let mut lanes = [T::NEG_INF; LANES];
+    let mut nan = false;
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..LANES {
+            let v = c[i];
+            nan |= v.is_nan();
+            lanes[i] = if v > lanes[i] { v } else { lanes[i] };
+        }
+    }
+    for &v in rest {
+        nan |= v.is_nan();
+        lanes[0] = if v > lanes[0] { v } else { lanes[0] };
+    }
+    if nan {
+        return T::of(f64::NAN);
+    }
+    lanes.iter().fold(T::NEG_INF, |m, &v| if v > m { v } else { m })
+}
+
+/// The sum of the rows' products, accumulated in double.
+fn row_dot<T: Float>(a: &[T], b: &[T]) -> f64 {
+    let mut lanes = [0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let rest: f64 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(&a, &b)| (a * b).f())
+        .sum();
+    for (a, b) in ca.zip(cb) {
+        for i in 0..LANES {
+            lanes[i] += (a[i] * b[i]).f();
+        }
+    }
+    rest + lanes.iter().sum::<f64>()
+}
+
+/// The row's sum, accumulated in double.
+fn row_sum<T: Float>(x: &[T]) -> f64 {
+    let mut lanes = [0f64; LANES];
+    let chunks = x.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for i in 0..LANES {
+            lanes[i] += c[i].f();
+        }
+    }
+    rest.iter().map(|v| v.f()).sum::<f64>() + lanes.iter().sum::<f64>()
 }
 
 macro_rules! float {
@@ -265,7 +327,8 @@ fn softmax_typed<T: Float>(kind: Soft, y: Base<T>, x: Base<T>, (outer, c, inner)
             // SAFETY: pixels r of plane k of image o (this part's own).
             let x = unsafe { x.get(at + k * inner, len) };
             for (m, &v) in max.iter_mut().zip(x) {
-                *m = if v.is_nan() || m.is_nan() { v + *m } else { m.max(v) };
+                // NaN sticks once seen (v > NaN is false); a plain select, so it vectorises.
+                *m = if v.is_nan() || v > *m { v } else { *m };
             }
         }
         let mut sum = vec![0f64; len];
@@ -278,14 +341,17 @@ fn softmax_typed<T: Float>(kind: Soft, y: Base<T>, x: Base<T>, (outer, c, inner)
                 *y = e;
             }
         }
+        // Per pixel, once: the factor (softmax) or the shift (log-softmax) every plane applies.
+        let per: Vec<T> = match kind {
+            Soft::Max => sum.iter().map(|&s| T::of(1.0 / s)).collect(),
+            Soft::LogMax => sum.iter().zip(&max).map(|(&s, &m)| m + T::of(s.ln())).collect(),
+        };
         for k in 0..c {
             // SAFETY: as above.
             let (x, y) = unsafe { (x.get(at + k * inner, len), y.get_mut(at + k * inner, len)) };
-            for (((y, &v), &m), &s) in y.iter_mut().zip(x).zip(&max).zip(&sum) {
-                *y = match kind {
-                    Soft::Max => T::of(y.f() / s),
-                    Soft::LogMax => v - m - T::of(s.ln()),
-                };
+            match kind {
+                Soft::Max => y.iter_mut().zip(&per).for_each(|(y, &f)| *y = *y * f),
+                Soft::LogMax => y.iter_mut().zip(x).zip(&per).for_each(|((y, &v), &sh)| *y = v - sh),
             }
         }
     });
@@ -294,30 +360,19 @@ fn softmax_typed<T: Float>(kind: Soft, y: Base<T>, x: Base<T>, (outer, c, inner)
 /// One row's (log-)softmax. A NaN anywhere makes the row's maximum NaN, so the row is NaN, as on
 /// the Lua path.
 fn softmax_row<T: Float>(kind: Soft, y: &mut [T], x: &[T]) {
-    let mut m = T::NEG_INF;
-    let mut nan = false;
-    for &v in x {
-        nan |= v.is_nan();
-        m = m.max(v);
+    let m = row_max(x);
+    // exp(x - max) into y first, then its sum: separate loops vectorise, one with a running
+    // double sum does not.
+    for (y, &v) in y.iter_mut().zip(x) {
+        *y = (v - m).exp();
     }
-    if nan {
-        m = T::of(f64::NAN);
-    }
-    let mut sum = 0f64;
+    let sum = row_sum(y);
     match kind {
         Soft::Max => {
-            for (y, &v) in y.iter_mut().zip(x) {
-                let e = (v - m).exp();
-                sum += e.f();
-                *y = e;
-            }
             let inv = 1.0 / sum;
             y.iter_mut().for_each(|y| *y = T::of(y.f() * inv));
         }
         Soft::LogMax => {
-            for &v in x {
-                sum += (v - m).exp().f();
-            }
             let shift = m + T::of(sum.ln());
             for (y, &v) in y.iter_mut().zip(x) {
                 *y = v - shift;
@@ -350,7 +405,10 @@ fn softmax_backward_typed<T: Float>(
             for row in r {
                 // SAFETY: row `row`, this part's own; gradInput is apart from the others.
                 let (g, y, gi) = unsafe { (g.get(row * c, c), y.get(row * c, c), gi.get_mut(row * c, c)) };
-                let s = T::of(g.iter().zip(y).map(|(&g, &y)| term(g, y)).sum());
+                let s = T::of(match kind {
+                    Soft::Max => row_dot(g, y),
+                    Soft::LogMax => row_sum(g),
+                });
                 for ((gi, &g), &y) in gi.iter_mut().zip(g).zip(y) {
                     *gi = grad(g, y, s);
                 }
