@@ -227,7 +227,7 @@ fn shm_checks(n: usize, shm: bool) {
     let env: &[(&str, &str)] = if shm { &[] } else { &[("LUATORCH_TREE_SHM", "0")] };
     let handles: Vec<_> = (1..=n)
         .map(|node| {
-            let a = vec![
+            let a = [
                 "ipc/tree_shm.lua".to_string(),
                 node.to_string(),
                 n.to_string(),

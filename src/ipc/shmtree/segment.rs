@@ -437,7 +437,7 @@ impl Segment {
             } else {
                 std::thread::yield_now();
             }
-            if i % 32 == 0 && t0.elapsed() > budget {
+            if i.is_multiple_of(32) && t0.elapsed() > budget {
                 break;
             }
         }
