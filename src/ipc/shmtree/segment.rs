@@ -191,6 +191,8 @@ pub struct Segment {
     name: Option<String>,
     /// Whether waits spin before sleeping: only when every rank can have a CPU of its own.
     spin: bool,
+    /// Whether this rank took its slot (a failed attach leaves the group alone).
+    joined: bool,
 }
 
 // SAFETY: the mapping is only reached through atomics and the data regions whose use the
@@ -228,6 +230,7 @@ impl Segment {
             rank,
             name,
             spin: n <= cpus,
+            joined: false,
         }
     }
 
@@ -278,13 +281,13 @@ impl Segment {
                 return Err(e);
             }
         };
-        let seg = Segment::new(base, len, n, 0, Some(name.clone()));
+        let mut seg = Segment::new(base, len, n, 0, Some(name.clone()));
         let h = seg.header();
         h.nranks.store(n as u64, SeqCst);
         h.nonce[0].store(nonce[0], SeqCst);
         h.nonce[1].store(nonce[1], SeqCst);
         seg.join();
-        h.magic.store(MAGIC, SeqCst);
+        seg.header().magic.store(MAGIC, SeqCst);
         Ok((seg, name, nonce))
     }
 
@@ -315,7 +318,7 @@ impl Segment {
         };
         // SAFETY: our descriptor.
         unsafe { libc::close(fd) };
-        let seg = Segment::new(mapped?, len, n, rank, None);
+        let mut seg = Segment::new(mapped?, len, n, rank, None);
         let h = seg.header();
         let same = h.magic.load(SeqCst) == MAGIC
             && h.nranks.load(SeqCst) == n as u64
@@ -332,7 +335,8 @@ impl Segment {
         Ok(seg)
     }
 
-    fn join(&self) {
+    fn join(&mut self) {
+        self.joined = true;
         let pid = std::process::id();
         let s = self.slot(self.rank);
         s.pid.store(pid, SeqCst);
@@ -493,7 +497,9 @@ impl Segment {
 impl Drop for Segment {
     fn drop(&mut self) {
         self.unlink();
-        self.leave();
+        if self.joined {
+            self.leave();
+        }
         // SAFETY: unmaps what create or attach mapped.
         unsafe { libc::munmap(self.base.cast(), self.len) };
     }
