@@ -1,7 +1,10 @@
 //! The allreduce trees (lua/ipc/Tree.lua and its constructors) across real `th` processes on
 //! loopback: sums over 4 processes (numbers, tensors, tables walked in key order, custom reduce
 //! functions, uneven numbers of steps with `allReduce(nil, reduce, zero)`), scatter, trees of
-//! 1, 2, 3, 5 and 7 nodes in several bases, StaticTree, a stale discovery file, a node that dies,
+//! 1, 2, 3, 5 and 7 nodes in several bases, StaticTree, a stale discovery file, a node that dies
+//! (exits, or is killed, also in the middle of an allreduce), the shared-memory path (every tensor
+//! type, uneven and chunked sizes, sums in node order, no leftovers in /dev/shm) and the same
+//! checks with it turned off,
 //! SlurmTree under a private Slurm (`srun -n 4 th ...`, one and two nodes),
 //! examples/ipc_allreduce.lua both ways, and torch-ipc's test_Tree layout (nodes in ipc.map threads).
 //!
@@ -158,13 +161,34 @@ fn a_stale_discovery_file_is_passed_over() {
     }
 }
 
-#[test]
-fn a_node_that_dies_makes_the_others_raise() {
-    let key = unique_key("dead");
+/// The root's pid, from the "pid N" line its script writes on stderr.
+fn root_pid(outs: &[Output]) -> Option<u32> {
+    outs.iter()
+        .flat_map(|o| o.stderr.lines())
+        .find_map(|l| l.strip_prefix("pid ").and_then(|p| p.trim().parse().ok()))
+}
+
+/// Names in /dev/shm that a tree whose root was `pid` left behind.
+fn leftovers(pid: u32) -> Vec<String> {
+    let prefix = format!("luatorch-tree-{pid}-");
+    std::fs::read_dir("/dev/shm")
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .filter(|n| n.starts_with(&prefix))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// tree_dead.lua on 4 nodes, node 4 leaving `how`: every other node raises, naming it, and
+/// nothing is left in /dev/shm.
+fn dead_node(how: &str, status: Option<i32>) {
+    let key = unique_key(&format!("dead-{how}"));
     let outs = run_nodes("tree_dead.lua", 4, |node| {
-        vec![node.to_string(), "4".into(), key.clone()]
+        vec![node.to_string(), "4".into(), key.clone(), how.into()]
     });
-    assert_eq!(outs[3].status, Some(3), "node 4 should have left\n{}", describe(&outs));
+    assert_eq!(outs[3].status, status, "node 4 should have left\n{}", describe(&outs));
     for (i, o) in outs[..3].iter().enumerate() {
         assert!(
             o.status == Some(0) && o.stdout.starts_with("raised: ipc.Tree.allReduce: node"),
@@ -173,12 +197,70 @@ fn a_node_that_dies_makes_the_others_raise() {
             describe(&outs)
         );
     }
-    // The node next to the one that died names it.
+    // On the shared-memory path every node names the one that died; over the sockets, at least
+    // the one next to it.
     assert!(
-        outs.iter().any(|o| o.stdout.contains("child node 4")),
+        outs[..3].iter().any(|o| o.stdout.contains("node 4")),
         "no node named the dead one\n{}",
         describe(&outs)
     );
+    let pid = root_pid(&outs).expect("the root printed its pid");
+    assert_eq!(leftovers(pid), Vec::<String>::new(), "left in /dev/shm");
+}
+
+#[test]
+fn a_node_that_dies_makes_the_others_raise() {
+    dead_node("exit", Some(3));
+}
+
+#[test]
+fn a_node_killed_makes_the_others_raise_on_the_shared_memory_path() {
+    // SIGKILL: the status is None (killed by a signal).
+    dead_node("kill", None);
+    dead_node("midway", None);
+}
+
+/// tree_shm.lua on n nodes; `shm`: whether the tree is to use shared memory.
+fn shm_checks(n: usize, shm: bool) {
+    let key = unique_key(&format!("shm{n}"));
+    let path = if shm { "shm" } else { "sockets" };
+    let env: &[(&str, &str)] = if shm { &[] } else { &[("LUATORCH_TREE_SHM", "0")] };
+    let handles: Vec<_> = (1..=n)
+        .map(|node| {
+            let a = [
+                "ipc/tree_shm.lua".to_string(),
+                node.to_string(),
+                n.to_string(),
+                key.clone(),
+                path.to_string(),
+            ];
+            let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            std::thread::spawn(move || {
+                let a: Vec<&str> = a.iter().map(String::as_str).collect();
+                let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+                run_th_in(&lua_dir(), &a, "", &env)
+            })
+        })
+        .collect();
+    let outs: Vec<Output> = handles
+        .into_iter()
+        .map(|h| h.join().expect("a node's runner panicked"))
+        .collect();
+    assert_all_ok(&outs, &format!("tree_shm.lua on {n} nodes, {path}"));
+    let pid = root_pid(&outs).expect("the root printed its pid");
+    assert_eq!(leftovers(pid), Vec::<String>::new(), "left in /dev/shm");
+}
+
+#[test]
+fn shared_memory_allreduce_on_2_3_5_7_nodes() {
+    for n in [2, 3, 5, 7] {
+        shm_checks(n, true);
+    }
+}
+
+#[test]
+fn the_same_checks_over_the_sockets() {
+    shm_checks(4, false);
 }
 
 /// Runs `srun -N nodes -n tasks th ipc/tree_slurm.lua DIR` on `slurm`; checks every task's line.

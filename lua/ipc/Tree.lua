@@ -12,6 +12,7 @@
 --    tree.allReduce(value, reduce [, zero]) -> value, contributors
 --    tree.scatter(value) -> value
 --    tree.nodeIndex, tree.numNodes, tree.walkTable(t, f), tree.netStats(), tree.close()
+--    tree.sharedMemory: whether allReduce can go through shared memory (see "One machine")
 --
 -- Values are numbers, tensors or (nested) tables of them, walked in sorted key order; every node
 -- passes a value of the same structure (tensors of the same type and sizes). Tensors are reduced
@@ -28,6 +29,17 @@
 --
 -- Waiting: connecting and accepting give up after ipc.connecttimeout / ipc.accepttimeout seconds
 -- with an error; a peer that dies makes the waiting calls raise instead of hanging.
+--
+-- One machine: when every node can map the root's shared-memory segment (ipc.shmtree, made at
+-- set-up after the socket handshake, its name sent in the tree and removed from /dev/shm as soon
+-- as every node has attached), allReduce with the default sum of numbers and tensors (not Half,
+-- not CUDA) goes through it: a reduce-scatter and all-gather with futex wake-ups, instead of the
+-- hops of the tree. "The same machine" is decided by trying, not by host names: a node on another
+-- machine, in another /dev/shm or pid namespace cannot attach, and then the whole tree keeps its
+-- sockets. Other reduce functions, other leaves, and scatter always go over the sockets (every
+-- node's call goes the same way: one node's asking for the sockets sends every node there). The
+-- sums of the shared-memory path add the nodes' values in node order, identical on every node.
+-- LUATORCH_TREE_SHM=0 turns it off.
 local ipc = require 'libipc'
 local torch = require 'torch'
 
@@ -228,6 +240,7 @@ end
 local function isQ(q) return function(v) return type(v) == 'table' and v.q == q end end
 local function isString(s) return function(v) return v == s end end
 local function isOrder(v) return type(v) == 'table' and isInteger(v.order) and v.order >= 1 end
+local function isStart(v) return type(v) == 'table' and v.q == 'start' end
 
 -- server:clients(fn [, nil, invert]) or, with n, server:clients(n, fn), without letting a Lua
 -- error cross the native call (it would come out with a traceback in its message): the first
@@ -288,8 +301,15 @@ local function setupRoot(self, host, port, buildTree)
       c:tag(tostring(indexOf[c:id()]))
       send(c, { q = 'clientIndex', clientIndex = indexOf[c:id()] }, F, 'node ' .. indexOf[c:id()])
    end)
-   -- 3. The tree, to everyone.
+   -- 3. The tree, to everyone, with the shared-memory segment every node tries to attach.
    local tree = makeTree(buildTree, self.base, n, addresses)
+   if os.getenv('LUATORCH_TREE_SHM') ~= '0' and type(ipc.shmtree) == 'function' then
+      local okS, g, name, nonce = pcall(ipc.shmtree, n)
+      if okS then
+         self.shm = g
+         tree.shm = { name = name, nonce = nonce }
+      end
+   end
    local okb, errb = pcall(server.broadcast, server, tree)
    if not okb then fail(F, 'sending the tree: ' .. tostring(errb)) end
    -- 4. The root's own children stay; the others leave for their parents. Children are ordered
@@ -304,9 +324,21 @@ local function setupRoot(self, host, port, buildTree)
          c:id(o.order)
       end
    end)
-   -- 5. Start: every node has its children and its parent.
+   -- 5. Start: every node has its children and its parent, and tells whether its whole branch
+   -- attached the segment.
    visit(server, nil, function(c) send(c, 'start?', F, 'node ' .. c:tag()) end)
-   visit(server, nil, function(c) expect(c, '"start"', isString('start'), F, 'node ' .. c:tag()) end)
+   local attached = true
+   visit(server, nil, function(c)
+      local v = expect(c, '"start"', isStart, F, 'node ' .. c:tag())
+      attached = attached and v.shm == true
+   end)
+   if self.shm then
+      self.shm:decide(attached)
+      if not attached then
+         self.shm:close()
+         self.shm = nil
+      end
+   end
 end
 
 local function setupNode(self, host, port)
@@ -324,6 +356,11 @@ local function setupNode(self, host, port)
       local tree = expect(client, 'the tree', function(v)
          return type(v) == 'table' and type(v[self.nodeIndex]) == 'table'
       end, F, parentWho)
+      if type(tree.shm) == 'table' and type(ipc.shmtree) == 'function' then
+         -- Failing to attach (another machine) is no error: the tree keeps its sockets.
+         local okS, g = pcall(ipc.shmtree, self.numNodes, self.nodeIndex, tree.shm.name, tree.shm.nonce)
+         if okS then self.shm = g end
+      end
       local mine = tree[self.nodeIndex]
       local height = 1
       if mine.listen > 0 then
@@ -354,14 +391,28 @@ local function setupNode(self, host, port)
       expect(client, 'the order question', isString('order?'), F, parentWho)
       send(client, { order = height, nodeIndex = self.nodeIndex }, F, parentWho)
       expect(client, '"start?"', isString('start?'), F, parentWho)
+      local attached = self.shm ~= nil
       if myServer then
          visit(myServer, nil, function(c) send(c, 'start?', F, 'child node ' .. c:tag()) end)
-         visit(myServer, nil, function(c) expect(c, '"start"', isString('start'), F, 'child node ' .. c:tag()) end)
+         visit(myServer, nil, function(c)
+            local v = expect(c, '"start"', isStart, F, 'child node ' .. c:tag())
+            attached = attached and v.shm == true
+         end)
       end
-      send(client, 'start', F, parentWho)
+      send(client, { q = 'start', shm = attached }, F, parentWho)
+      if self.shm then
+         -- The root tells through the segment whether every node attached.
+         local okw, ready = pcall(self.shm.await, self.shm)
+         if not okw then fail(F, 'waiting for the root to start the shared-memory path: ' .. tostring(ready)) end
+         if not ready then
+            self.shm:close()
+            self.shm = nil
+         end
+      end
    end)
    if not ok then
       if myServer then pcall(myServer.close, myServer) end
+      if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
       error(err, 0)
    end
    self.server = myServer
@@ -436,6 +487,13 @@ local function recvTrailer(conn, n)
 end
 
 -------------------------------------------------------------------------------------------------
+
+-- The tensor types the shared-memory path sums (Half has no maths; CUDA tensors take the sockets).
+local SHM_TYPES = {
+   ['torch.ByteTensor'] = true, ['torch.CharTensor'] = true, ['torch.ShortTensor'] = true,
+   ['torch.IntTensor'] = true, ['torch.LongTensor'] = true, ['torch.FloatTensor'] = true,
+   ['torch.DoubleTensor'] = true,
+}
 
 local function defaultReduce(a, b)
    if isTensor(a) then return a:add(b) end
@@ -513,6 +571,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
          ok, err = pcall(setupNode, self, host, port)
       end
       if not ok then
+         if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
          fail(F, string.format('node %d%s setting up the tree: %s', self.nodeIndex, isRoot and ' (root)' or '',
             (tostring(err):gsub('^ipc%.Tree: ', ''))))
       end
@@ -520,7 +579,8 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       self.server = nil
    end
 
-   local tree = { nodeIndex = self.nodeIndex, numNodes = numNodes, walkTable = Tree.walkTable }
+   local tree = { nodeIndex = self.nodeIndex, numNodes = numNodes, walkTable = Tree.walkTable,
+      sharedMemory = self.shm ~= nil }
    local upCache, downCache = {}, {}
    local last, lastWrapped -- the last value given, for allReduce(nil)
    local me = 'node ' .. self.nodeIndex
@@ -533,9 +593,64 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       end
    end
 
+   -- Through the shared-memory segment: the number of nodes done, or nil when this call goes
+   -- over the sockets (on every node: they agree in the call).
+   local shmLeaves, shmCopies = {}, {}
+   local function shmFailed(err)
+      fail('Tree.allReduce', string.format('%s, in the shared-memory allreduce: %s', me,
+         (tostring(err):gsub('^ipc%.shmtree:allreduce: ', ''))))
+   end
+   local function shmStep(parents, keys, reduce, numDone)
+      local g, n = self.shm, #keys
+      local leaves, fast = shmLeaves, reduce == defaultReduce
+      leaves[1] = numDone
+      for i = 1, n do
+         local v = parents[i][keys[i]]
+         if type(v) == 'number' then
+            leaves[i + 1] = v
+         elseif SHM_TYPES[torch.type(v)] then
+            if not v:isContiguous() then
+               local b = buffer(upCache, i, v):copy(v)
+               shmCopies[i] = b
+               v = b
+            end
+            leaves[i + 1] = v
+         else
+            fast = false
+            break
+         end
+      end
+      for i = #leaves, n + 2, -1 do leaves[i] = nil end
+      local ok, summed = pcall(g.allreduce, g, fast and leaves or nil)
+      if not ok then
+         for i in pairs(shmCopies) do shmCopies[i] = nil end
+         shmFailed(summed)
+      end
+      if summed then
+         for i = 1, n do
+            local p, k = parents[i], keys[i]
+            local v = leaves[i + 1]
+            if type(v) == 'number' then
+               p[k] = v
+            elseif shmCopies[i] then
+               p[k]:copy(shmCopies[i])
+            end
+         end
+      end
+      local total = leaves[1]
+      for i in pairs(shmCopies) do shmCopies[i] = nil end
+      for i = 1, #leaves do leaves[i] = nil end
+      if summed then return total end
+      return nil
+   end
+
    -- One reduction over the tree; returns the number of nodes done.
-   local function reduceStep(parents, keys, reduce, numDone)
+   local function reduceStep(parents, keys, reduce, numDone, sockets)
       local n = #keys
+      if self.shm and not sockets then
+         local done = shmStep(parents, keys, reduce, numDone)
+         if done then return done end
+      end
       local srv, cli = self.server, self.client
       if srv then
          -- Up, shortest branch first.
@@ -578,6 +693,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       return numDone
    end
 
+   local lastBox = {}
    function tree.allReduce(value, reduce, zero)
       reduce = reduce or defaultReduce
       if type(reduce) ~= 'function' then
@@ -603,9 +719,25 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
          return v, numNodes - numDone
       end
       local wrapped = type(value) ~= 'table'
+      local sockets = false
+      if wrapped and self.shm and reduce == defaultReduce
+         and (type(value) == 'number' or (SHM_TYPES[torch.type(value)] and value:isContiguous())) then
+         -- One number or tensor, the default sum: straight to the segment, no walk, no garbage.
+         local leaves = shmLeaves
+         leaves[1], leaves[2] = 0, value
+         local ok, summed = pcall(self.shm.allreduce, self.shm, leaves)
+         local total, sum = leaves[1], leaves[2]
+         leaves[1], leaves[2] = nil, nil
+         if not ok then shmFailed(summed) end
+         lastBox[1] = value
+         last, lastWrapped = lastBox, true
+         if summed then return sum, numNodes - total end
+         -- Every node's call goes over the sockets now (it has agreed on that already).
+         sockets = true
+      end
       local v = wrapped and { value } or value
       local parents, keys = flatten(v, 'Tree.allReduce')
-      local numDone = reduceStep(parents, keys, reduce, 0)
+      local numDone = reduceStep(parents, keys, reduce, 0, sockets)
       last, lastWrapped = v, wrapped
       if wrapped then v = v[1] end
       return v, numNodes - numDone
@@ -646,6 +778,8 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
 
    -- Closes this node's connections (its children and parent then see it leave).
    function tree.close()
+      if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
+      tree.sharedMemory = false
       if self.server then pcall(self.server.close, self.server); self.server = nil end
       if self.client then pcall(self.client.close, self.client); self.client = nil end
    end

@@ -20,6 +20,7 @@ pub mod net;
 pub mod packed;
 pub mod process;
 pub mod sharedtable;
+pub mod shmtree;
 pub mod signal;
 pub mod spawn;
 pub mod workqueue;
@@ -55,5 +56,6 @@ pub fn open(lua: &Lua, maker: map::StateMaker) -> Result<Table> {
     marshal::register(lua, &t)?;
     sharedtable::register(lua, &t)?;
     net::register(lua, &t)?;
+    shmtree::register(lua, &t)?;
     Ok(t)
 }
