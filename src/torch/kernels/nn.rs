@@ -455,13 +455,16 @@ pub fn threshold_backward(grad_input: &Tensor, input: &Tensor, grad_output: &Ten
     Ok(())
 }
 
+/// Double tensors from and to plain values, for the nn kernels' unit tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::torch::kernels::nn_pool::max_pool;
+pub(super) mod test_tensors {
+    use super::slice;
+    use crate::torch::dtype::DType;
+    use crate::torch::tensor::Tensor;
 
-    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
+    pub fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
         let t = Tensor::zeros(DType::Double, sizes).unwrap();
+        // SAFETY: t is a fresh contiguous Double tensor of v.len() elements.
         unsafe {
             slice::<f64>(&t, DType::Double, v.len(), "t")
                 .unwrap()
@@ -470,9 +473,17 @@ mod tests {
         t
     }
 
-    fn values(t: &Tensor) -> Vec<f64> {
+    pub fn values(t: &Tensor) -> Vec<f64> {
+        // SAFETY: the tests pass contiguous Double tensors.
         unsafe { slice::<f64>(t, DType::Double, t.numel(), "t").unwrap().to_vec() }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::torch::kernels::nn_pool::max_pool;
+    use test_tensors::{tensor, values};
 
     #[test]
     fn unfold_then_fold_counts_each_element_once_per_window() {

@@ -398,20 +398,7 @@ fn acc_grad<T: Lanes>(gw: &mut [T], x: &[T], gy: &[T], s: &Shape, scale: T) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
-        let t = Tensor::zeros(DType::Double, sizes).unwrap();
-        unsafe {
-            slice::<f64>(&t, DType::Double, v.len(), "t")
-                .unwrap()
-                .copy_from_slice(v)
-        };
-        t
-    }
-
-    fn values(t: &Tensor) -> Vec<f64> {
-        unsafe { slice::<f64>(t, DType::Double, t.numel(), "t").unwrap().to_vec() }
-    }
+    use crate::torch::kernels::nn::test_tensors::{tensor, values};
 
     /// A deterministic spread of values.
     fn ramp(n: usize, step: f64) -> Vec<f64> {

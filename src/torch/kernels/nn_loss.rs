@@ -417,16 +417,7 @@ pub fn multi_margin_backward(
 mod tests {
     use super::*;
     use crate::torch::kernels::nn::slice;
-
-    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
-        let t = Tensor::zeros(DType::Double, sizes).unwrap();
-        unsafe {
-            slice::<f64>(&t, DType::Double, v.len(), "t")
-                .unwrap()
-                .copy_from_slice(v)
-        };
-        t
-    }
+    use crate::torch::kernels::nn::test_tensors::tensor;
 
     fn longs(v: &[i64]) -> Tensor {
         let t = Tensor::zeros(DType::Long, &[v.len()]).unwrap();

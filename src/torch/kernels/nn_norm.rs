@@ -443,20 +443,7 @@ fn softmax_backward_typed<T: Float>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
-        let t = Tensor::zeros(DType::Double, sizes).unwrap();
-        unsafe {
-            slice::<f64>(&t, DType::Double, v.len(), "t")
-                .unwrap()
-                .copy_from_slice(v)
-        };
-        t
-    }
-
-    fn values(t: &Tensor) -> Vec<f64> {
-        unsafe { slice::<f64>(t, DType::Double, t.numel(), "t").unwrap().to_vec() }
-    }
+    use crate::torch::kernels::nn::test_tensors::{tensor, values};
 
     /// The softmax of one column of `C` values, naively.
     fn naive(col: &[f64], log: bool) -> Vec<f64> {

@@ -211,20 +211,7 @@ pub fn max_pool_backward(grad_x: &Tensor, grad_out: &Tensor, positions: &Tensor)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
-        let t = Tensor::zeros(DType::Double, sizes).unwrap();
-        unsafe {
-            slice::<f64>(&t, DType::Double, v.len(), "t")
-                .unwrap()
-                .copy_from_slice(v)
-        };
-        t
-    }
-
-    fn values(t: &Tensor) -> Vec<f64> {
-        unsafe { slice::<f64>(t, DType::Double, t.numel(), "t").unwrap().to_vec() }
-    }
+    use crate::torch::kernels::nn::test_tensors::{tensor, values};
 
     fn longs(t: &Tensor) -> Vec<i64> {
         unsafe { slice::<i64>(t, DType::Long, t.numel(), "p").unwrap().to_vec() }
