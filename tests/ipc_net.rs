@@ -53,6 +53,7 @@ impl Th {
             let mut all = String::new();
             for line in BufReader::new(out).lines() {
                 let Ok(line) = line else { break };
+                let line = common::printed_line(line);
                 all.push_str(&line);
                 all.push('\n');
                 let _ = tx.send(line);

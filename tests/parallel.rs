@@ -160,7 +160,7 @@ impl Running {
         let stdout = process.stdout.take().unwrap();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
+                let _ = tx.send(common::printed_line(line));
             }
         });
         let mut err = process.stderr.take().unwrap();

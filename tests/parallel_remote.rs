@@ -190,7 +190,7 @@ fn killed_parent_leaves_no_remote_process() {
     let stdout = parent.stdout.take().unwrap();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
+            let _ = tx.send(common::printed_line(line));
         }
     });
     let stderr = parent.stderr.take().unwrap();

@@ -31,6 +31,15 @@ pub struct Output {
     pub stderr: String,
 }
 
+/// A line read as it comes from `th`'s stdout, without the tab `print` ends it with (see
+/// `Output::stdout`).
+pub fn printed_line(line: String) -> String {
+    match line.strip_suffix('\t') {
+        Some(s) => s.to_owned(),
+        None => line,
+    }
+}
+
 /// `stdout` without the tab before each end of line (see `Output::stdout`).
 pub fn without_print_tabs(raw: &str) -> String {
     let s = raw.replace("\t\n", "\n");
