@@ -23,6 +23,25 @@ function ClassNLLCriterion:__len()
    return self.weights and self.weights:nElement() or 0
 end
 
+-- The targets (a class number, or a tensor of them) as N contiguous longs, kept in self.target;
+-- an error unless there is one per sample. Called from prepare and fusedOperands, so its errors
+-- point one level further up.
+local function classTargets(self, target, n)
+   if type(target) == 'number' then
+      self.target = self.target:long():resize(1)
+      self.target[1] = target
+   elseif torch.isTensor(target) then
+      self.target = target:long()
+   else
+      error('nn.ClassNLLCriterion: the target must be a class number or a tensor of them', 4)
+   end
+   local classes = self.target:contiguous():view(-1)
+   if classes:size(1) ~= n then
+      error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', classes:size(1), n), 4)
+   end
+   return classes
+end
+
 -- The input as N x C rows; the targets as an N x 1 LongTensor in which ignored samples point at
 -- class 1; and each sample's weight (0 for the ignored ones), N x 1 in the input's type.
 local function prepare(self, input, target)
@@ -31,18 +50,7 @@ local function prepare(self, input, target)
    end
    local rows = input:dim() == 1 and input:view(1, -1) or input
    local n, nClasses = rows:size(1), rows:size(2)
-   if type(target) == 'number' then
-      self.target = self.target:long():resize(1)
-      self.target[1] = target
-   elseif torch.isTensor(target) then
-      self.target = target:long()
-   else
-      error('nn.ClassNLLCriterion: the target must be a class number or a tensor of them', 3)
-   end
-   local classes = self.target:contiguous():view(-1, 1)
-   if classes:size(1) ~= n then
-      error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', classes:size(1), n), 3)
-   end
+   local classes = classTargets(self, target, n):view(-1, 1)
    local kept = classes:ne(self.ignoreIndex)
    local safe = classes:clone():maskedFill(classes:eq(self.ignoreIndex), 1)
    if safe:min() < 1 or safe:max() > nClasses then
@@ -70,18 +78,7 @@ local function fusedOperands(self, input, target, name)
    local rows = input:contiguous()
    rows = rows:dim() == 1 and rows:view(1, -1) or rows
    local n, nClasses = rows:size(1), rows:size(2)
-   if type(target) == 'number' then
-      self.target = self.target:long():resize(1)
-      self.target[1] = target
-   elseif torch.isTensor(target) then
-      self.target = target:long()
-   else
-      error('nn.ClassNLLCriterion: the target must be a class number or a tensor of them', 3)
-   end
-   local classes = self.target:contiguous():view(-1)
-   if classes:size(1) ~= n then
-      error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', classes:size(1), n), 3)
-   end
+   local classes = classTargets(self, target, n)
    local w = self.weights
    if w then
       if w:nElement() ~= nClasses then

@@ -62,6 +62,7 @@ end
 -- Torch's colours for the run's lines and summary, at a terminal only (Torch coloured files and
 -- pipes too, which leaves escapes in logs). Decided at each run.
 local paint
+local STATUS_COLOUR = { PASS = 'green', FAIL = 'red', ERROR = 'magenta', SKIP = 'yellow' }
 local function choose_colours()
    local ok, sys = pcall(require, 'sys')
    if ok and sys.isatty and sys.isatty(1) and os.getenv('TERM') ~= 'dumb' then
@@ -570,8 +571,7 @@ function Tester:_run(tests)
             status = 'PASS'
          end
       end
-      local colour = { PASS = 'green', FAIL = 'red', ERROR = 'magenta', SKIP = 'yellow' }
-      local line = '\r' .. head .. '[' .. paint(status, colour[status]) .. ']'
+      local line = '\r' .. head .. '[' .. paint(status, STATUS_COLOUR[status]) .. ']'
       if status == 'PASS' and self._warningCount[name] > 0 then
          line = line .. '\n' .. string.rep(' ', NCOLS - 10) .. '[' .. paint('+warning', 'yellow') .. ']'
       end
