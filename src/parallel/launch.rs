@@ -31,6 +31,9 @@ pub struct Spec {
     /// The parent's `package.path` and `package.cpath`, which a local child takes before it
     /// requires `parallel`: a stock LuaJIT child finds our modules only where its parent did.
     pub search_paths: Option<(Vec<u8>, Vec<u8>)>,
+    /// The Lua the child runs once started (`CHILD_CHUNK` for parallel's children; a cluster's
+    /// engines run their own).
+    pub chunk: &'static str,
 }
 
 pub struct Launched {
@@ -75,7 +78,7 @@ fn local_chunk(spec: &Spec) -> Vec<u8> {
             chunk.push(b' ');
         }
     }
-    chunk.extend_from_slice(CHILD_CHUNK.as_bytes());
+    chunk.extend_from_slice(spec.chunk.as_bytes());
     chunk
 }
 
@@ -105,7 +108,7 @@ fn command(spec: &Spec) -> Result<Command> {
     // original.
     let remote_th = spec.program.as_deref().unwrap_or("th");
     cmd.arg(host)
-        .arg(format!("exec {remote_th} -e {}", shell_quote(CHILD_CHUNK)));
+        .arg(format!("exec {remote_th} -e {}", shell_quote(spec.chunk)));
     Ok(cmd)
 }
 
@@ -187,6 +190,7 @@ mod tests {
             program: Some("/opt/th --flag".into()),
             connect_timeout: 7,
             search_paths: None,
+            chunk: CHILD_CHUNK,
         };
         let cmd = command(&spec).unwrap();
         let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -218,6 +222,7 @@ mod tests {
             program: Some("/usr/bin/luajit".into()),
             connect_timeout: 7,
             search_paths: Some((b"/t/?.lua;]]x".to_vec(), b"/t/?.so".to_vec())),
+            chunk: CHILD_CHUNK,
         };
         let cmd = command(&spec).unwrap();
         let args: Vec<String> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();

@@ -41,7 +41,7 @@ pub struct Link {
 
 /// Reads one line from fd 0 a byte at a time (nothing past it may be consumed: the rest of stdin
 /// is the watchdog's).
-fn read_line_from_stdin() -> Result<String> {
+pub(crate) fn read_line_from_stdin() -> Result<String> {
     let mut line = Vec::new();
     let mut stdin = std::io::stdin().lock();
     let mut byte = [0u8; 1];
@@ -63,7 +63,7 @@ fn read_line_from_stdin() -> Result<String> {
 }
 
 /// Ends the process when stdin reaches its end: the parent is gone or closed us.
-fn watch_stdin() {
+pub(crate) fn watch_stdin() {
     std::thread::spawn(|| {
         let mut buf = [0u8; 256];
         let mut stdin = std::io::stdin().lock();

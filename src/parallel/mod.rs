@@ -109,6 +109,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
                     (Some(p), Some(c)) => Some((p.as_bytes().to_vec(), c.as_bytes().to_vec())),
                     _ => None,
                 },
+                chunk: launch::CHILD_CHUNK,
             };
             let connect_ip = get("connect_ip")?;
             let body = crate::torch::t7::serialize(lua, &welcome, crate::torch::t7::Mode::Binary)?;

@@ -307,6 +307,72 @@ pub fn forget_sender(run: &str, pid: u32) {
     sweep(&prefix);
 }
 
+/// A fresh segment of `run` holding `data`, made by this process, for a receiver that maps it
+/// whole and does not report back (the cluster's tasks and results: whoever ends the value's
+/// life removes the name, see `cluster::shm`).
+pub fn create_once(run: &str, data: &[u8]) -> io::Result<String> {
+    let nonce = hex(&random_bytes(6)?);
+    let name = format!(
+        "{PREFIX}{run}-{}-{}-{nonce}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    let fd = open(&name, true)?;
+    let written = write_all_at(fd, data);
+    close(fd);
+    if let Err(e) = written {
+        let _ = unlink(&name);
+        return Err(e);
+    }
+    Ok(name)
+}
+
+/// A mapping that is its storage's whole backing: unmapped when the storage goes.
+struct Owned {
+    _map: Mapped,
+    bytes: usize,
+}
+
+impl Drop for Owned {
+    fn drop(&mut self) {
+        track_external_bytes(-(self.bytes as isize));
+    }
+}
+
+/// Maps segment `name`, which must hold `len` elements of `dtype`, as a storage of its own (no
+/// cache, no release owed to anyone).
+pub fn map_whole(name: &str, dtype: DType, len: usize) -> io::Result<Storage> {
+    let bytes = len
+        .checked_mul(dtype.size_of())
+        .filter(|b| *b > 0)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad segment size"))?;
+    let fd = open(name, false)?;
+    let result = (|| {
+        // SAFETY: fstat into a zeroed struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if st.st_size as u64 != bytes as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("segment holds {} bytes, the message says {bytes}", st.st_size),
+            ));
+        }
+        map(fd, bytes)
+    })();
+    close(fd);
+    let ptr = result?;
+    track_external_bytes(bytes as isize);
+    let owner = Owned {
+        _map: Mapped { ptr, bytes },
+        bytes,
+    };
+    // SAFETY: the mapping holds `bytes` = len elements and lives as long as its owner, which
+    // the storage holds.
+    Ok(unsafe { Storage::from_external(dtype, ptr as *mut u8, len, Box::new(owner)) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

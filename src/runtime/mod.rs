@@ -23,6 +23,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libsys", sys::open),
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
+    ("libcluster", crate::cluster::open),
     ("libipc", |lua| crate::ipc::open(lua, thread_state_maker)),
     ("libthreads", |lua| crate::threads::open(lua, thread_state_maker)),
     ("libcutorch", crate::cuda::lua::open),

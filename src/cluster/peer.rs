@@ -1,0 +1,163 @@
+//! The connecting side of the cluster's handshake, shared by clients, engines and heartbeats:
+//! a DEALER that passes the controller's gate, says who it is, answers the challenge, and checks
+//! the controller's own proof before it trusts anything the controller sends.
+
+use std::time::{Duration, Instant};
+
+use super::protocol::{Msg, Role, hostname};
+use crate::error::{Error, Result};
+use crate::parallel::gate;
+use crate::wire::handshake;
+
+/// The largest frame a peer sends (larger storages go in pieces, see `value.rs`); it is the
+/// controller's gate limit too.
+pub const MAX_FRAME: usize = gate::MAX_FRAME;
+
+pub fn zmq_err(what: &str, e: zmq::Error) -> Error {
+    Error::io(format!("{what}: {e}"))
+}
+
+/// A connected, authenticated peer of a controller.
+pub struct Peer {
+    // The socket goes before its context (field order is drop order).
+    pub socket: zmq::Socket,
+    pub ctx: zmq::Context,
+    /// What the controller's welcome said: an engine's id, a client's number.
+    pub id: u32,
+    /// The cluster's run, when this peer shares the controller's shared memory.
+    pub shm_run: Option<String>,
+}
+
+/// Waits up to `timeout` for a message, watching for Ctrl-C when `interruptible`. Returns its
+/// frames, or None at the deadline.
+pub fn recv_frames(
+    socket: &zmq::Socket,
+    timeout: Option<Duration>,
+    interruptible: bool,
+) -> Result<Option<Vec<zmq::Message>>> {
+    let deadline = timeout.map(|t| Instant::now() + t);
+    loop {
+        let mut slice: i64 = if interruptible { 50 } else { 1000 };
+        if let Some(d) = deadline {
+            let left = d.saturating_duration_since(Instant::now());
+            slice = slice.min(left.as_millis() as i64);
+        }
+        let ready = socket
+            .poll(zmq::POLLIN, slice)
+            .map_err(|e| zmq_err("cannot wait for the controller", e))?;
+        if ready > 0 {
+            let mut frames = Vec::with_capacity(2);
+            loop {
+                let m = socket
+                    .recv_msg(0)
+                    .map_err(|e| zmq_err("cannot read from the controller", e))?;
+                let more = m.get_more();
+                frames.push(m);
+                if !more {
+                    return Ok(Some(frames));
+                }
+            }
+        }
+        if interruptible && crate::repl::interrupt::pending() {
+            return Err(Error::peer("interrupted"));
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(None);
+        }
+    }
+}
+
+/// Connects to the controller at `endpoint` as `role`, proving `secret`, within `timeout`.
+pub fn connect(endpoint: &str, secret: &[u8], role: Role, timeout: Duration) -> Result<Peer> {
+    let ctx = zmq::Context::new();
+    let socket = ctx
+        .socket(zmq::DEALER)
+        .map_err(|e| zmq_err("cannot make a socket", e))?;
+    let setup = || -> zmq::Result<()> {
+        socket.set_sndhwm(0)?;
+        socket.set_rcvhwm(0)?;
+        socket.set_linger(1000)?;
+        // The controller's answers are bounded too: a peer never buffers more than it asked for
+        // plus one frame.
+        socket.set_maxmsgsize(MAX_FRAME as i64)?;
+        gate::present(&socket, secret)?;
+        socket.connect(endpoint)
+    };
+    setup().map_err(|e| zmq_err(&format!("cannot connect to {endpoint}"), e))?;
+    let hello = Msg::Hello {
+        role,
+        pid: std::process::id(),
+        host: hostname(),
+    };
+    socket
+        .send(hello.encode(), 0)
+        .map_err(|e| zmq_err("cannot greet the controller", e))?;
+    let deadline = Instant::now() + timeout;
+    let no_answer = || {
+        Error::peer(format!(
+            "no answer from the controller at {endpoint} (is the cluster running, and is the secret right?)"
+        ))
+    };
+    let mut answered = None;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Some(frames) = recv_frames(&socket, Some(left), false)? else {
+            return Err(no_answer());
+        };
+        let Some((msg, _)) = frames.first().and_then(|f| Msg::split(f)) else {
+            continue;
+        };
+        match msg {
+            Msg::Challenge { challenge } => {
+                let (answer, check) = handshake::answer(secret, &challenge)?;
+                socket
+                    .send(Msg::Answer { answer }.encode(), 0)
+                    .map_err(|e| zmq_err("cannot answer the controller", e))?;
+                answered = Some(check);
+            }
+            Msg::Welcome {
+                confirmation,
+                id,
+                run,
+                probe,
+            } => {
+                let check = answered
+                    .take()
+                    .ok_or_else(|| Error::peer("the controller welcomed us before it challenged us"))?;
+                check
+                    .check(&confirmation)
+                    .map_err(|_| Error::peer("the controller does not know the cluster's secret"))?;
+                let shm = super::shm::can_map(&probe);
+                socket
+                    .send(Msg::Attached { shm }.encode(), 0)
+                    .map_err(|e| zmq_err("cannot reach the controller", e))?;
+                let shm_run = shm.then_some(run);
+                return Ok(Peer {
+                    socket,
+                    ctx,
+                    id,
+                    shm_run,
+                });
+            }
+            Msg::Refused { why } => return Err(Error::peer(format!("the controller refused us: {why}"))),
+            _ => {}
+        }
+    }
+}
+
+impl Peer {
+    /// Sends one message: `first` (message and body) and the raw frames after it.
+    pub fn send(&self, first: &[u8], raw: &[Vec<u8>]) -> Result<()> {
+        let flags = if raw.is_empty() { 0 } else { zmq::SNDMORE };
+        self.socket
+            .send(first, flags)
+            .map_err(|e| zmq_err("cannot send to the controller", e))?;
+        for (i, f) in raw.iter().enumerate() {
+            let flags = if i + 1 < raw.len() { zmq::SNDMORE } else { 0 };
+            self.socket
+                .send(&f[..], flags)
+                .map_err(|e| zmq_err("cannot send to the controller", e))?;
+        }
+        Ok(())
+    }
+}
