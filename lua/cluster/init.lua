@@ -294,7 +294,7 @@ local function direct_submit(view, fname, task, opts, finish)
    if #targets == 0 then
       fail(fname, 'the cluster has no engines')
    end
-   local first = view._client._c:submit(task, targets, 0, opts.timeout)
+   local first = view._client._c:submit(task, targets, 0, opts.timeout, fname)
    local ids = {}
    for i = 1, #targets do
       ids[i] = first + i - 1
@@ -513,7 +513,7 @@ function direct_methods:map(fn, list, opts)
          items[#items + 1] = list[j]
       end
       lo = lo + size
-      ids[i] = self._client._c:submit({ op = 'map', fn = fn, items = items, n = size }, { id }, 0, opts.timeout)
+      ids[i] = self._client._c:submit({ op = 'map', fn = fn, items = items, n = size }, { id }, 0, opts.timeout, 'map')
    end
    local ar = async(self._client, 'DirectView.map', ids, function(parts)
       local out = {}
@@ -582,7 +582,7 @@ local function lb_submit(view, fname, tasks, opts, finish, unordered)
    end
    local ids = {}
    for i, task in ipairs(tasks) do
-      ids[i] = c:submit(task, nil, retries, timeout)
+      ids[i] = c:submit(task, nil, retries, timeout, fname)
    end
    local ar = async(view._client, 'LoadBalancedView.' .. fname, ids, finish, unordered)
    ar._progress = opts.progress
@@ -665,11 +665,22 @@ end
 ---------------------------------------------------------------------------------------------------
 -- The engine's entry points (thcluster starts engines with `th -e "require([[cluster]])._engine()"`).
 
+-- A task that ends its engine with os.exit first lets the results already sent leave.
+local function flush_on_exit()
+   local exit = os.exit
+   os.exit = function(...)
+      lib.flush()
+      return exit(...)
+   end
+end
+
 function cluster._engine()
+   flush_on_exit()
    lib.serve(require('cluster.engine').handler)
 end
 
 function cluster._engine_file(path, profile)
+   flush_on_exit()
    lib.serve_file(path, profile, require('cluster.engine').handler)
 end
 

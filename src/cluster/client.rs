@@ -132,13 +132,7 @@ impl Client {
                 let p = self.peer()?;
                 match wait {
                     Some(t) => recv_frames(&p.socket, Some(t), true)?,
-                    None => {
-                        if p.socket.poll(zmq::POLLIN, 0).unwrap_or(0) == 0 {
-                            None
-                        } else {
-                            recv_frames(&p.socket, Some(Duration::ZERO), false)?
-                        }
-                    }
+                    None => recv_frames(&p.socket, Some(Duration::ZERO), false)?,
                 }
             };
             let Some(frames) = got else { return Ok(n) };
@@ -216,19 +210,24 @@ fn status_table(lua: &Lua, s: &Status) -> mlua::Result<Table> {
     Ok(t)
 }
 
+/// `submit`'s arguments: value, engines (nil: any), retries, timeout in seconds, caller's name.
+type SubmitArgs = (Value, Option<Vec<u32>>, Option<u32>, Option<f64>, Option<String>);
+
 impl UserData for Client {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
-        // submit(value, engines|nil, retries, timeout_s) -> first task id
+        // submit(value, engines|nil, retries, timeout_s, caller) -> first task id; errors name
+        // `cluster.<caller>`, the Lua function the user called.
         m.add_method_mut(
             "submit",
-            |lua, this, (v, engines, retries, timeout): (Value, Option<Vec<u32>>, Option<u32>, Option<f64>)| {
-                const M: &str = "cluster.submit";
-                let timeout_ms = seconds(M, timeout)?.map(|d| d.as_millis() as u64).unwrap_or(0);
+            |lua, this, (v, engines, retries, timeout, caller): SubmitArgs| {
+                let name = format!("cluster.{}", caller.as_deref().unwrap_or("submit"));
+                let method = name.as_str();
+                let timeout_ms = seconds(method, timeout)?.map(|d| d.as_millis() as u64).unwrap_or(0);
                 let first = this.next_task;
                 let targets = match engines {
                     Some(list) => {
                         if list.is_empty() {
-                            return Err(Error::argument("no engines to send the task to").named(M));
+                            return Err(Error::argument("no engines to send the task to").named(method));
                         }
                         this.next_task += list.len() as u64;
                         Targets::Engines(list)
@@ -238,7 +237,8 @@ impl UserData for Client {
                         Targets::Any
                     }
                 };
-                let enc = value::encode(lua, &v, this.peer().named(M)?.shm_run.as_deref())?;
+                let enc = value::encode(lua, &v, this.peer().named(method)?.shm_run.as_deref())
+                    .map_err(|e| Error::argument(format!("cannot send the task: {e}")).named(method))?;
                 let head = Msg::Submit {
                     first,
                     targets,
@@ -246,7 +246,7 @@ impl UserData for Client {
                     timeout_ms,
                 }
                 .encode();
-                enc.send(&this.peer().named(M)?.socket, &head).named(M)?;
+                enc.send(&this.peer().named(method)?.socket, &head).named(method)?;
                 Ok(first)
             },
         );

@@ -3,6 +3,7 @@
 //! connection beats every second from its own thread, so that the controller knows a busy engine
 //! from a dead one, and the engine knows when the controller has gone.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use mlua::{Function, Lua, Value};
@@ -61,25 +62,45 @@ pub fn serve(lua: &Lua, boot: &Bootstrap, handler: Function) -> mlua::Result<()>
         .spawn(move || beat(endpoint, secret, id))
         .map_err(|e| Error::io(format!("cannot start the heartbeat: {e}")).named(M))?;
     lua.globals().set("__engineid", id)?;
+    let shm_run = p.shm_run.clone();
+    CONNECTION.with(|c| *c.borrow_mut() = Some(p));
     loop {
-        let Some(mut frames) = recv_frames(&p.socket, None, false).named(M)? else {
-            continue;
+        let got = CONNECTION.with(|c| match c.borrow().as_ref() {
+            Some(p) => recv_frames(&p.socket, None, false).map(Some),
+            None => Ok(None),
+        });
+        let Some(got) = got.named(M)? else {
+            // flush() closed the connection: the process is ending.
+            return Ok(());
         };
+        let Some(mut frames) = got else { continue };
         let first = frames.remove(0);
         let Some((msg, body)) = Msg::split(&first) else {
             continue;
         };
         match msg {
-            Msg::Run { task } => run_one(lua, &p, &handler, task, body, frames)?,
+            Msg::Run { task } => run_one(lua, shm_run.as_deref(), &handler, task, body, frames)?,
             Msg::Quit => return Ok(()),
             _ => {}
         }
     }
 }
 
+thread_local! {
+    /// The engine's connection, outside the loop so that `flush` can close it from a task.
+    static CONNECTION: RefCell<Option<Peer>> = const { RefCell::new(None) };
+}
+
+/// Closes the connection, waiting (up to its linger time) until what was sent has left: an
+/// engine that ends itself (`os.exit` in a task) does not lose the results it sent just before.
+pub fn flush() {
+    let p = CONNECTION.with(|c| c.borrow_mut().take());
+    drop(p);
+}
+
 fn run_one(
     lua: &Lua,
-    p: &Peer,
+    shm: Option<&str>,
     handler: &Function,
     task: u64,
     body: &[u8],
@@ -96,7 +117,6 @@ fn run_one(
             Value::String(lua.create_string(format!("the task could not be read: {e}"))?),
         ),
     };
-    let shm = p.shm_run.as_deref();
     let encoded = match value::encode(lua, &result, shm) {
         Ok(enc) => (ok, enc),
         Err(e) => {
@@ -110,7 +130,10 @@ fn run_one(
         ran_us: t0.elapsed().as_micros() as u64,
     }
     .encode();
-    encoded.1.send(&p.socket, &head).named("cluster engine")
+    CONNECTION.with(|c| match c.borrow().as_ref() {
+        Some(p) => encoded.1.send(&p.socket, &head).named("cluster engine"),
+        None => Ok(()),
+    })
 }
 
 /// The bootstrap a launched engine reads on its stdin (it then also ends when stdin closes).

@@ -59,6 +59,13 @@ pub fn open(lua: &Lua) -> Result<Table> {
         })?,
     )?;
     t.set(
+        "flush",
+        lua.create_function(|_, ()| {
+            engine::flush();
+            Ok(())
+        })?,
+    )?;
+    t.set(
         "connection_file",
         lua.create_function(|_, profile: Option<String>| {
             let p = connfile::path(profile.as_deref().unwrap_or(DEFAULT_PROFILE)).named("cluster.connection_file")?;

@@ -13,7 +13,7 @@
 use crate::parallel::sweep;
 use crate::wire::value::{self, Beside};
 
-use super::peer::MAX_FRAME;
+use crate::parallel::gate::MAX_FRAME;
 
 /// The segments a value's body names.
 pub fn segment_names(body: &[u8]) -> Vec<String> {

@@ -1,0 +1,386 @@
+//! A cluster of engines through the real binaries: `thcluster start/status/stop`, the direct and
+//! load-balanced views and async results (tests/lua/cluster/), engine death with and without
+//! retries, task time limits, a wrong secret refused, nothing listening beyond loopback, and no
+//! engine, connection file or shared-memory segment left after `stop`, after SIGTERM to a
+//! foreground controller, or after the controller is killed. The ssh and Slurm launchers are in
+//! cluster_launch.rs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{Output, lua_dir, run_cmd, th_path};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn thcluster_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_thcluster"))
+}
+
+/// A cluster started for one test, in a directory of its own; stopped when dropped.
+struct Cluster {
+    dir: PathBuf,
+    profile: String,
+}
+
+fn alive(pid: i32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    !stat.is_empty()
+        && !matches!(
+            stat.rsplit_once(')').and_then(|(_, r)| r.trim_start().chars().next()),
+            Some('Z' | 'X')
+        )
+}
+
+fn wait_gone(pids: &[i32]) -> Vec<i32> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let left: Vec<i32> = pids.iter().copied().filter(|&p| alive(p)).collect();
+        if left.is_empty() || Instant::now() > deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+impl Cluster {
+    fn cmd(dir: &Path, args: &[&str]) -> Output {
+        run_cmd(
+            Command::new(thcluster_path())
+                .args(args)
+                .env("LUATORCH_CLUSTER_DIR", dir)
+                .arg("--th")
+                .arg(th_path()),
+            WAIT,
+        )
+    }
+
+    fn start(name: &str, n: u32) -> Cluster {
+        let dir = common::temp_dir(&format!("cluster-{name}"));
+        let profile = format!("{name}{}", std::process::id());
+        let out = run_cmd(
+            Command::new(thcluster_path())
+                .args([
+                    "start",
+                    "-n",
+                    &n.to_string(),
+                    "--profile",
+                    &profile,
+                    "--daemonize",
+                    "--th",
+                ])
+                .arg(th_path())
+                .env("LUATORCH_CLUSTER_DIR", &dir),
+            WAIT,
+        );
+        assert_eq!(out.status, Some(0), "start failed\n{}\n{}", out.stdout, out.stderr);
+        assert!(
+            out.stdout
+                .contains(&format!("cluster '{profile}' started: {n} engines")),
+            "{}",
+            out.stdout
+        );
+        Cluster { dir, profile }
+    }
+
+    fn connection(&self) -> serde_json::Value {
+        let text = std::fs::read_to_string(self.dir.join(format!("{}.json", self.profile))).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn controller_pid(&self) -> i32 {
+        self.connection()["pid"].as_i64().unwrap() as i32
+    }
+
+    fn th(&self, script: &str, extra: &[&str]) -> Output {
+        let path = format!("cluster/{script}");
+        let mut args = vec![path.as_str(), self.profile.as_str()];
+        args.extend_from_slice(extra);
+        let dir = self.dir.display().to_string();
+        common::run_th_in(&lua_dir(), &args, "", &[("LUATORCH_CLUSTER_DIR", &dir)])
+    }
+
+    fn assert_script(&self, script: &str, extra: &[&str]) {
+        let out = self.th(script, extra);
+        assert!(
+            out.status == Some(0) && out.stdout.ends_with("ok\n"),
+            "{script} failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}\n--- controller log\n{}",
+            out.status,
+            out.stdout,
+            out.stderr,
+            std::fs::read_to_string(self.dir.join(format!("{}.log", self.profile))).unwrap_or_default()
+        );
+    }
+
+    /// The engines' pids, from `thcluster status`.
+    fn engine_pids(&self) -> Vec<i32> {
+        let out = Cluster::cmd_profile(&self.dir, "status", &self.profile);
+        assert_eq!(out.status, Some(0), "{}\n{}", out.stdout, out.stderr);
+        out.stdout
+            .lines()
+            .skip(2)
+            .filter_map(|l| l.split_whitespace().nth(2)?.parse().ok())
+            .collect()
+    }
+
+    fn cmd_profile(dir: &Path, what: &str, profile: &str) -> Output {
+        run_cmd(
+            Command::new(thcluster_path())
+                .args([what, "--profile", profile])
+                .env("LUATORCH_CLUSTER_DIR", dir),
+            WAIT,
+        )
+    }
+
+    fn segments_of(pid: i32) -> Vec<String> {
+        let tag = format!("_{pid}-");
+        std::fs::read_dir("/dev/shm")
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| e.file_name().to_str().map(String::from))
+                    .filter(|n| n.starts_with("luatorch-") && n.contains(&tag))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        if let Ok(text) = std::fs::read_to_string(self.dir.join(format!("{}.json", self.profile))) {
+            let _ = Cluster::cmd_profile(&self.dir, "stop", &self.profile);
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+                && let Some(pid) = v["pid"].as_i64()
+                && alive(pid as i32)
+            {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid as i32),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn direct_view() {
+    let c = Cluster::start("direct", 2);
+    c.assert_script("direct.lua", &[]);
+}
+
+#[test]
+fn load_balanced_view_and_async_results() {
+    let c = Cluster::start("balanced", 2);
+    c.assert_script("balanced.lua", &[]);
+}
+
+#[test]
+fn wrong_arguments_name_the_function() {
+    let c = Cluster::start("errors", 1);
+    c.assert_script("errors.lua", &[]);
+}
+
+#[test]
+fn engine_death_retries_and_time_limits() {
+    let c = Cluster::start("death", 2);
+    let scratch = common::temp_dir("cluster-death-scratch");
+    c.assert_script("death.lua", &[&scratch.display().to_string()]);
+}
+
+#[test]
+fn status_then_stop_leaves_nothing() {
+    let c = Cluster::start("stop", 2);
+    let conn = c.connection();
+    let path = c.dir.join(format!("{}.json", c.profile));
+    // The connection file is its owner's alone, and the controller listens on loopback only.
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+    let endpoint = conn["endpoint"].as_str().unwrap().to_string();
+    assert!(endpoint.starts_with("tcp://127.0.0.1:"), "{endpoint}");
+    let port: u16 = endpoint.rsplit(':').next().unwrap().parse().unwrap();
+    let listening: Vec<String> = std::fs::read_to_string("/proc/net/tcp")
+        .unwrap()
+        .lines()
+        .chain(std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default().lines())
+        .filter(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 3 && f[3] == "0A" && f[1].ends_with(&format!(":{port:04X}"))
+        })
+        .map(String::from)
+        .collect();
+    assert_eq!(listening.len(), 1, "{listening:?}");
+    assert!(
+        listening[0].split_whitespace().nth(1).unwrap().starts_with("0100007F:"),
+        "{listening:?}"
+    );
+
+    let wait = c.th("wait.lua", &["2"]);
+    assert!(wait.stdout.ends_with("ok\n"), "{}\n{}", wait.stdout, wait.stderr);
+    let status = Cluster::cmd_profile(&c.dir, "status", &c.profile);
+    assert!(status.stdout.contains("2 engines"), "{}", status.stdout);
+    assert!(status.stdout.contains("idle"), "{}", status.stdout);
+    let engines = c.engine_pids();
+    assert_eq!(engines.len(), 2, "{}", status.stdout);
+    let ctl = c.controller_pid();
+    let stop = Cluster::cmd_profile(&c.dir, "stop", &c.profile);
+    assert_eq!(stop.status, Some(0), "{}\n{}", stop.stdout, stop.stderr);
+    assert!(stop.stdout.contains("stopped"));
+    let mut all = engines.clone();
+    all.push(ctl);
+    assert_eq!(wait_gone(&all), Vec::<i32>::new(), "processes left after stop");
+    assert!(!path.exists(), "the connection file is removed");
+    assert_eq!(Cluster::segments_of(ctl), Vec::<String>::new());
+    // Stopping again says there is nothing to stop.
+    let again = Cluster::cmd_profile(&c.dir, "stop", &c.profile);
+    assert_eq!(again.status, Some(1));
+    assert!(again.stderr.contains("no cluster"), "{}", again.stderr);
+}
+
+#[test]
+fn a_killed_controller_takes_its_engines() {
+    let c = Cluster::start("killed", 2);
+    let wait = c.th("wait.lua", &["2"]);
+    assert!(wait.stdout.ends_with("ok\n"), "{}\n{}", wait.stdout, wait.stderr);
+    let engines = c.engine_pids();
+    let ctl = c.controller_pid();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(ctl), nix::sys::signal::Signal::SIGKILL).unwrap();
+    let mut all = engines.clone();
+    all.push(ctl);
+    assert_eq!(wait_gone(&all), Vec::<i32>::new(), "engines outlived their controller");
+    // The next cluster started on the machine removes what the killed one left in /dev/shm.
+    let next = Cluster::start("after-kill", 1);
+    drop(next);
+    assert_eq!(Cluster::segments_of(ctl), Vec::<String>::new());
+}
+
+#[test]
+fn a_foreground_controller_stops_on_sigterm() {
+    let dir = common::temp_dir("cluster-fg");
+    let profile = format!("fg{}", std::process::id());
+    let mut child = Command::new(thcluster_path())
+        .args(["start", "-n", "1", "--profile", &profile, "--th"])
+        .arg(th_path())
+        .env("LUATORCH_CLUSTER_DIR", &dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let file = dir.join(format!("{profile}.json"));
+    let deadline = Instant::now() + WAIT;
+    while !file.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(file.exists(), "the connection file appears");
+    let out = common::run_th_in(
+        &lua_dir(),
+        &["cluster/wait.lua", &profile, "1"],
+        "",
+        &[("LUATORCH_CLUSTER_DIR", &dir.display().to_string())],
+    );
+    assert!(out.stdout.ends_with("ok\n"), "{}\n{}", out.stdout, out.stderr);
+    let engines: Vec<i32> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("engine pid "))
+        .map(|p| p.trim().parse().unwrap())
+        .collect();
+    assert_eq!(engines.len(), 1);
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "the controller ends cleanly");
+    assert!(!file.exists(), "the connection file is removed");
+    assert_eq!(wait_gone(&engines), Vec::<i32>::new());
+}
+
+#[test]
+fn a_wrong_secret_is_refused() {
+    let c = Cluster::start("secret", 1);
+    let path = c.dir.join(format!("{}.json", c.profile));
+    let mut conn = c.connection();
+    let good = conn["secret"].as_str().unwrap().to_string();
+    let bad: String = good.chars().map(|ch| if ch == '0' { '1' } else { '0' }).collect();
+    conn["secret"] = serde_json::Value::String(bad);
+    let wrong = c.dir.join("wrong");
+    std::fs::create_dir_all(&wrong).unwrap();
+    let wrong_file = wrong.join(format!("{}.json", c.profile));
+    std::fs::write(&wrong_file, serde_json::to_string(&conn).unwrap()).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrong_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = common::run_th_in(
+        &lua_dir(),
+        &[
+            "-e",
+            &format!(
+                "local ok, e = pcall(require('cluster').client, '{}', {{timeout = 1}}) print(ok, e)",
+                c.profile
+            ),
+        ],
+        "",
+        &[("LUATORCH_CLUSTER_DIR", &wrong.display().to_string())],
+    );
+    assert!(
+        out.stdout
+            .starts_with("false\tcluster.client: no answer from the controller"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    // A connection file others can read is not trusted.
+    std::fs::set_permissions(&wrong_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = common::run_th_in(
+        &lua_dir(),
+        &[
+            "-e",
+            &format!("print(pcall(require('cluster').client, '{}'))", c.profile),
+        ],
+        "",
+        &[("LUATORCH_CLUSTER_DIR", &wrong.display().to_string())],
+    );
+    assert!(out.stdout.contains("can be read by others"), "{}", out.stdout);
+    // The right file still works.
+    assert!(path.exists());
+    let ok = c.th("wait.lua", &["1"]);
+    assert!(ok.stdout.ends_with("ok\n"), "{}\n{}", ok.stdout, ok.stderr);
+}
+
+#[test]
+fn command_line_errors() {
+    let dir = common::temp_dir("cluster-cli");
+    let out = Cluster::cmd(&dir, &["start", "-n", "0"]);
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.contains("-n must be at least 1"), "{}", out.stderr);
+    let out = Cluster::cmd(&dir, &["start", "--bogus"]);
+    assert!(out.stderr.contains("unknown option '--bogus'"), "{}", out.stderr);
+    let out = Cluster::cmd_profile(&dir, "status", "none");
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.contains("no cluster 'none' is running"), "{}", out.stderr);
+    let out = run_cmd(Command::new(thcluster_path()).arg("frobnicate"), WAIT);
+    assert_eq!(out.status, Some(1));
+    assert!(out.stderr.contains("unknown command 'frobnicate'"), "{}", out.stderr);
+    // A second start of a running profile is refused.
+    let c = Cluster::start("twice", 1);
+    let again = run_cmd(
+        Command::new(thcluster_path())
+            .args(["start", "-n", "1", "--profile", &c.profile, "--daemonize"])
+            .env("LUATORCH_CLUSTER_DIR", &c.dir),
+        WAIT,
+    );
+    assert_eq!(again.status, Some(1));
+    assert!(again.stderr.contains("is already running"), "{}", again.stderr);
+}
