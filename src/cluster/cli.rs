@@ -299,9 +299,8 @@ fn run_controller(a: &StartArgs, ready: Option<&i32>) -> Result<()> {
 /// not), prints that, and exits; the child goes on with its own session, its output in
 /// `<profile>.log` beside the connection file. Returns the child's end of the pipe.
 fn daemonize(profile: &str) -> Result<i32> {
-    let log_path = connfile::dir()?.join(format!("{profile}.log"));
-    std::fs::create_dir_all(connfile::dir()?)
-        .map_err(|e| Error::io(format!("cannot make the cluster directory: {e}")))?;
+    // The directory is made here first: 0700, as for the connection file it will hold.
+    let log_path = connfile::make_dir()?.join(format!("{profile}.log"));
     let mut fds = [0; 2];
     // SAFETY: pipe fills two descriptors.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {

@@ -14,7 +14,9 @@ use crate::parallel::launch::{self, Spec};
 /// What every launched engine runs.
 pub const ENGINE_CHUNK: &str = "require([[cluster]])._engine()";
 
-/// How long an engine asked to quit gets before it is killed.
+/// How long engines asked to quit get before their stdin closes.
+const QUIT_WAIT: Duration = Duration::from_secs(1);
+/// How long an engine gets after that before it is killed.
 const QUIT_GRACE: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone, PartialEq)]
@@ -189,23 +191,18 @@ impl Launcher {
         }
     }
 
-    /// Submits `n` engines as one `sbatch` job that reads the connection file at `connfile`.
+    /// Submits `n` engines as one `sbatch` job that reads the connection file at `connfile`; the
+    /// job's output goes to `<profile>-<job>.out` beside that file.
     pub fn sbatch(&mut self, n: u32, connfile: &std::path::Path, profile: &str, extra: &[String]) -> Result<String> {
-        let chunk = format!(
-            "require([[cluster]])._engine_file([[{}]], [[{}]])",
-            connfile.display(),
-            profile
-        );
-        let script = format!(
-            "#!/bin/sh\nexec srun {} {} -e '{}'\n",
-            self.opts.srun_args.join(" "),
-            self.opts.th,
-            chunk
-        );
+        // The job may start in another directory than ours: the file by its absolute path.
+        let connfile = std::path::absolute(connfile).unwrap_or_else(|_| connfile.to_path_buf());
+        let script = sbatch_script(&self.opts, &connfile, profile);
+        let output = connfile.with_file_name(format!("{profile}-%j.out"));
         let out = Command::new("sbatch")
             .arg("--parsable")
             .arg(format!("--job-name=thcluster-{profile}"))
             .arg(format!("--ntasks={n}"))
+            .arg(format!("--output={}", output.display()))
             .args(extra)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -214,7 +211,7 @@ impl Launcher {
             .and_then(|mut c| {
                 use std::io::Write;
                 if let Some(mut i) = c.stdin.take() {
-                    i.write_all(script.as_bytes())?;
+                    i.write_all(&script)?;
                 }
                 c.wait_with_output()
             })
@@ -238,13 +235,9 @@ impl Launcher {
         Ok(job)
     }
 
-    /// Ends every engine: they were asked to quit; after a grace period the rest are killed, and
-    /// sbatch jobs are cancelled.
-    pub fn stop_all(&mut self) {
-        let deadline = Instant::now() + QUIT_GRACE;
-        for s in &mut self.slots {
-            s._stdin = None;
-        }
+    /// Waits up to `limit` until no slot's process runs.
+    fn wait_ended(&mut self, limit: Duration) {
+        let deadline = Instant::now() + limit;
         while Instant::now() < deadline
             && self
                 .slots
@@ -253,6 +246,19 @@ impl Launcher {
         {
             std::thread::sleep(Duration::from_millis(20));
         }
+    }
+
+    /// Ends every engine: they were asked to quit, and get `QUIT_WAIT` to do so; then their
+    /// stdin closes (which ends a remote engine that the quit did not reach), and after
+    /// `QUIT_GRACE` the rest are killed; sbatch jobs are cancelled.
+    pub fn stop_all(&mut self) {
+        // Closing stdin at once would race the quit: the engine would end with status 1 (its
+        // stdin watch), which srun reports as an error.
+        self.wait_ended(QUIT_WAIT);
+        for s in &mut self.slots {
+            s._stdin = None;
+        }
+        self.wait_ended(QUIT_GRACE);
         for s in &mut self.slots {
             if let Some(mut p) = s.process.take() {
                 let _ = p.kill();
@@ -267,6 +273,39 @@ impl Launcher {
                 .status();
         }
     }
+}
+
+/// The batch script of an `sbatch` job of engines: one srun step whose tasks are the engines,
+/// each reading the connection file (every word quoted for the shell, the path and profile as
+/// Lua long strings).
+fn sbatch_script(opts: &Options, connfile: &std::path::Path, profile: &str) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = launch::long_string(connfile.as_os_str().as_bytes());
+    let profile = launch::long_string(profile.as_bytes());
+    let chunk = [
+        b"require([[cluster]])._engine_file(".as_slice(),
+        &path,
+        b", ",
+        &profile,
+        b")",
+    ]
+    .concat();
+    let mut words = vec!["srun".to_string()];
+    words.extend(opts.srun_args.iter().map(|a| launch::shell_quote(a)));
+    words.push(launch::shell_quote(&opts.th));
+    words.push("-e".into());
+    let mut script = format!("#!/bin/sh\nexec {} ", words.join(" ")).into_bytes();
+    // The chunk may hold any byte the path does: quoted as bytes, as shell_quote does text.
+    script.push(b'\'');
+    for &b in &chunk {
+        if b == b'\'' {
+            script.extend_from_slice(b"'\\''");
+        } else {
+            script.push(b);
+        }
+    }
+    script.extend_from_slice(b"'\n");
+    script
 }
 
 /// One `srun` step running one engine; the bootstrap line goes to its stdin, which srun passes
@@ -290,6 +329,9 @@ fn spawn_srun(opts: &Options, line: &str) -> Result<(Child, ChildStdin)> {
             if nix::unistd::getppid() != parent {
                 return Err(std::io::Error::other("parent gone"));
             }
+            // A process group of its own: Ctrl-C at the controller's terminal reaches only the
+            // controller (srun would otherwise take it as a request to report or cancel).
+            nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0))?;
             Ok(())
         });
     }
@@ -298,4 +340,44 @@ fn spawn_srun(opts: &Options, line: &str) -> Result<(Child, ChildStdin)> {
     let _ = stdin.write_all(line.as_bytes());
     let _ = stdin.flush();
     Ok((child, stdin))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sbatch_scripts_quote_every_word() {
+        let opts = Options {
+            th: "/opt/my th/th".into(),
+            srun_args: vec!["--overcommit".into(), "--comment=a b".into()],
+            ..Options::default()
+        };
+        let path = std::path::Path::new("/tmp/it's ]] here/p.json");
+        let script = String::from_utf8(sbatch_script(&opts, path, "p")).unwrap();
+        let (first, rest) = script.split_once('\n').unwrap();
+        assert_eq!(first, "#!/bin/sh");
+        let words = rest.strip_prefix("exec srun ").expect("exec srun");
+        // What the shell makes of the words, one per line.
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf '%s\\n' {words}"))
+            .output()
+            .unwrap();
+        let args: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        assert_eq!(
+            args,
+            [
+                "--overcommit",
+                "--comment=a b",
+                "/opt/my th/th",
+                "-e",
+                "require([[cluster]])._engine_file([=[/tmp/it's ]] here/p.json]=], [[p]])"
+            ]
+        );
+    }
 }

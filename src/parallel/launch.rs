@@ -43,7 +43,7 @@ pub struct Launched {
 }
 
 /// Quotes a word for a POSIX shell.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     format!("'{}'", word.replace('\'', "'\\''"))
 }
 
@@ -54,7 +54,7 @@ fn is_ssh(program: &str) -> bool {
 }
 
 /// `s` as a Lua long string, its brackets long enough that nothing in `s` closes it.
-fn long_string(s: &[u8]) -> Vec<u8> {
+pub(crate) fn long_string(s: &[u8]) -> Vec<u8> {
     let mut level = 0;
     while s
         .windows(level + 2)
