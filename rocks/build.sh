@@ -61,9 +61,10 @@ build() {
     die "building the Lua C module failed (cargo's messages are above)"
   mkdir -p "$stage/lib/luatorch" "$stage/lua" "$stage/bin"
   cp "$target/release/libluatorch.so" "$stage/lib/luatorch/core.so"
-  echo "luatorch: building th"
-  "$cargo" build --locked --release --bin th || die "building th failed (cargo's messages are above)"
+  echo "luatorch: building th and thcluster"
+  "$cargo" build --locked --release --bin th --bin thcluster || die "building th failed (cargo's messages are above)"
   cp "$target/release/th" "$stage/bin/th"
+  cp "$target/release/thcluster" "$stage/bin/thcluster"
   (cd lua && find . -name '*.lua') | while read -r file; do
     mkdir -p "$stage/lua/${file%/*}"
     cp "lua/$file" "$stage/lua/$file"
@@ -80,6 +81,7 @@ install() {
   cp -R "$stage/lua/." "$1/"
   cp -R "$stage/lib/." "$2/"
   cp "$stage/bin/th" "$3/th"
+  cp "$stage/bin/thcluster" "$3/thcluster"
 }
 
 case ${1:-} in

@@ -384,3 +384,65 @@ fn command_line_errors() {
     assert_eq!(again.status, Some(1));
     assert!(again.stderr.contains("is already running"), "{}", again.stderr);
 }
+
+#[test]
+fn the_workflow_example_runs() {
+    let dir = common::temp_dir("cluster-example");
+    let example = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/cluster_workflow.lua");
+    let out = common::run_th_in(
+        &dir,
+        &[&example.display().to_string(), "2"],
+        "",
+        &[("LUATORCH_CLUSTER_DIR", &dir.display().to_string())],
+    );
+    assert!(
+        out.status == Some(0)
+            && out.stdout.contains("rows per engine\t1000 1000")
+            && out.stdout.contains("best learning rate"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .collect();
+    assert!(left.is_empty(), "the example stops its cluster: {left:?}");
+}
+
+#[test]
+fn ctrl_c_in_the_repl_interrupts_a_wait_not_the_cluster() {
+    use rexpect::session::{Options, spawn_with_options};
+    let c = Cluster::start("repl", 1);
+    let mut cmd = Command::new(th_path());
+    cmd.current_dir(&c.dir)
+        .env("HOME", &c.dir)
+        .env("TERM", "xterm")
+        .env("LUATORCH_CLUSTER_DIR", &c.dir)
+        .env_remove("TREPL_HISTORY");
+    let options = Options::new().timeout_ms(Some(30_000)).strip_ansi_escape_codes(true);
+    let mut s = spawn_with_options(cmd, options).expect("spawn th in a pty");
+    s.exp_string("th> ").expect("first prompt");
+    s.send_line(&format!(
+        "c = require('cluster').client('{}') c:wait_for_engines(1, 30) lbv = c:load_balanced_view()",
+        c.profile
+    ))
+    .unwrap();
+    s.send_line(
+        "ar = lbv:apply_with({block = false}, function() require('sys').sleep(1) return 'after' .. 'wards' end)",
+    )
+    .unwrap();
+    s.send_line("print('wait' .. 'ing') ar:get()").unwrap();
+    s.exp_string("waiting").expect("the wait starts");
+    s.send_control('c').unwrap();
+    s.exp_string("interrupted").expect("Ctrl-C ends the wait");
+    s.exp_string("th> ").expect("a prompt after the interrupt");
+    // The task went on: its result is still there.
+    s.send_line("ar:get()").unwrap();
+    s.exp_string("afterwards").expect("the result after the interrupt");
+    s.send_line("lbv:apply(function() return 6 * 7 end)").unwrap();
+    s.exp_string("42").expect("the cluster still works");
+    s.send_control('d').unwrap();
+    s.exp_eof().expect("th exits");
+}

@@ -257,6 +257,10 @@ fn make_installs_the_lua_files_the_native_modules_and_th() {
     // th, a native binary (luarocks copies it without a Lua wrapper), that works.
     let th = std::fs::read(tree.th()).expect("bin/th in the tree");
     assert_eq!(&th[..4], b"\x7fELF", "bin/th is the binary itself");
+    // thcluster beside it.
+    let thcluster = tree.th().with_file_name("thcluster");
+    let out = run_cmd(Command::new(&thcluster).arg("--help"), TIMEOUT);
+    assert!(out.stdout.starts_with("Usage: thcluster"), "{}", show(&out));
     let dir = temp_dir("luarocks-th");
     let mut cmd = Command::new(tree.th());
     cmd.args(["-e", "io.write(torch.FloatTensor(3):fill(2):sum(), '\\n')"])
