@@ -19,8 +19,10 @@ local torch = require 'torch'
 local cluster = {}
 local unpack = unpack or table.unpack
 
-local function fail(fname, msg)
-   error('cluster.' .. fname .. ': ' .. msg, 3)
+-- Raises 'cluster.<fname>: msg' at the line that called the public function (`level` more
+-- levels up when a helper of that function raises it).
+local function fail(fname, msg, level)
+   error('cluster.' .. fname .. ': ' .. msg, 3 + (level or 0))
 end
 
 local function clock()
@@ -41,6 +43,40 @@ local function copy_opts(fname, opts, allowed)
       end
    end
    return opts
+end
+
+-- Argument checks, called by the public functions themselves.
+local function check_function(fname, fn)
+   if type(fn) ~= 'function' then
+      fail(fname, 'expected a function, got ' .. type(fn), 1)
+   end
+end
+
+local function check_list(fname, list)
+   if type(list) ~= 'table' then
+      fail(fname, 'expected a list, got ' .. type(list), 1)
+   end
+end
+
+-- The sizes of k contiguous parts of n items, the first ones one larger when k does not divide n.
+local function part_sizes(n, k)
+   local sizes = {}
+   for i = 1, k do
+      sizes[i] = math.floor(n / k) + (i <= n % k and 1 or 0)
+   end
+   return sizes
+end
+
+-- The results of map chunks ({n = ..., ...} each), one list.
+local function flatten(parts)
+   local out, k = {}, 0
+   for _, p in ipairs(parts) do
+      for j = 1, p.n do
+         k = k + 1
+         out[k] = p[j]
+      end
+   end
+   return out
 end
 
 local function check_timeout(fname, t)
@@ -353,23 +389,22 @@ function direct_methods:execute(code, opts)
    return direct_submit(self, 'execute', { op = 'execute', code = code }, opts, nothing)
 end
 
+local function direct_apply(view, opts, fn, ...)
+   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
+   return direct_submit(view, 'apply', task, opts, first_values)
+end
+
 -- fn(...) on every engine: the list of what each returned (its first value).
 function direct_methods:apply(fn, ...)
-   if type(fn) ~= 'function' then
-      fail('apply', 'expected a function, got ' .. type(fn))
-   end
-   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
-   return direct_submit(self, 'apply', task, {}, first_values)
+   check_function('apply', fn)
+   return direct_apply(self, {}, fn, ...)
 end
 
 -- Like apply, with options first: apply_with({block = false}, fn, ...).
 function direct_methods:apply_with(opts, fn, ...)
    opts = copy_opts('apply_with', opts, DIRECT_OPTS)
-   if type(fn) ~= 'function' then
-      fail('apply_with', 'expected a function, got ' .. type(fn))
-   end
-   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
-   return direct_submit(self, 'apply', task, opts, first_values)
+   check_function('apply_with', fn)
+   return direct_apply(self, opts, fn, ...)
 end
 
 -- Sets globals on every engine: push{name = value, ...}.
@@ -442,9 +477,9 @@ function direct_methods:scatter(name, value, opts)
    else
       fail('scatter', 'expected a tensor or a list, got ' .. type(value))
    end
-   local ars, lo = {}, 1
+   local ars, lo, sizes = {}, 1, part_sizes(n, k)
    for i, id in ipairs(targets) do
-      local size = math.floor(n / k) + (i <= n % k and 1 or 0)
+      local size = sizes[i]
       local one = cluster.DirectView(self._client, { id })
       ars[i] = one:push({ [name] = part(lo, lo + size - 1) }, { block = false })
       lo = lo + size
@@ -494,20 +529,16 @@ end
 -- fn over a list, the list split into one contiguous part per engine (IPython's DirectView.map).
 function direct_methods:map(fn, list, opts)
    opts = copy_opts('map', opts, DIRECT_OPTS)
-   if type(fn) ~= 'function' then
-      fail('map', 'expected a function, got ' .. type(fn))
-   end
-   if type(list) ~= 'table' then
-      fail('map', 'expected a list, got ' .. type(list))
-   end
+   check_function('map', fn)
+   check_list('map', list)
    local targets = self._targets or self._client._c:engines()
    local k, n = #targets, #list
    if k == 0 then
       fail('map', 'the cluster has no engines')
    end
-   local ids, lo = {}, 1
+   local ids, lo, sizes = {}, 1, part_sizes(n, k)
    for i, id in ipairs(targets) do
-      local size = math.floor(n / k) + (i <= n % k and 1 or 0)
+      local size = sizes[i]
       local items = {}
       for j = lo, lo + size - 1 do
          items[#items + 1] = list[j]
@@ -515,15 +546,7 @@ function direct_methods:map(fn, list, opts)
       lo = lo + size
       ids[i] = self._client._c:submit({ op = 'map', fn = fn, items = items, n = size }, { id }, 0, opts.timeout, 'map')
    end
-   local ar = async(self._client, 'DirectView.map', ids, function(parts)
-      local out = {}
-      for _, p in ipairs(parts) do
-         for j = 1, p.n do
-            out[#out + 1] = p[j]
-         end
-      end
-      return out
-   end)
+   local ar = async(self._client, 'DirectView.map', ids, flatten)
    ar._progress = opts.progress
    if resolve_block(self, opts) then
       return ar:get()
@@ -592,38 +615,34 @@ local function lb_submit(view, fname, tasks, opts, finish, unordered)
    return ar
 end
 
--- fn(...) on whichever engine is free first: what it returns (blocking), or an AsyncResult.
-function LoadBalancedView:apply(fn, ...)
-   if type(fn) ~= 'function' then
-      fail('apply', 'expected a function, got ' .. type(fn))
-   end
-   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
-   return lb_submit(self, 'apply', { task }, {}, function(values)
-      return unpack(values[1], 1, values[1].n)
-   end)
+local function every_value(values)
+   return unpack(values[1], 1, values[1].n)
 end
 
+local function lb_apply(view, opts, fn, ...)
+   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
+   return lb_submit(view, 'apply', { task }, opts, every_value)
+end
+
+-- fn(...) on whichever engine is free first: what it returns (blocking), or an AsyncResult.
+function LoadBalancedView:apply(fn, ...)
+   check_function('apply', fn)
+   return lb_apply(self, {}, fn, ...)
+end
+
+-- Like apply, with options first: apply_with({block = false, retries = 1}, fn, ...).
 function LoadBalancedView:apply_with(opts, fn, ...)
    opts = copy_opts('apply_with', opts, LB_OPTS)
-   if type(fn) ~= 'function' then
-      fail('apply_with', 'expected a function, got ' .. type(fn))
-   end
-   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
-   return lb_submit(self, 'apply', { task }, opts, function(values)
-      return unpack(values[1], 1, values[1].n)
-   end)
+   check_function('apply_with', fn)
+   return lb_apply(self, opts, fn, ...)
 end
 
 -- The list of fn(item) for each item of `list`, in order (or as they finish, ordered = false);
 -- chunksize items go to an engine at a time.
 function LoadBalancedView:map(fn, list, opts)
    opts = copy_opts('map', opts, LB_OPTS)
-   if type(fn) ~= 'function' then
-      fail('map', 'expected a function, got ' .. type(fn))
-   end
-   if type(list) ~= 'table' then
-      fail('map', 'expected a list, got ' .. type(list))
-   end
+   check_function('map', fn)
+   check_list('map', list)
    local chunksize = opts.chunksize or 1
    if type(chunksize) ~= 'number' or chunksize < 1 or chunksize % 1 ~= 0 then
       fail('map', 'chunksize must be a positive integer, got ' .. tostring(chunksize))
@@ -638,16 +657,7 @@ function LoadBalancedView:map(fn, list, opts)
       end
       tasks[#tasks + 1] = { op = 'map', fn = fn, items = items, n = hi - lo + 1 }
    end
-   return lb_submit(self, 'map', tasks, opts, function(parts)
-      local out, k = {}, 0
-      for _, p in ipairs(parts) do
-         for j = 1, p.n do
-            k = k + 1
-            out[k] = p[j]
-         end
-      end
-      return out
-   end, opts.ordered == false)
+   return lb_submit(self, 'map', tasks, opts, flatten, opts.ordered == false)
 end
 
 -- Sets the view's defaults: set_flags{block =, retries =, timeout =}.

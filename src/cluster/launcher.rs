@@ -312,7 +312,6 @@ fn sbatch_script(opts: &Options, connfile: &std::path::Path, profile: &str) -> V
 /// on to the task.
 fn spawn_srun(opts: &Options, line: &str) -> Result<(Child, ChildStdin)> {
     use std::io::Write;
-    use std::os::unix::process::CommandExt;
     let mut cmd = Command::new("srun");
     cmd.args(["--nodes=1", "--ntasks=1", "--kill-on-bad-exit=1", "--quiet"])
         .args(&opts.srun_args)
@@ -320,21 +319,8 @@ fn spawn_srun(opts: &Options, line: &str) -> Result<(Child, ChildStdin)> {
         .arg("-e")
         .arg(ENGINE_CHUNK)
         .stdin(Stdio::piped());
-    let parent = nix::unistd::getpid();
-    // SAFETY: only async-signal-safe calls between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            // srun cancels its step when it gets SIGTERM: the engine goes with the controller.
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)?;
-            if nix::unistd::getppid() != parent {
-                return Err(std::io::Error::other("parent gone"));
-            }
-            // A process group of its own: Ctrl-C at the controller's terminal reaches only the
-            // controller (srun would otherwise take it as a request to report or cancel).
-            nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0))?;
-            Ok(())
-        });
-    }
+    // srun cancels its step when it gets SIGTERM: the engine goes with the controller.
+    launch::die_with_parent(&mut cmd);
     let mut child = cmd.spawn().map_err(|e| Error::io(format!("cannot run srun: {e}")))?;
     let mut stdin = child.stdin.take().ok_or_else(|| Error::io("no stdin pipe"))?;
     let _ = stdin.write_all(line.as_bytes());

@@ -112,6 +112,26 @@ fn command(spec: &Spec) -> Result<Command> {
     Ok(cmd)
 }
 
+/// Makes the process `cmd` starts end with this one: SIGTERM when this process dies (SIGTERM,
+/// not SIGKILL: a child removes its run's shared memory before it ends, see sweep.rs; srun
+/// cancels its step), and a process group of its own, so that Ctrl-C at the terminal reaches only
+/// this process (which takes its children along if it dies of it).
+pub(crate) fn die_with_parent(cmd: &mut Command) {
+    let parent = nix::unistd::getpid();
+    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid, setpgid).
+    unsafe {
+        cmd.pre_exec(move || {
+            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)?;
+            // The parent may have died before prctl: then nobody would kill us.
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::other("parent gone"));
+            }
+            nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0))?;
+            Ok(())
+        });
+    }
+}
+
 /// Starts the child and hands it the bootstrap line.
 pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched> {
     let mut cmd = command(spec)?;
@@ -119,23 +139,7 @@ pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched> {
     if spec.host.is_some() {
         cmd.stderr(Stdio::piped());
     }
-    let parent = nix::unistd::getpid();
-    // SAFETY: only async-signal-safe calls between fork and exec (prctl, getppid, setpgid).
-    unsafe {
-        cmd.pre_exec(move || {
-            // SIGTERM, not SIGKILL: the child removes the run's shared memory before it ends
-            // (sweep.rs); its stdin closing ends it too, should the signal be caught.
-            nix::sys::prctl::set_pdeathsig(nix::sys::signal::Signal::SIGTERM)?;
-            // The parent may have died before prctl: then nobody would kill us.
-            if nix::unistd::getppid() != parent {
-                return Err(std::io::Error::other("parent gone"));
-            }
-            // A process group of its own: Ctrl-C at the terminal reaches only the parent (which
-            // takes its children along if it dies of it).
-            nix::unistd::setpgid(nix::unistd::Pid::from_raw(0), nix::unistd::Pid::from_raw(0))?;
-            Ok(())
-        });
-    }
+    die_with_parent(&mut cmd);
     let mut process = cmd.spawn().map_err(|e| {
         let what = cmd.get_program().to_string_lossy().into_owned();
         Error::io(format!("cannot start {what}: {e}"))

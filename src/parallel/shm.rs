@@ -222,6 +222,27 @@ impl Drop for Pool {
     }
 }
 
+/// Maps the whole of existing segment `name`, which must hold exactly `bytes` bytes.
+fn map_existing(name: &str, bytes: usize) -> io::Result<usize> {
+    let fd = open(name, false)?;
+    let result = (|| {
+        // SAFETY: fstat into a zeroed struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if st.st_size as u64 != bytes as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("segment holds {} bytes, the message says {bytes}", st.st_size),
+            ));
+        }
+        map(fd, bytes)
+    })();
+    close(fd);
+    result
+}
+
 /// A received storage's hold on its segment: counted for the collector while it lives, released
 /// back to the sender when it goes.
 struct Lease {
@@ -257,23 +278,8 @@ pub fn import(name: &str, dtype: DType, len: usize, peer: Peer) -> io::Result<St
                 m
             }
             None => {
-                let fd = open(name, false)?;
-                let result = (|| {
-                    // SAFETY: fstat into a zeroed struct.
-                    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-                    if unsafe { libc::fstat(fd, &mut st) } != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    if st.st_size as u64 != bytes as u64 {
-                        return Err(io::Error::new(
-                            io::ErrorKind::InvalidData,
-                            format!("segment holds {} bytes, the message says {bytes}", st.st_size),
-                        ));
-                    }
-                    map(fd, bytes)
-                })();
-                close(fd);
-                let m = Arc::new(Mapped { ptr: result?, bytes });
+                let ptr = map_existing(name, bytes)?;
+                let m = Arc::new(Mapped { ptr, bytes });
                 cache.push((name.to_string(), m.clone()));
                 if cache.len() > CACHE_MAX_ENTRIES {
                     cache.remove(0);
@@ -346,23 +352,7 @@ pub fn map_whole(name: &str, dtype: DType, len: usize) -> io::Result<Storage> {
         .checked_mul(dtype.size_of())
         .filter(|b| *b > 0)
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "bad segment size"))?;
-    let fd = open(name, false)?;
-    let result = (|| {
-        // SAFETY: fstat into a zeroed struct.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        if unsafe { libc::fstat(fd, &mut st) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if st.st_size as u64 != bytes as u64 {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("segment holds {} bytes, the message says {bytes}", st.st_size),
-            ));
-        }
-        map(fd, bytes)
-    })();
-    close(fd);
-    let ptr = result?;
+    let ptr = map_existing(name, bytes)?;
     track_external_bytes(bytes as isize);
     let owner = Owned {
         _map: Mapped { ptr, bytes },
