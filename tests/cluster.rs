@@ -446,3 +446,10 @@ fn ctrl_c_in_the_repl_interrupts_a_wait_not_the_cluster() {
     s.send_control('d').unwrap();
     s.exp_eof().expect("th exits");
 }
+
+#[test]
+fn the_scheduler_runs_on_the_engines() {
+    let c = Cluster::start("scheduler", 2);
+    let scratch = common::temp_dir("cluster-scheduler-scratch");
+    c.assert_script("scheduler.lua", &[&scratch.display().to_string()]);
+}

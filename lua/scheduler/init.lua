@@ -3,7 +3,7 @@
 -- does not care where they run:
 --
 --    local scheduler = require 'scheduler'
---    local s = scheduler.threads(4)                 -- or .processes(n), .remote{...}
+--    local s = scheduler.threads(4)                 -- or .processes(n), .remote{...}, .cluster()
 --    for i = 1, 100 do s:add_task(i, function(x) return x * x end) end
 --    local squares = s:get_results()                -- in the order the tasks were added
 --    s:shutdown()
@@ -189,8 +189,19 @@ function scheduler.remote(hosts, opts)
    return new('remote', require('scheduler.processes').new(entries, o.init), o)
 end
 
-function scheduler.cluster()
-   fail('cluster', 'there is no cluster module yet to run tasks on')
+-- The engines of a running cluster (`thcluster start -n N [--profile P]`): profile nil is the
+-- default one. The engines keep running after shutdown; only this scheduler's client goes.
+function scheduler.cluster(profile, opts)
+   if type(profile) == 'table' and opts == nil then
+      profile, opts = nil, profile
+   end
+   if profile ~= nil and type(profile) ~= 'string' then
+      fail('cluster', 'a profile name expected, got ' .. type(profile))
+   end
+   local o = options('cluster', opts, 1)
+   local backend = require('scheduler.cluster').new(profile, o.init)
+   o.max_open = opts and opts.max_open or math.max(1024, 64 * backend.n)
+   return new('cluster', backend, o)
 end
 
 -- Runs f(s) and shuts s down afterwards, also when f raises; returns what f returns.

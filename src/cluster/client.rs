@@ -275,6 +275,29 @@ impl UserData for Client {
                 this.pump(Some(slice)).named(M)?;
             }
         });
+        // wait_any(ids, timeout_s|nil) -> the first of ids (in their order) whose result has
+        // arrived, or nil at the deadline
+        m.add_method_mut("wait_any", |_, this, (ids, timeout): (Vec<u64>, Option<f64>)| {
+            const M: &str = "cluster.wait";
+            let deadline = seconds(M, timeout)?.map(|t| Instant::now() + t);
+            this.pump(None).named(M)?;
+            loop {
+                if let Some(&id) = ids.iter().find(|i| this.arrived.contains_key(i)) {
+                    return Ok(Some(id));
+                }
+                let slice = match deadline {
+                    Some(d) => {
+                        let left = d.saturating_duration_since(Instant::now());
+                        if left.is_zero() {
+                            return Ok(None);
+                        }
+                        left.min(Duration::from_millis(100))
+                    }
+                    None => Duration::from_millis(100),
+                };
+                this.pump(Some(slice)).named(M)?;
+            }
+        });
         // count(ids) -> how many of them have arrived (after reading what is there)
         m.add_method_mut("count", |_, this, ids: Vec<u64>| {
             this.pump(None).named("cluster.count")?;

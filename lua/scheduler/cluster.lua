@@ -1,0 +1,83 @@
+-- The scheduler's workers as the engines of a running cluster (`thcluster start`, require
+-- 'cluster'). Each chunk is one load-balanced task: the controller hands it to the least loaded
+-- engine. The chunk carries its runner (the callable and its upvalues), so that an engine started
+-- again after a death, or one that joined later, runs it too; the scheduler's chunks are sized
+-- so that this costs a small part of their time. An engine's death comes back as a failure
+-- marked `dead`, which the scheduler runs again elsewhere when asked to retry.
+local cluster = require 'cluster'
+
+local Backend = {}
+Backend.__index = Backend
+
+local unpack = unpack or table.unpack
+
+-- profile: the cluster's profile (nil: 'default'); init: run once on every engine now.
+function Backend.new(profile, init)
+   local client = cluster.client(profile)
+   local ids = client:wait_for_engines(1, 60)
+   local self = setmetatable({
+      client = client,
+      lbv = client:load_balanced_view(),
+      n = #ids,
+      runners = {}, -- key -> runner
+      pending = {}, -- task id -> chunk id, in submission order below
+      order = {},   -- task ids in flight
+   }, Backend)
+   if init then
+      local ok, err = pcall(function()
+         client:direct_view():apply(init)
+      end)
+      if not ok then
+         client:close()
+         error('scheduler.cluster: init failed: ' .. tostring(err), 0)
+      end
+   end
+   return self
+end
+
+function Backend:keep(key, runner)
+   self.runners[key] = runner
+end
+
+-- Runs a chunk's runner on an engine; what it returns comes back packed.
+local function call(runner, ...)
+   return runner(...)
+end
+
+function Backend:submit(id, key, datas)
+   local task = { op = 'call', fn = call, args = { n = datas.n + 1, self.runners[key], unpack(datas, 1, datas.n) } }
+   local tid = self.client._c:submit(task, nil, 0, nil, 'scheduler')
+   self.pending[tid] = id
+   self.order[#self.order + 1] = tid
+end
+
+-- The next chunk back: its id, ok, {elapsed =, errors =, results...} or a message, and whether
+-- the engine died.
+function Backend:next()
+   local c = self.client._c
+   local tid = c:wait_any(self.order)
+   for i, t in ipairs(self.order) do
+      if t == tid then
+         table.remove(self.order, i)
+         break
+      end
+   end
+   local id = self.pending[tid]
+   self.pending[tid] = nil
+   local kind, v = c:take(tid)
+   if kind == 'ok' then
+      local out = { unpack(v, 3, v.n) }
+      out.elapsed, out.errors = v[1], v[2]
+      return id, true, out, false
+   end
+   return id, false, v, kind == 'lost'
+end
+
+function Backend:close()
+   if next(self.pending) then
+      self.client._c:forget(self.order)
+   end
+   self.client:close()
+end
+
+return Backend
