@@ -2,7 +2,8 @@
 --
 --    th benches/cluster_memory.lua [ENGINES [TASKS [BATCH [CHUNK]]]]
 --
--- Defaults 2 engines, 10^6 tasks in batches of 10^5 (one lbv:map each, chunksize 1000). Each task
+-- Defaults 2 engines, 10^6 tasks in batches of 10^5 (one lbv:map each, chunksize 1: every item
+-- is a task of its own through the controller, about 2 minutes). Each task
 -- ignores its item and returns true (so that the result count can be checked). Resident memory
 -- comes from c:status() (engine records' rss_kb, status().controller.rss_kb), or from
 -- /proc/<pid>/status where a record has a pid but no rss_kb. Prints
@@ -19,7 +20,7 @@ local emit = harness.emit
 local engines = tonumber(arg[1]) or 2
 local tasks = tonumber(arg[2]) or 1000000
 local batch = tonumber(arg[3]) or 100000
-local chunk = tonumber(arg[4]) or 1000
+local chunk = tonumber(arg[4]) or 1
 
 local function rss_of(record)
    if type(record) ~= 'table' then return nil end
