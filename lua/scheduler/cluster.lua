@@ -11,7 +11,8 @@ Backend.__index = Backend
 
 local unpack = unpack or table.unpack
 
--- profile: the cluster's profile (nil: 'default'); init: run once on every engine now.
+-- profile: the cluster's profile (nil: 'default'); init: run once on every engine before its
+-- first task of this scheduler (also on engines that join or are restarted later).
 function Backend.new(profile, init)
    local client = cluster.client(profile)
    local ids = client:wait_for_engines(1, 60)
@@ -19,13 +20,20 @@ function Backend.new(profile, init)
       client = client,
       lbv = client:load_balanced_view(),
       n = #ids,
+      init = init,
+      -- Names this scheduler's init on the engines.
+      token = tostring(os.time()) .. '_' .. tostring(math.random(1e9)) .. '_' .. tostring({}):match('0x%x+'),
       runners = {}, -- key -> runner
       pending = {}, -- task id -> chunk id, in submission order below
       order = {},   -- task ids in flight
    }, Backend)
    if init then
       local ok, err = pcall(function()
-         client:direct_view():apply(init)
+         client:direct_view():apply(function(token, f)
+            __scheduler_inits = __scheduler_inits or {}
+            __scheduler_inits[token] = true
+            f()
+         end, self.token, init)
       end)
       if not ok then
          client:close()
@@ -39,13 +47,25 @@ function Backend:keep(key, runner)
    self.runners[key] = runner
 end
 
--- Runs a chunk's runner on an engine; what it returns comes back packed.
-local function call(runner, ...)
+-- Runs a chunk's runner on an engine (after the scheduler's init, the first time the engine sees
+-- this scheduler); what it returns comes back packed.
+local function call(token, init, runner, ...)
+   if init then
+      __scheduler_inits = __scheduler_inits or {}
+      if not __scheduler_inits[token] then
+         __scheduler_inits[token] = true
+         init()
+      end
+   end
    return runner(...)
 end
 
 function Backend:submit(id, key, datas)
-   local task = { op = 'call', fn = call, args = { n = datas.n + 1, self.runners[key], unpack(datas, 1, datas.n) } }
+   local task = {
+      op = 'call',
+      fn = call,
+      args = { n = datas.n + 3, self.token, self.init or false, self.runners[key], unpack(datas, 1, datas.n) },
+   }
    local tid = self.client._c:submit(task, nil, 0, nil, 'scheduler')
    self.pending[tid] = id
    self.order[#self.order + 1] = tid

@@ -57,7 +57,12 @@ impl Controller {
             let how = format!("died ({})", ended.how);
             for id in ids {
                 if let Some(e) = self.engines.get_mut(&id) {
-                    e.dying.get_or_insert_with(|| (Instant::now(), how.clone()));
+                    // How the process ended says more than a failed send did.
+                    let since = match &e.dying {
+                        Some((when, _)) => *when,
+                        None => Instant::now(),
+                    };
+                    e.dying = Some((since, how.clone()));
                 }
             }
             if ended.restarted {

@@ -33,6 +33,8 @@ const IN_HAND: usize = 2;
 const TICK_MS: i64 = 100;
 /// Handshakes under way at once (a stranger's push out the oldest).
 const HANDSHAKES_MAX: usize = 64;
+/// Why an engine whose connection failed is given up (until its process's end says more).
+const UNREACHABLE: &str = "could not be reached";
 /// How long the messages an engine sent before its process ended get to arrive.
 const DEATH_GRACE: Duration = Duration::from_millis(300);
 /// How long a client that went away keeps its undelivered results.

@@ -2,7 +2,7 @@
 //! client (or kept until it comes back), forgetting and losing them.
 use std::time::{Duration, Instant};
 
-use super::{Controller, IN_HAND, Task, TaskKey};
+use super::{Controller, IN_HAND, Task, TaskKey, UNREACHABLE};
 use crate::cluster::protocol::{Msg, Outcome, Targets};
 
 impl Controller {
@@ -92,7 +92,7 @@ impl Controller {
             if self.engines[&e].dying.is_some() {
                 continue;
             }
-            while self.engines[&e].in_hand.len() < IN_HAND {
+            while self.engines[&e].in_hand.len() < IN_HAND && self.engines[&e].dying.is_none() {
                 let Some(key) = self.engines.get_mut(&e).and_then(|eng| eng.direct.pop_front()) else {
                     break;
                 };
@@ -128,13 +128,24 @@ impl Controller {
                 }
             }
         };
-        t.started = Some(Instant::now());
-        t.engine = Some(e);
-        eng.in_hand.push_back(key);
         let route = eng.route.clone();
         if !self.send(&route, &first, raw) {
-            self.engine_died(e, "could not be reached");
+            // Its connection is gone (the process has ended, most likely, and is not reaped
+            // yet): the task never reached it, so it waits for another engine (a direct one is
+            // lost with its engine), and the engine gets no more while it is given up.
+            let eng = self.engines.get_mut(&e).expect("found above");
+            eng.dying
+                .get_or_insert_with(|| (Instant::now(), UNREACHABLE.to_string()));
+            match self.tasks.get(&key).and_then(|t| t.target) {
+                Some(_) => eng.direct.push_front(key),
+                None => self.queue.push_front(key),
+            }
+            return;
         }
+        let t = self.tasks.get_mut(&key).expect("found above");
+        t.started = Some(Instant::now());
+        t.engine = Some(e);
+        self.engines.get_mut(&e).expect("found above").in_hand.push_back(key);
     }
 
     pub(super) fn finished(

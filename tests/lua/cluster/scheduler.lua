@@ -5,6 +5,7 @@
 local scheduler = require 'scheduler'
 local profile, scratch = arg[1], arg[2]
 
+require("cluster").client(profile):wait_for_engines(2, 30)
 local s = scheduler.cluster(profile)
 local square = function(x) return x * x end
 for i = 1, 500 do s:add_task(i, i == 1 and square or nil) end
