@@ -389,9 +389,13 @@ function direct_methods:execute(code, opts)
    return direct_submit(self, 'execute', { op = 'execute', code = code }, opts, nothing)
 end
 
+-- The task that calls fn(...) on an engine.
+local function call_task(fn, ...)
+   return { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
+end
+
 local function direct_apply(view, opts, fn, ...)
-   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
-   return direct_submit(view, 'apply', task, opts, first_values)
+   return direct_submit(view, 'apply', call_task(fn, ...), opts, first_values)
 end
 
 -- fn(...) on every engine: the list of what each returned (its first value).
@@ -620,8 +624,7 @@ local function every_value(values)
 end
 
 local function lb_apply(view, opts, fn, ...)
-   local task = { op = 'call', fn = fn, args = { n = select('#', ...), ... } }
-   return lb_submit(view, 'apply', { task }, opts, every_value)
+   return lb_submit(view, 'apply', { call_task(fn, ...) }, opts, every_value)
 end
 
 -- fn(...) on whichever engine is free first: what it returns (blocking), or an AsyncResult.

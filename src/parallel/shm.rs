@@ -146,21 +146,7 @@ impl Pool {
             }
             return Ok(name);
         }
-        let nonce = hex(&random_bytes(6)?);
-        let name = format!(
-            "{PREFIX}{}-{}-{}-{nonce}",
-            self.run,
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let fd = open(&name, true)?;
-        // Writing new pages through the file is faster than faulting them in through a mapping.
-        let written = write_all_at(fd, data);
-        close(fd);
-        if let Err(e) = written {
-            let _ = unlink(&name);
-            return Err(e);
-        }
+        let name = create_once(&self.run, data)?;
         self.segments.insert(name.clone(), Segment { bytes, map: None });
         Ok(name)
     }
@@ -313,9 +299,10 @@ pub fn forget_sender(run: &str, pid: u32) {
     sweep(&prefix);
 }
 
-/// A fresh segment of `run` holding `data`, made by this process, for a receiver that maps it
-/// whole and does not report back (the cluster's tasks and results: whoever ends the value's
-/// life removes the name, see `cluster::shm`).
+/// A fresh segment of `run` holding `data`, made by this process: a pool's new segment, or one
+/// for a receiver that maps it whole and does not report back (the cluster's tasks and results:
+/// whoever ends the value's life removes the name, see `cluster::shm`). Writing new pages through
+/// the file is faster than faulting them in through a mapping.
 pub fn create_once(run: &str, data: &[u8]) -> io::Result<String> {
     let nonce = hex(&random_bytes(6)?);
     let name = format!(

@@ -116,7 +116,13 @@ impl Controller {
     pub(super) fn start(&mut self, e: u32, key: TaskKey) {
         let Some(t) = self.tasks.get_mut(&key) else { return };
         let Some(eng) = self.engines.get_mut(&e) else { return };
-        let raw: Vec<zmq::Message> = t.raw.iter().map(|m| zmq::Message::from(&m[..])).collect();
+        // A direct task is sent once (its engine gone, it is lost, never resent), so its frames,
+        // already copied per engine at submission, move; a load-balanced one may be sent again.
+        let raw: Vec<zmq::Message> = if t.target.is_some() {
+            std::mem::take(&mut t.raw)
+        } else {
+            t.raw.iter().map(|m| zmq::Message::from(&m[..])).collect()
+        };
         let (first, raw) = if eng.shm || t.segments.is_empty() {
             (Msg::Run { task: key }.with_body(&t.body), raw)
         } else {
