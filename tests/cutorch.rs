@@ -7,7 +7,8 @@
 //!   the CPU (tests/cuda_mock, built here with the system's C++ compiler);
 //! - the same checks on a real GPU, skipped (with the reason printed) where there is none;
 //! - cunn (tests/lua/cuda/cunn_modules.lua): every nn module and criterion on CudaTensors against the
-//!   host, on the mock and on a real GPU.
+//!   host, on the mock and on a real GPU;
+//! - an ipc.Tree of CudaTensors whose hops go through CUDA IPC, on the mock.
 
 mod common;
 
@@ -520,4 +521,73 @@ fn nccl_1x_ranks_on_two_gpus_without_nccl_fail_without_waiting() {
     let out = run_on_mock(&dir, "2", &dir, "two_gpus.lua", &[], Duration::from_secs(60));
     assert!(out.stdout.contains("results\t2\t2"), "{}\n{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("NCCL library"), "{}", out.stderr);
+}
+
+/// tests/lua/cuda/tree.lua on nodes 1..=n at once (an ipc.LocalhostTree of device tensors found
+/// through `key`), with `env`; panics with every node's output unless each printed `ok`.
+fn cuda_tree(n: usize, key: &str, expect: &str, env: &[(&str, String)]) {
+    let handles: Vec<_> = (1..=n)
+        .map(|node| {
+            let mut cmd = Command::new(th_path());
+            cmd.args(["tree.lua", &node.to_string(), &n.to_string(), key, expect])
+                .current_dir(cuda_dir());
+            for (k, v) in env {
+                cmd.env(k, v);
+            }
+            std::thread::spawn(move || run_cmd(&mut cmd, SUITE_TIMEOUT))
+        })
+        .collect();
+    let outs: Vec<Output> = handles
+        .into_iter()
+        .map(|h| h.join().expect("a node's runner panicked"))
+        .collect();
+    let ok = outs.iter().all(|o| o.status == Some(0) && o.stdout.ends_with("ok\n"));
+    let all: String = outs
+        .iter()
+        .enumerate()
+        .map(|(i, o)| format!("--- node {} (status {:?})\n{}{}", i + 1, o.status, o.stdout, o.stderr))
+        .collect();
+    assert!(ok, "a tree of {n} device-tensor nodes ({expect}) failed\n{all}");
+}
+
+/// An allreduce tree of CudaTensors on one machine (the mock driver, two devices): every hop lends
+/// the sender's device memory through CUDA IPC, so no tensor bytes pass through the sockets, on 1,
+/// 2, 3 and 5 nodes; with LUATORCH_CUDA_IPC=0 the same sums come through host memory.
+#[test]
+fn a_tree_of_device_tensors_goes_through_cuda_ipc_on_the_mock_driver() {
+    let dir = temp_dir("cutorch-mock-tree");
+    if let Err(why) = build_mock(&dir) {
+        println!("skipped: {why}");
+        return;
+    }
+    let env = mock_env(&dir);
+    for n in [1, 2, 3, 5] {
+        cuda_tree(
+            n,
+            &format!("luatorch-cuda-tree-{}-{n}", std::process::id()),
+            "ipc",
+            &env,
+        );
+    }
+    let mut host = env.clone();
+    host.push(("LUATORCH_CUDA_IPC", "0".into()));
+    cuda_tree(
+        3,
+        &format!("luatorch-cuda-tree-{}-host", std::process::id()),
+        "host",
+        &host,
+    );
+}
+
+/// The same tree on a real GPU (skipped, saying why, where cutorch cannot start).
+#[test]
+fn a_tree_of_device_tensors_goes_through_cuda_ipc_on_a_real_gpu() {
+    let cache = temp_dir("cutorch-gpu-tree-cache");
+    let probe = run_th_in(&cuda_dir(), &["-e", "require 'cutorch'"], "", &[]);
+    if probe.status != Some(0) {
+        println!("skipped: cutorch does not start here: {}", probe.stderr.trim());
+        return;
+    }
+    let env = [("LUATORCH_CUDA_CACHE", cache.display().to_string())];
+    cuda_tree(3, &format!("luatorch-gpu-tree-{}", std::process::id()), "ipc", &env);
 }
