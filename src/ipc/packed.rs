@@ -5,7 +5,9 @@
 //! are refused unless their upvalues are asked for (`writeup`, `marshal(x, true)`).
 //!
 //! nil, booleans, numbers and strings, the usual items of queues and channels, skip the walker:
-//! they are kept as they are.
+//! they are kept as they are. So does a host tensor on its own (a scheduler's or a map's task
+//! data): its view is kept and its storage shared, as the walker would, without the `.t7` bytes
+//! and the size and stride storages that reading them back makes.
 
 use std::sync::{Arc, OnceLock};
 
@@ -13,6 +15,8 @@ use mlua::{AnyUserData, Lua, Result, Value};
 
 use crate::torch::storage::Storage;
 use crate::torch::t7::{self, codec};
+use crate::torch::tensor::Tensor;
+use crate::torch::userdata::{push_tensor, tensor_of};
 
 /// A value that needs no packing (the fast methods' items).
 pub enum Plain<'a> {
@@ -35,6 +39,8 @@ enum Body {
     /// Boxed twice to keep a packed value at 16 bytes: queues hand items between cores a cache line
     /// at a time, so four per line rather than two or three.
     String(Box<Box<[u8]>>),
+    /// A host tensor's view; its storage is shared.
+    Tensor(Box<Tensor>),
     T7(Box<Walked>),
 }
 
@@ -53,6 +59,10 @@ impl Packed {
             Value::Integer(i) => Body::Integer(*i),
             Value::Number(n) => Body::Number(*n),
             Value::String(s) => Body::String(Box::new(s.as_bytes().as_ref().into())),
+            Value::UserData(_) => match tensor_of(value) {
+                Some(t) => Body::Tensor(Box::new(t)),
+                None => Body::T7(Box::new(pack_t7(lua, value, upvalues)?)),
+            },
             _ => Body::T7(Box::new(pack_t7(lua, value, upvalues)?)),
         };
         Ok(Packed(body))
@@ -62,10 +72,18 @@ impl Packed {
     /// serialization, under which a job's tensors are its own. Device storages are still shared.
     pub fn pack_copied(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
         let mut packed = Packed::pack(lua, value, upvalues)?;
-        if let Body::T7(walked) = &mut packed.0 {
-            for s in walked.storages.iter_mut().filter(|s| !s.is_device()) {
-                *s = s.duplicate().map_err(mlua::Error::runtime)?;
+        match &mut packed.0 {
+            Body::T7(walked) => {
+                for s in walked.storages.iter_mut().filter(|s| !s.is_device()) {
+                    *s = s.duplicate().map_err(mlua::Error::runtime)?;
+                }
             }
+            Body::Tensor(t) => {
+                if let Some(s) = t.storage.as_mut().filter(|s| !s.is_device()) {
+                    *s = s.duplicate().map_err(mlua::Error::runtime)?;
+                }
+            }
+            _ => {}
         }
         Ok(packed)
     }
@@ -77,6 +95,7 @@ impl Packed {
             Body::Integer(i) => Value::Integer(*i),
             Body::Number(n) => Value::Number(*n),
             Body::String(s) => Value::String(lua.create_string(&**s)?),
+            Body::Tensor(t) => push_tensor(lua, (**t).clone())?,
             Body::T7(p) => unpack_t7(lua, p)?,
         })
     }
@@ -99,7 +118,7 @@ impl Packed {
             Body::Integer(i) => Plain::Number(*i as f64),
             Body::Number(n) => Plain::Number(*n),
             Body::String(s) => Plain::String(s),
-            Body::T7(_) => return None,
+            Body::Tensor(_) | Body::T7(_) => return None,
         })
     }
 
@@ -109,6 +128,7 @@ impl Packed {
             Body::Nil | Body::Boolean(_) => 1,
             Body::Integer(_) | Body::Number(_) => 8,
             Body::String(s) => s.len() + 8,
+            Body::Tensor(t) => 16 * (t.dim() + 2),
             Body::T7(p) => p.t7.len(),
         }
     }
