@@ -26,9 +26,10 @@ local function all_numbers(t, n)
    return true
 end
 
--- datas: {n =, ...}; the form it travels in.
-local function pack(datas)
-   local n = datas.n
+-- A chunk's data as they travel: {n =, ...}, or a DoubleTensor when they are many numbers.
+local function pack(list, from, n)
+   local datas = { n = n }
+   for i = 1, n do datas[i] = list[from + i - 1] end
    if n >= PACK_MIN and all_numbers(datas, n) then
       -- The constructor reads the list part (1..n); the count field is not in it.
       return torch.DoubleTensor(datas)
@@ -46,27 +47,25 @@ local function worker_loop()
    local traceback, tostring = debug.traceback, tostring
    local function traced(e) return traceback(tostring(e), 1) end
    local function missing() error('the callable was not received', 0) end
-   local function chunk_out(elapsed, errors, ...)
-      local n = select('#', ...)
-      local out = { ... }
+   -- The runner turns the list into the results in place (scheduler/init.lua).
+   local function run(runner, d)
+      local list, n = d, d.n
+      if torch.isTensor(d) then
+         list = d:totable()
+         n = #list
+      end
+      local elapsed, errors = runner(list, n)
       if n >= pack_min then
          local numbers = true
          for i = 1, n do
-            if type(out[i]) ~= 'number' then numbers = false break end
+            if type(list[i]) ~= 'number' then numbers = false break end
          end
          if numbers then
-            return { elapsed = elapsed, errors = errors, packed = torch.DoubleTensor(out) }
+            return { elapsed = elapsed, errors = errors, packed = torch.DoubleTensor(list) }
          end
       end
-      out.elapsed, out.errors = elapsed, errors
-      return out
-   end
-   local function run(runner, d)
-      if torch.isTensor(d) then
-         local t = d:totable()
-         return chunk_out(runner(unpack(t, 1, #t)))
-      end
-      return chunk_out(runner(unpack(d, 1, d.n)))
+      list.n, list.elapsed, list.errors = n, elapsed, errors
+      return list
    end
    while true do
       local m = parallel.parent:receive()
@@ -148,7 +147,7 @@ function Backend:lose(id, why)
       if i == q.head then
          self.reports[#self.reports + 1] = { c[1], false, ('worker %d died: %s'):format(id, why), true }
       else
-         self:submit(c[1], c[2], c[3])
+         self:submit_packed(c[1], c[2], c[3])
       end
    end
 end
@@ -181,7 +180,7 @@ local function free_worker(self)
 end
 
 local function dispatch(self, id, chunk, key, datas)
-   if send(self, id, { 'run', chunk, key, pack(datas) }) then
+   if send(self, id, { 'run', chunk, key, datas }) then
       local q = self.inflight[id]
       q.tail = q.tail + 1
       q[q.tail] = { chunk, key, datas }
@@ -191,7 +190,12 @@ local function dispatch(self, id, chunk, key, datas)
    return false
 end
 
-function Backend:submit(index, key, data)
+-- A chunk: the runner kept under key over list[from .. from+n-1].
+function Backend:submit(index, key, list, from, n)
+   return self:submit_packed(index, key, pack(list, from, n))
+end
+
+function Backend:submit_packed(index, key, data)
    while true do
       local id = free_worker(self)
       if id == nil then
@@ -229,7 +233,7 @@ local function feed(self)
    end
 end
 
--- index, ok, result or message, dead.
+-- index, ok, the results (a list) or a message, dead, the chunk's time and its errors.
 function Backend:next()
    while true do
       feed(self)
@@ -259,10 +263,9 @@ function Backend:next()
             self.load[id] = self.load[id] - 1
          end
          local out = msg[3]
-         if msg[2] and type(out) == 'table' and out.packed then
-            local results = out.packed:totable()
-            results.elapsed, results.errors = out.elapsed, out.errors
-            out = results
+         if msg[2] and type(out) == 'table' then
+            local results = out.packed and out.packed:totable() or out
+            return msg[1], true, results, false, out.elapsed, out.errors
          end
          return msg[1], msg[2], out, false
       end
