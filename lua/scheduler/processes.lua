@@ -7,6 +7,7 @@
 -- never sent, and the remaining workers go on.
 local parallel = require 'parallel'
 local lib = require 'libparallel'
+local lib_threads = require 'libthreads'
 
 local Backend = {}
 Backend.__index = Backend
@@ -14,26 +15,17 @@ Backend.__index = Backend
 -- Tasks in flight per worker.
 local DEPTH = 4
 
--- A chunk of at least this many numbers (data or results) travels as one DoubleTensor, its
--- values in one block, rather than as a .t7 table entry per number: a map of plain numbers then
--- costs a fraction of what it did. Lua numbers are doubles, so nothing is lost.
-local PACK_MIN = 64
-
-local function all_numbers(t, n)
-   for i = 1, n do
-      if type(t[i]) ~= 'number' then return false end
-   end
-   return true
-end
-
--- A chunk's data as they travel: {n =, ...}, or a DoubleTensor when they are many numbers.
+-- A chunk's data as they travel: {n =, block =} when they are numbers or tensors of one type
+-- and size (one tensor of them all, its values in one piece rather than a .t7 entry or object
+-- each, cut back into numbers or tensors on the other side: libthreads' _stack and _unstack), else
+-- {n =, ...}.
 local function pack(list, from, n)
+   if n >= 2 then
+      local block = lib_threads._stack(list, from, n)
+      if block then return { n = n, block = block } end
+   end
    local datas = { n = n }
    for i = 1, n do datas[i] = list[from + i - 1] end
-   if n >= PACK_MIN and all_numbers(datas, n) then
-      -- The constructor reads the list part (1..n); the count field is not in it.
-      return torch.DoubleTensor(datas)
-   end
    return datas
 end
 
@@ -41,27 +33,23 @@ end
 -- {'init', f}, {'quit'}.
 local function worker_loop()
    local parallel = require 'parallel'
-   -- PACK_MIN's value (a function sent by exec takes no upvalues along).
-   local pack_min = 64
    local kept = {}
    local traceback, tostring = debug.traceback, tostring
    local function traced(e) return traceback(tostring(e), 1) end
    local function missing() error('the callable was not received', 0) end
-   -- The runner turns the list into the results in place (scheduler/init.lua).
+   local blocks = require 'libthreads'
+   -- The runner turns the list into the results in place (scheduler/init.lua); the results
+   -- travel back as blocks when they can.
    local function run(runner, d)
       local list, n = d, d.n
-      if torch.isTensor(d) then
-         list = d:totable()
-         n = #list
+      if d.block then
+         list = blocks._unstack(d.block)
       end
       local elapsed, errors = runner(list, n)
-      if n >= pack_min then
-         local numbers = true
-         for i = 1, n do
-            if type(list[i]) ~= 'number' then numbers = false break end
-         end
-         if numbers then
-            return { elapsed = elapsed, errors = errors, packed = torch.DoubleTensor(list) }
+      if n >= 2 and errors == nil then
+         local block = blocks._stack(list, 1, n)
+         if block then
+            return { elapsed = elapsed, block = block }
          end
       end
       list.n, list.elapsed, list.errors = n, elapsed, errors
@@ -264,7 +252,7 @@ function Backend:next()
          end
          local out = msg[3]
          if msg[2] and type(out) == 'table' then
-            local results = out.packed and out.packed:totable() or out
+            local results = out.block and lib_threads._unstack(out.block) or out
             return msg[1], true, results, false, out.elapsed, out.errors
          end
          return msg[1], msg[2], out, false

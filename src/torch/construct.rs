@@ -155,7 +155,7 @@ fn table_data(t: &Table, method: &str) -> Result<(Vec<usize>, Vec<f64>)> {
         }
         // The innermost lists of numbers in one pass; element by element only to say what is
         // wrong with one.
-        if size.len() == 1 && super::lua_list::numbers(t, size[0], values)? {
+        if size.len() == 1 && super::lua_list::numbers(t, 1, size[0], values)? {
             return Ok(());
         }
         for i in 1..=size[0] {

@@ -4,9 +4,9 @@
 
 use mlua::{Lua, Result, Table, ffi};
 
-/// Appends `t[1] .. t[n]` to `out` when every one is a number; false (and `out` as it was) at
-/// the first that is not, for the caller to say which and why.
-pub fn numbers(t: &Table, n: usize, out: &mut Vec<f64>) -> Result<bool> {
+/// Appends `t[from] .. t[from + n - 1]` to `out` when every one is a number; false (and `out` as
+/// it was) at the first that is not, for the caller to say which and why.
+pub fn numbers(t: &Table, from: i64, n: usize, out: &mut Vec<f64>) -> Result<bool> {
     let lua = t.weak_lua().upgrade();
     let before = out.len();
     out.reserve(n);
@@ -15,8 +15,8 @@ pub fn numbers(t: &Table, n: usize, out: &mut Vec<f64>) -> Result<bool> {
     // and nothing in the loop can raise a Lua error.
     unsafe {
         lua.exec_raw::<()>(t, |state| {
-            for i in 1..=n {
-                if ffi::lua_rawgeti(state, 1, i as i64) != ffi::LUA_TNUMBER {
+            for i in 0..n {
+                if ffi::lua_rawgeti(state, 1, from + i as i64) != ffi::LUA_TNUMBER {
                     all = false;
                     break;
                 }
