@@ -113,7 +113,8 @@ local function options(fname, opts, nworkers)
    return {
       container = container_of(fname, opts),
       retries = count('retries', 0, 0),
-      max_open = count('max_open', math.max(1024, 64 * nworkers), 1),
+      -- Enough open tasks for full chunks in flight on every worker (see chunk_size).
+      max_open = count('max_open', math.max(16384, 512 * nworkers), 1),
       progress = opts.progress and true or false,
       init = opts.init,
    }
@@ -234,10 +235,12 @@ local function check_running(self, fname)
 end
 
 -- Tasks travel in chunks: a chunk is one message to a worker, carrying several tasks' data
--- when tasks are short, so that the cost of a message is shared. The chunk size follows the
--- measured time per task, aiming at chunks of about CHUNK_TIME seconds; a slow task goes alone.
+-- when tasks are short, so that the cost of a message (and of the handoff between the threads or
+-- processes) is shared. The chunk size follows the measured time per task, aiming at chunks of
+-- about CHUNK_TIME seconds, at most MAX_CHUNK tasks and a share of max_open that leaves room for
+-- the chunks in flight and the one gathering; a slow task goes alone.
 local CHUNK_TIME = 0.002
-local MAX_CHUNK = 256
+local MAX_CHUNK = 2048
 
 -- What the workers keep for a callable: a function running it over a chunk's data, a list of n
 -- items that it turns into the results in place, each task under its own error handler, timing
@@ -315,7 +318,8 @@ end
 
 local function chunk_size(self)
    if self.avg == nil then return 1 end
-   return math.max(1, math.min(MAX_CHUNK, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9))))
+   local room = math.floor(self.o.max_open / (target(self) + 1))
+   return math.max(1, math.min(MAX_CHUNK, room, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9))))
 end
 
 -- Sends a chunk: the tasks first .. first+n-1, whose data are list[from .. from+n-1]. The list is
