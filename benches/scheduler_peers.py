@@ -3,8 +3,9 @@
 tasks, worker counts and timing rule (seconds per task, the median of RUNS runs, pools started
 beforehand and warmed up).
 
-Usage: scheduler_peers.py WORKERS EMPTY_TASKS TENSOR_TASKS RUNS
-Prints one line per measure: NAME<TAB>SECONDS_PER_TASK.
+Usage: scheduler_peers.py WORKERS EMPTY_TASKS TENSOR_TASKS RUNS [all|pool]
+Prints one line per measure: NAME<TAB>SECONDS_PER_TASK. `pool` measures multiprocessing.Pool only
+(the futures executors take minutes at 10^5 tasks; benches/scheduler_compare.py runs them once).
   empty: tasks that return their argument (an integer); tensor: tasks that sum a 100-element
   float64 array (NumPy when it is installed, else a list of floats) and return the sum.
   Each pool is measured the way its documentation presents it: Pool.map and Executor.map hand the
@@ -46,6 +47,7 @@ def timed(runs, n, f):
 
 def main():
     workers, n_empty, n_tensor, runs = (int(a) for a in sys.argv[1:5])
+    which = sys.argv[5] if len(sys.argv) > 5 else "all"
     data = list(range(n_empty))
     arrays = [np.full(100, float(i)) if np is not None else [float(i)] * 100 for i in range(n_tensor)]
     ctx = mp.get_context("fork")
@@ -55,6 +57,8 @@ def main():
         print("mp.Pool.apply_async empty\t%.3e" % timed(
             runs, n_empty, lambda: [r.get() for r in [pool.apply_async(identity, (x,)) for x in data]]))
         print("mp.Pool.map tensor\t%.3e" % timed(runs, n_tensor, lambda: pool.map(tsum, arrays)))
+    if which == "pool":
+        return
     with cf.ProcessPoolExecutor(workers, mp_context=ctx) as ex:
         list(ex.map(identity, range(100)))
         print("futures.Process.submit empty\t%.3e" % timed(

@@ -57,22 +57,27 @@ local function call(token, init, runner, ...)
          init()
       end
    end
-   return runner(...)
+   -- The runner turns the list into the results in place (scheduler/init.lua).
+   local n = select('#', ...)
+   local list = { ... }
+   local elapsed, errors = runner(list, n)
+   return elapsed, errors, unpack(list, 1, n)
 end
 
-function Backend:submit(id, key, datas)
+-- A chunk: the runner kept under key over list[from .. from+n-1].
+function Backend:submit(id, key, list, from, n)
    local task = {
       op = 'call',
       fn = call,
-      args = { n = datas.n + 3, self.token, self.init or false, self.runners[key], unpack(datas, 1, datas.n) },
+      args = { n = n + 3, self.token, self.init or false, self.runners[key], unpack(list, from, from + n - 1) },
    }
    local tid = self.client._c:submit(task, nil, 0, nil, 'scheduler')
    self.pending[tid] = id
    self.order[#self.order + 1] = tid
 end
 
--- The next chunk back: its id, ok, {elapsed =, errors =, results...} or a message, and whether
--- the engine died.
+-- The next chunk back: its id, ok, its results (a list) or a message, whether the engine died,
+-- the chunk's time and its errors by position.
 function Backend:next()
    local c = self.client._c
    local tid = c:wait_any(self.order)
@@ -86,9 +91,7 @@ function Backend:next()
    self.pending[tid] = nil
    local kind, v = c:take(tid)
    if kind == 'ok' then
-      local out = { unpack(v, 3, v.n) }
-      out.elapsed, out.errors = v[1], v[2]
-      return id, true, out, false
+      return id, true, { unpack(v, 3, v.n) }, false, v[1], v[2]
    end
    return id, false, v, kind == 'lost'
 end

@@ -113,7 +113,8 @@ local function options(fname, opts, nworkers)
    return {
       container = container_of(fname, opts),
       retries = count('retries', 0, 0),
-      max_open = count('max_open', math.max(1024, 64 * nworkers), 1),
+      -- Enough open tasks for full chunks in flight on every worker (see chunk_size).
+      max_open = count('max_open', math.max(16384, 512 * nworkers), 1),
       progress = opts.progress and true or false,
       init = opts.init,
    }
@@ -234,18 +235,20 @@ local function check_running(self, fname)
 end
 
 -- Tasks travel in chunks: a chunk is one message to a worker, carrying several tasks' data
--- when tasks are short, so that the cost of a message is shared. The chunk size follows the
--- measured time per task, aiming at chunks of about CHUNK_TIME seconds; a slow task goes alone.
+-- when tasks are short, so that the cost of a message (and of the handoff between the threads or
+-- processes) is shared. The chunk size follows the measured time per task, aiming at chunks of
+-- about CHUNK_TIME seconds, at most MAX_CHUNK tasks and a share of max_open that leaves room for
+-- the chunks in flight and the one gathering; a slow task goes alone.
 local CHUNK_TIME = 0.002
-local MAX_CHUNK = 256
+local MAX_CHUNK = 2048
 
--- What the workers keep for a callable: a function running it over a chunk's data (its
--- arguments), each task under its own error handler, timing the chunk. It returns the chunk's
--- time, its errors by position (or nil) and the results. Its only upvalue is the callable.
--- Arguments and results travel as separate values rather than in one table: plain values
--- (numbers, strings) then skip the serializer on their way between threads.
+-- What the workers keep for a callable: a function running it over a chunk's data, a list of n
+-- items that it turns into the results in place, each task under its own error handler, timing
+-- the chunk. It returns the chunk's time and its errors by position (or nil). Its only upvalue is
+-- the callable. The list travels whole: a chunk costs no table of arguments or results per task,
+-- and plain values (numbers, strings) skip the serializer on their way between threads.
 local function runner_for(callable)
-   return function(...)
+   return function(out, n)
       local timer = __scheduler_timer
       if timer == nil then
          timer = require('torch').Timer()
@@ -261,8 +264,7 @@ local function runner_for(callable)
          __scheduler_traced = traced
       end
       local start = timer:time().real
-      local n = select('#', ...)
-      local out, errors = { ... }, nil
+      local errors = nil
       -- One protected call for the whole chunk, not one per task: a task that raises ends it,
       -- and the next call goes on after that task.
       local i = 0
@@ -280,7 +282,7 @@ local function runner_for(callable)
             errors[i] = e
          end
       end
-      return timer:time().real - start, errors, unpack(out, 1, n)
+      return timer:time().real - start, errors
    end
 end
 
@@ -316,17 +318,19 @@ end
 
 local function chunk_size(self)
    if self.avg == nil then return 1 end
-   return math.max(1, math.min(MAX_CHUNK, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9))))
+   local room = math.floor(self.o.max_open / (target(self) + 1))
+   return math.max(1, math.min(MAX_CHUNK, room, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9))))
 end
 
-local function send_chunk(self, key, first, datas, n)
+-- Sends a chunk: the tasks first .. first+n-1, whose data are list[from .. from+n-1]. The list is
+-- kept until the chunk is back, to run it again after a worker's death.
+local function send_chunk(self, key, first, list, from, n)
    self.nextchunk = self.nextchunk + 1
    local id = self.nextchunk
-   datas.n = n
-   self.chunks[id] = { key, first, n, self.o.retries > 0 and datas or nil, tries = 0 }
+   self.chunks[id] = { key, first, n, list, from, tries = 0 }
    self.uses[key] = self.uses[key] + 1
    self.inflight = self.inflight + 1
-   self.backend:submit(id, key, datas)
+   self.backend:submit(id, key, list, from, n)
 end
 
 -- Sends the gathered tasks, as `parts` chunks (so that idle workers share them).
@@ -336,15 +340,10 @@ local function flush(self, parts)
    if n == 0 then return end
    self.buffer = { n = 0 }
    parts = math.max(1, math.min(parts or 1, n))
-   if parts == 1 then
-      return send_chunk(self, self.bufkey, self.buffirst, buf, n)
-   end
    local from = 1
    for p = 1, parts do
       local to = math.floor(n * p / parts)
-      local datas = {}
-      for i = from, to do datas[i - from + 1] = buf[i] end
-      send_chunk(self, self.bufkey, self.buffirst + from - 1, datas, to - from + 1)
+      send_chunk(self, self.bufkey, self.buffirst + from - 1, buf, from, to - from + 1)
       from = to + 1
    end
 end
@@ -355,7 +354,7 @@ end
 
 -- Takes the next chunk's results from the workers into the container (and the errors).
 local function collect_one(self)
-   local id, ok, out, dead = self.backend:next()
+   local id, ok, out, dead, elapsed, errors = self.backend:next()
    local chunk = self.chunks[id]
    if chunk == nil then
       -- Not a chunk: a callable that could not be loaded in a worker, say.
@@ -363,13 +362,13 @@ local function collect_one(self)
    end
    if not ok and dead and chunk.tries < self.o.retries then
       chunk.tries = chunk.tries + 1
-      return self.backend:submit(id, chunk[1], chunk[4])
+      return self.backend:submit(id, chunk[1], chunk[4], chunk[5], chunk[3])
    end
    self.chunks[id] = nil
    self.inflight = self.inflight - 1
    local key, first, n = chunk[1], chunk[2], chunk[3]
    if ok then
-      local add, errors = self.container.add, out.errors
+      local add = self.container.add
       if errors == nil then
          for i = 1, n do add(first + i - 1, out[i]) end
       else
@@ -381,8 +380,8 @@ local function collect_one(self)
             end
          end
       end
-      if out.elapsed then
-         local per = out.elapsed / n
+      if elapsed then
+         local per = elapsed / n
          self.avg = self.avg and 0.5 * (self.avg + per) or per
       end
    else
@@ -473,8 +472,7 @@ function Scheduler:get_results()
    return hand_out(self, 'get_results', self.container)
 end
 
--- Tasks per chunk of a map, at most (a chunk's data travel as separate values, and LuaJIT takes
--- some 8000 at most in one call).
+-- Tasks per chunk of a map, at most (a worker busy with one chunk cannot take part in another).
 local MAP_CHUNK = 2048
 
 -- Runs callable over every element of `list` and returns the results as a list in the same
@@ -504,12 +502,10 @@ function Scheduler:map(callable, list)
    local ok, err = pcall(function()
       while true do
          while first <= n and self.inflight < ahead do
-            local last = math.min(n, first + per - 1)
-            local datas = {}
-            for i = first, last do datas[i - first + 1] = list[i] end
-            self.open = self.open + (last - first + 1)
-            send_chunk(self, key, first, datas, last - first + 1)
-            first = last + 1
+            local count = math.min(n, first + per - 1) - first + 1
+            self.open = self.open + count
+            send_chunk(self, key, first, list, first, count)
+            first = first + count
          end
          if self.open == 0 then break end
          collect_one(self)

@@ -7,6 +7,7 @@
 -- never sent, and the remaining workers go on.
 local parallel = require 'parallel'
 local lib = require 'libparallel'
+local lib_threads = require 'libthreads'
 
 local Backend = {}
 Backend.__index = Backend
@@ -14,25 +15,17 @@ Backend.__index = Backend
 -- Tasks in flight per worker.
 local DEPTH = 4
 
--- A chunk of at least this many numbers (data or results) travels as one DoubleTensor, its
--- values in one block, rather than as a .t7 table entry per number: a map of plain numbers then
--- costs a fraction of what it did. Lua numbers are doubles, so nothing is lost.
-local PACK_MIN = 64
-
-local function all_numbers(t, n)
-   for i = 1, n do
-      if type(t[i]) ~= 'number' then return false end
+-- A chunk's data as they travel: {n =, block =} when they are numbers or tensors of one type
+-- and size (one tensor of them all, its values in one piece rather than a .t7 entry or object
+-- each, cut back into numbers or tensors on the other side: libthreads' _stack and _unstack), else
+-- {n =, ...}.
+local function pack(list, from, n)
+   if n >= 2 then
+      local block = lib_threads._stack(list, from, n)
+      if block then return { n = n, block = block } end
    end
-   return true
-end
-
--- datas: {n =, ...}; the form it travels in.
-local function pack(datas)
-   local n = datas.n
-   if n >= PACK_MIN and all_numbers(datas, n) then
-      -- The constructor reads the list part (1..n); the count field is not in it.
-      return torch.DoubleTensor(datas)
-   end
+   local datas = { n = n }
+   for i = 1, n do datas[i] = list[from + i - 1] end
    return datas
 end
 
@@ -40,33 +33,27 @@ end
 -- {'init', f}, {'quit'}.
 local function worker_loop()
    local parallel = require 'parallel'
-   -- PACK_MIN's value (a function sent by exec takes no upvalues along).
-   local pack_min = 64
    local kept = {}
    local traceback, tostring = debug.traceback, tostring
    local function traced(e) return traceback(tostring(e), 1) end
    local function missing() error('the callable was not received', 0) end
-   local function chunk_out(elapsed, errors, ...)
-      local n = select('#', ...)
-      local out = { ... }
-      if n >= pack_min then
-         local numbers = true
-         for i = 1, n do
-            if type(out[i]) ~= 'number' then numbers = false break end
-         end
-         if numbers then
-            return { elapsed = elapsed, errors = errors, packed = torch.DoubleTensor(out) }
-         end
-      end
-      out.elapsed, out.errors = elapsed, errors
-      return out
-   end
+   local blocks = require 'libthreads'
+   -- The runner turns the list into the results in place (scheduler/init.lua); the results
+   -- travel back as blocks when they can.
    local function run(runner, d)
-      if torch.isTensor(d) then
-         local t = d:totable()
-         return chunk_out(runner(unpack(t, 1, #t)))
+      local list, n = d, d.n
+      if d.block then
+         list = blocks._unstack(d.block)
       end
-      return chunk_out(runner(unpack(d, 1, d.n)))
+      local elapsed, errors = runner(list, n)
+      if n >= 2 and errors == nil then
+         local block = blocks._stack(list, 1, n)
+         if block then
+            return { elapsed = elapsed, block = block }
+         end
+      end
+      list.n, list.elapsed, list.errors = n, elapsed, errors
+      return list
    end
    while true do
       local m = parallel.parent:receive()
@@ -148,7 +135,7 @@ function Backend:lose(id, why)
       if i == q.head then
          self.reports[#self.reports + 1] = { c[1], false, ('worker %d died: %s'):format(id, why), true }
       else
-         self:submit(c[1], c[2], c[3])
+         self:submit_packed(c[1], c[2], c[3])
       end
    end
 end
@@ -181,7 +168,7 @@ local function free_worker(self)
 end
 
 local function dispatch(self, id, chunk, key, datas)
-   if send(self, id, { 'run', chunk, key, pack(datas) }) then
+   if send(self, id, { 'run', chunk, key, datas }) then
       local q = self.inflight[id]
       q.tail = q.tail + 1
       q[q.tail] = { chunk, key, datas }
@@ -191,7 +178,12 @@ local function dispatch(self, id, chunk, key, datas)
    return false
 end
 
-function Backend:submit(index, key, data)
+-- A chunk: the runner kept under key over list[from .. from+n-1].
+function Backend:submit(index, key, list, from, n)
+   return self:submit_packed(index, key, pack(list, from, n))
+end
+
+function Backend:submit_packed(index, key, data)
    while true do
       local id = free_worker(self)
       if id == nil then
@@ -229,7 +221,7 @@ local function feed(self)
    end
 end
 
--- index, ok, result or message, dead.
+-- index, ok, the results (a list) or a message, dead, the chunk's time and its errors.
 function Backend:next()
    while true do
       feed(self)
@@ -259,10 +251,9 @@ function Backend:next()
             self.load[id] = self.load[id] - 1
          end
          local out = msg[3]
-         if msg[2] and type(out) == 'table' and out.packed then
-            local results = out.packed:totable()
-            results.elapsed, results.errors = out.elapsed, out.errors
-            out = results
+         if msg[2] and type(out) == 'table' then
+            local results = out.block and lib_threads._unstack(out.block) or out
+            return msg[1], true, results, false, out.elapsed, out.errors
          end
          return msg[1], msg[2], out, false
       end

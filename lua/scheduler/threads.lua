@@ -28,22 +28,20 @@ function Backend:keep(key, callable)
    self.core:keep(key, callable)
 end
 
--- datas: a chunk's data, {n = count, ...}.
-function Backend:submit(id, key, datas)
-   self.core:run(id, key, unpack(datas, 1, datas.n))
+-- A chunk: the runner kept under key over list[from .. from+n-1].
+function Backend:submit(id, key, list, from, n)
+   self.core:chunk(id, key, list, from, n)
 end
 
-local function chunk_out(id, _, ok, elapsed, errors, ...)
+local function chunk_out(id, _, ok, elapsed, errors, results)
    if not ok then
       return id, false, elapsed, false
    end
-   local out = { ... }
-   out.elapsed, out.errors = elapsed, errors
-   return id, true, out, false
+   return id, true, results, false, elapsed, errors
 end
 
--- The next chunk back: its id, ok, {elapsed =, errors =, results...} or a message, and whether
--- the worker died (threads do not).
+-- The next chunk back: its id, ok, its results (a list) or a message, whether the worker died
+-- (threads do not), the chunk's time and its errors by position.
 function Backend:next()
    return chunk_out(self.core:take())
 end

@@ -5,14 +5,18 @@
 //! are refused unless their upvalues are asked for (`writeup`, `marshal(x, true)`).
 //!
 //! nil, booleans, numbers and strings, the usual items of queues and channels, skip the walker:
-//! they are kept as they are.
+//! they are kept as they are. So does a host tensor on its own (a scheduler's or a map's task
+//! data): its view is kept and its storage shared, as the walker would, without the `.t7` bytes
+//! and the size and stride storages that reading them back makes.
 
 use std::sync::{Arc, OnceLock};
 
-use mlua::{AnyUserData, Lua, Result, Value};
+use mlua::{AnyUserData, Lua, Result, Table, Value, ffi};
 
 use crate::torch::storage::Storage;
 use crate::torch::t7::{self, codec};
+use crate::torch::tensor::Tensor;
+use crate::torch::userdata::{push_tensor, tensor_of};
 
 /// A value that needs no packing (the fast methods' items).
 pub enum Plain<'a> {
@@ -35,6 +39,8 @@ enum Body {
     /// Boxed twice to keep a packed value at 16 bytes: queues hand items between cores a cache line
     /// at a time, so four per line rather than two or three.
     String(Box<Box<[u8]>>),
+    /// A host tensor's view; its storage is shared.
+    Tensor(Box<Tensor>),
     T7(Box<Walked>),
 }
 
@@ -53,6 +59,10 @@ impl Packed {
             Value::Integer(i) => Body::Integer(*i),
             Value::Number(n) => Body::Number(*n),
             Value::String(s) => Body::String(Box::new(s.as_bytes().as_ref().into())),
+            Value::UserData(_) => match tensor_of(value) {
+                Some(t) => Body::Tensor(Box::new(t)),
+                None => Body::T7(Box::new(pack_t7(lua, value, upvalues)?)),
+            },
             _ => Body::T7(Box::new(pack_t7(lua, value, upvalues)?)),
         };
         Ok(Packed(body))
@@ -62,10 +72,18 @@ impl Packed {
     /// serialization, under which a job's tensors are its own. Device storages are still shared.
     pub fn pack_copied(lua: &Lua, value: &Value, upvalues: bool) -> Result<Packed> {
         let mut packed = Packed::pack(lua, value, upvalues)?;
-        if let Body::T7(walked) = &mut packed.0 {
-            for s in walked.storages.iter_mut().filter(|s| !s.is_device()) {
-                *s = s.duplicate().map_err(mlua::Error::runtime)?;
+        match &mut packed.0 {
+            Body::T7(walked) => {
+                for s in walked.storages.iter_mut().filter(|s| !s.is_device()) {
+                    *s = s.duplicate().map_err(mlua::Error::runtime)?;
+                }
             }
+            Body::Tensor(t) => {
+                if let Some(s) = t.storage.as_mut().filter(|s| !s.is_device()) {
+                    *s = s.duplicate().map_err(mlua::Error::runtime)?;
+                }
+            }
+            _ => {}
         }
         Ok(packed)
     }
@@ -77,6 +95,7 @@ impl Packed {
             Body::Integer(i) => Value::Integer(*i),
             Body::Number(n) => Value::Number(*n),
             Body::String(s) => Value::String(lua.create_string(&**s)?),
+            Body::Tensor(t) => push_tensor(lua, (**t).clone())?,
             Body::T7(p) => unpack_t7(lua, p)?,
         })
     }
@@ -99,7 +118,7 @@ impl Packed {
             Body::Integer(i) => Plain::Number(*i as f64),
             Body::Number(n) => Plain::Number(*n),
             Body::String(s) => Plain::String(s),
-            Body::T7(_) => return None,
+            Body::Tensor(_) | Body::T7(_) => return None,
         })
     }
 
@@ -109,6 +128,7 @@ impl Packed {
             Body::Nil | Body::Boolean(_) => 1,
             Body::Integer(_) | Body::Number(_) => 8,
             Body::String(s) => s.len() + 8,
+            Body::Tensor(t) => 16 * (t.dim() + 2),
             Body::T7(p) => p.t7.len(),
         }
     }
@@ -169,4 +189,82 @@ pub fn pack_all(lua: &Lua, values: impl IntoIterator<Item = Value>, upvalues: bo
 
 pub fn unpack_all(lua: &Lua, packed: &[Packed]) -> Result<mlua::MultiValue> {
     packed.iter().map(|m| m.unpack(lua)).collect()
+}
+
+/// Packs the list items `t[from] .. t[from + n - 1]` (a chunk of task data) onto the end of `out`:
+/// plain values are read straight off the table, without a `Value` each; anything else goes
+/// through `pack_other`.
+pub fn pack_range(
+    lua: &Lua,
+    t: &Table,
+    from: i64,
+    n: usize,
+    out: &mut Vec<Packed>,
+    mut pack_other: impl FnMut(&Value) -> Result<Packed>,
+) -> Result<()> {
+    out.reserve(n);
+    let base = out.len();
+    let mut others: Vec<usize> = Vec::new();
+    // SAFETY: the table is argument 1 of the raw call; each item is pushed, read and popped, and
+    // nothing in the loop can raise a Lua error (reading a string's bytes never converts).
+    unsafe {
+        lua.exec_raw::<()>(t, |state| {
+            for i in 0..n {
+                let body = match ffi::lua_rawgeti(state, 1, from + i as i64) {
+                    ffi::LUA_TNIL => Body::Nil,
+                    ffi::LUA_TBOOLEAN => Body::Boolean(ffi::lua_toboolean(state, -1) != 0),
+                    ffi::LUA_TNUMBER => Body::Number(ffi::lua_tonumber(state, -1)),
+                    ffi::LUA_TSTRING => {
+                        let mut len = 0usize;
+                        let p = ffi::lua_tolstring(state, -1, &mut len);
+                        let bytes: Box<[u8]> = std::slice::from_raw_parts(p as *const u8, len).into();
+                        Body::String(Box::new(bytes))
+                    }
+                    _ => {
+                        others.push(i);
+                        Body::Nil
+                    }
+                };
+                ffi::lua_pop(state, 1);
+                out.push(Packed(body));
+            }
+            ffi::lua_settop(state, 0);
+        })?;
+    }
+    for i in others {
+        out[base + i] = pack_other(&t.raw_get::<Value>(from + i as i64)?)?;
+    }
+    Ok(())
+}
+
+/// A new list of the values `packed` holds, in order (nils leave holes): plain values are pushed
+/// straight into it, the others unpacked one by one.
+pub fn unpack_to_table(lua: &Lua, packed: &[Packed]) -> Result<Table> {
+    let n = packed.len();
+    // SAFETY: the only value left on the stack is the new table, the raw call's result; a memory
+    // error while filling it is raised by Lua through the protected call, with nothing of Rust's
+    // to drop in between.
+    let t: Table = unsafe {
+        lua.exec_raw((), |state| {
+            ffi::lua_createtable(state, n.min(i32::MAX as usize) as i32, 0);
+            for (i, p) in packed.iter().enumerate() {
+                match &p.0 {
+                    Body::Nil | Body::Tensor(_) | Body::T7(_) => continue,
+                    Body::Boolean(b) => ffi::lua_pushboolean(state, *b as i32),
+                    Body::Integer(v) => ffi::lua_pushnumber(state, *v as f64),
+                    Body::Number(v) => ffi::lua_pushnumber(state, *v),
+                    Body::String(s) => {
+                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                    }
+                }
+                ffi::lua_rawseti(state, -2, i as i64 + 1);
+            }
+        })?
+    };
+    for (i, p) in packed.iter().enumerate() {
+        if matches!(p.0, Body::Tensor(_) | Body::T7(_)) {
+            t.raw_set(i + 1, p.unpack(lua)?)?;
+        }
+    }
+    Ok(t)
 }

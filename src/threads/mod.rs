@@ -1,7 +1,9 @@
 //! `libthreads`: torch/threads' native side. A pool of threads with Lua states of their own
 //! (`pool`, under lua/threads/threads.lua's `threads.Threads`), the low-level `Thread` that runs a
-//! string of code, and the `Mutex` and `Condition` any thread can find by number.
+//! string of code, and the `Mutex` and `Condition` any thread can find by number; and the
+//! scheduler's blocks of tensors (`blocks`).
 
+pub mod blocks;
 pub mod pool;
 pub mod sync;
 pub mod thread;
@@ -19,6 +21,7 @@ pub fn open(lua: &Lua, maker: StateMaker) -> Result<Table> {
     sync::register(lua, &t)?;
     thread::register(lua, &t, maker)?;
     pool::register(lua, &t, maker)?;
+    blocks::register(lua, &t)?;
     // The scheduler's default number of workers.
     t.set(
         "_ncores",

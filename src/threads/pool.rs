@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
 use crate::ipc::map::{NewState, StateMaker};
-use crate::ipc::packed::Packed;
+use crate::ipc::packed::{Packed, pack_range, unpack_to_table};
 use crate::ipc::signal::{Signal, interrupted};
 use crate::runtime::errors::message_of;
 use crate::torch::args::{error, type_name};
@@ -30,6 +30,10 @@ enum Call {
     Kept(i64),
     /// Keep this function under this key (nil: forget the key); the job has no result.
     Keep(i64, Packed),
+    /// A scheduler's chunk: the kept runner under this key is called as `runner(list, n)` with
+    /// the job's arguments as one list, which it turns into the results in place; the job's
+    /// results are then what the runner returned (its time, its errors) and the list's items.
+    Chunk(i64),
 }
 
 struct Job {
@@ -42,6 +46,8 @@ struct Job {
 struct Finished {
     id: i64,
     thread: usize,
+    /// A chunk's: the results after the first two go back as one list.
+    chunk: bool,
     outcome: std::result::Result<Vec<Packed>, String>,
 }
 
@@ -65,6 +71,7 @@ impl Queues {
         self.finished.push_back(Finished {
             id: job.id,
             thread,
+            chunk: false,
             outcome: Err(format!("thread {thread} ended before it could run the job: {why}")),
         });
     }
@@ -125,6 +132,9 @@ fn run_job(
     job: Job,
     copy: bool,
 ) -> Result<Option<std::result::Result<Vec<Packed>, String>>> {
+    if let Call::Chunk(key) = job.call {
+        return run_chunk(lua, call, kept, key, job.args, copy).map(Some);
+    }
     let mut args = Vec::with_capacity(job.args.len() + 1);
     match &job.call {
         Call::Packed(f) => args.push(f.unpack(lua)?),
@@ -132,6 +142,7 @@ fn run_job(
             Some(f) => args.push(Value::Function(f.clone())),
             None => return Ok(Some(Err(format!("internal: no function kept under {key}")))),
         },
+        Call::Chunk(_) => unreachable!("chunks are run above"),
         Call::Keep(key, f) => {
             match f.unpack(lua)? {
                 Value::Function(f) => kept.insert(*key, f),
@@ -153,11 +164,43 @@ fn run_job(
     let mut out = call.call::<MultiValue>(MultiValue::from_iter(args))?.into_iter();
     Ok(Some(match out.next() {
         Some(Value::Boolean(true)) => Ok(out.map(|v| pack(lua, &v, copy)).collect::<Result<_>>()?),
-        _ => Err(match out.next() {
-            Some(Value::String(s)) => s.to_string_lossy(),
-            other => format!("(error object is a {} value)", type_name(&other.unwrap_or(Value::Nil))),
-        }),
+        _ => Err(error_text(out.next())),
     }))
+}
+
+/// Runs a scheduler's chunk (`Call::Chunk`): `elapsed, errors, results...`, or the runner's error.
+fn run_chunk(
+    lua: &Lua,
+    call: &Function,
+    kept: &HashMap<i64, Function>,
+    key: i64,
+    data: Vec<Packed>,
+    copy: bool,
+) -> Result<std::result::Result<Vec<Packed>, String>> {
+    let Some(runner) = kept.get(&key) else {
+        return Ok(Err(format!("internal: no function kept under {key}")));
+    };
+    let n = data.len();
+    let list = unpack_to_table(lua, &data)?;
+    drop(data);
+    let mut out = call.call::<MultiValue>((runner, &list, n))?.into_iter();
+    Ok(match out.next() {
+        Some(Value::Boolean(true)) => {
+            let mut results = Vec::with_capacity(n + 2);
+            results.push(pack(lua, &out.next().unwrap_or(Value::Nil), copy)?);
+            results.push(pack(lua, &out.next().unwrap_or(Value::Nil), copy)?);
+            pack_range(lua, &list, 1, n, &mut results, |v| pack(lua, v, copy))?;
+            Ok(results)
+        }
+        _ => Err(error_text(out.next())),
+    })
+}
+
+fn error_text(e: Option<Value>) -> String {
+    match e {
+        Some(Value::String(s)) => s.to_string_lossy(),
+        other => format!("(error object is a {} value)", type_name(&other.unwrap_or(Value::Nil))),
+    }
 }
 
 fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
@@ -204,6 +247,7 @@ fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
         };
         let Some(job) = job else { break };
         let id = job.id;
+        let chunk = matches!(job.call, Call::Chunk(_));
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run_job(&lua, &call, &mut kept, job, shared.copy)
         }));
@@ -214,7 +258,12 @@ fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
             Err(_) => Err("the job panicked".to_string()),
         };
         let mut q = shared.lock();
-        q.finished.push_back(Finished { id, thread, outcome });
+        q.finished.push_back(Finished {
+            id,
+            thread,
+            chunk,
+            outcome,
+        });
         shared.done.changed();
         drop(q);
         shared.done.wake();
@@ -275,6 +324,20 @@ impl Pool {
             .collect::<Result<Vec<_>>>()
             .map_err(|e| error(method, message_of(&e)))?;
         self.queue(target, Job { id, call, args }, method)
+    }
+
+    /// Queues a scheduler's chunk `id`: the runner kept under `key` over `list[from .. from+n-1]`.
+    fn add_chunk(&self, lua: &Lua, id: i64, key: i64, list: &Table, from: i64, n: usize) -> Result<()> {
+        const M: &str = "scheduler";
+        let copy = self.shared.copy;
+        let mut args = Vec::new();
+        pack_range(lua, list, from, n, &mut args, |v| pack(lua, v, copy)).map_err(|e| error(M, message_of(&e)))?;
+        let job = Job {
+            id,
+            call: Call::Chunk(key),
+            args,
+        };
+        self.queue(0, job, M)
     }
 
     /// Has every thread keep `f` under `key`, before any job queued after this.
@@ -340,6 +403,13 @@ impl Pool {
         drop(q);
         let mut out = vec![Value::Integer(finished.id), Value::Integer(finished.thread as i64)];
         match finished.outcome {
+            Ok(values) if finished.chunk => {
+                out.push(Value::Boolean(true));
+                for v in values.iter().take(2) {
+                    out.push(v.unpack(lua)?);
+                }
+                out.push(Value::Table(unpack_to_table(lua, values.get(2..).unwrap_or(&[]))?));
+            }
             Ok(values) => {
                 out.push(Value::Boolean(true));
                 for v in &values {
@@ -443,6 +513,12 @@ impl UserData for Pool {
             let key = job_id(args.pop_front(), M)?;
             p.add(lua, 0, id, &Value::Integer(key), args, M)
         });
+        // `chunk(id, key, list, from, n)`: the runner kept under `key` over list[from..from+n-1];
+        // its results come back from `take` as `id, thread, true, elapsed, errors, results`.
+        m.add_method(
+            "chunk",
+            |lua, p, (id, key, list, from, n): (i64, i64, Table, i64, usize)| p.add_chunk(lua, id, key, &list, from, n),
+        );
         m.add_method("take", |lua, p, ()| p.take(lua));
         m.add_method("waiting", |_, p, t: Value| {
             Ok(p.waiting(target(&t, p.n, "threads.Threads:acceptsjob")?))

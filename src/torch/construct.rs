@@ -153,6 +153,11 @@ fn table_data(t: &Table, method: &str) -> Result<(Vec<usize>, Vec<f64>)> {
         if t.raw_len() != size[0] {
             return Err(error(method, "inconsistent table sizes"));
         }
+        // The innermost lists of numbers in one pass; element by element only to say what is
+        // wrong with one.
+        if size.len() == 1 && super::lua_list::numbers(t, 1, size[0], values)? {
+            return Ok(());
+        }
         for i in 1..=size[0] {
             let v: Value = t.raw_get(i)?;
             if size.len() == 1 {

@@ -10,6 +10,7 @@ pub mod file;
 pub mod forms;
 pub mod kernels;
 pub mod layout;
+pub mod lua_list;
 pub mod mapped;
 pub mod methods;
 pub mod print;

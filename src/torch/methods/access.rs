@@ -12,6 +12,7 @@ use crate::torch::family::Family;
 use crate::torch::kernels::element::{read, write};
 use crate::torch::kernels::index::{masked_copy, masked_fill, masked_select};
 use crate::torch::kernels::strided::Offsets;
+use crate::torch::lua_list;
 use crate::torch::storage::Storage;
 use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{self, Host, push_tensor, tensor_of};
@@ -234,14 +235,12 @@ fn nested_table(lua: &Lua, t: &Tensor) -> Result<Table> {
         return lua.create_table();
     };
     fn level(lua: &Lua, s: &Storage, size: &[usize], offsets: &mut Offsets) -> Result<Table> {
+        if size.len() == 1 {
+            return lua_list::list(lua, size[0], offsets.by_ref().take(size[0]).map(|o| read(s, o)));
+        }
         let out = lua.create_table_with_capacity(size[0], 0)?;
         for i in 1..=size[0] {
-            if size.len() == 1 {
-                let o = offsets.next().expect("one offset per element");
-                out.raw_set(i, read(s, o))?;
-            } else {
-                out.raw_set(i, level(lua, s, &size[1..], offsets)?)?;
-            }
+            out.raw_set(i, level(lua, s, &size[1..], offsets)?)?;
         }
         Ok(out)
     }
@@ -297,11 +296,11 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, functions: &Table) ->
     })?;
     add(lua, storage, "totable", |lua, a| {
         let s = storage_arg(&a, 1, "totable")?;
-        let t = lua.create_table_with_capacity(s.len(), 0)?;
-        for i in 0..s.len() {
-            t.raw_set(i + 1, read(&s, i))?;
-        }
-        one(Value::Table(t))
+        one(Value::Table(lua_list::list(
+            lua,
+            s.len(),
+            (0..s.len()).map(|i| read(&s, i)),
+        )?))
     })?;
     add(lua, storage, "string", |lua, a| {
         let s = storage_arg(&a, 1, "string")?;
