@@ -1,7 +1,9 @@
 -- Driven by benches/ipc_allreduce.rs: N floats allReduced (sum, the default reduce) across `nodes`
 -- th processes on this machine with ipc.LocalhostTree. Node 1 starts the others. Each repetition
 -- starts with a barrier (an allReduce of a number) and times one allReduce; the result printed is
--- the slowest node's median, as benches/ipc_allreduce_mpi.py measures MPI.
+-- the slowest node's median, as benches/ipc_allreduce_mpi.py measures MPI. The clock is torch.tic/toc
+-- (one clock read each, like Python's perf_counter): torch.Timer also reads the CPU times, whose
+-- system call would count in the time measured.
 --    th benches/ipc_allreduce.lua [nodes] [floats] [reps] [reduce]
 -- reduce: 'default' (nil: the tree's own sum, the default) or 'add' (a Lua function, a:add(b)).
 local ipc = require 'libipc'
@@ -34,9 +36,9 @@ local times = {}
 for r = 0, reps do
    x:fill(me)
    tree.allReduce(0) -- every node starts the round together
-   local t = torch.Timer()
+   local t = torch.tic()
    local sum = tree.allReduce(x, reduce)
-   local dt = t:time().real
+   local dt = torch.toc(t)
    assert(sum[1] == want and sum[n] == want, 'wrong sum')
    if r > 0 then times[#times + 1] = dt end -- round 0 warms up
 end

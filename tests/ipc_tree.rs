@@ -4,7 +4,8 @@
 //! 1, 2, 3, 5 and 7 nodes in several bases, StaticTree, a stale discovery file, a node that dies
 //! (exits, or is killed, also in the middle of an allreduce), the shared-memory path (every tensor
 //! type, uneven and chunked sizes, sums in node order, no leftovers in /dev/shm) and the same
-//! checks with it turned off,
+//! checks on the socket paths (the socket allreduce's ring and pipelined tree on 2, 3, 5 and 7
+//! nodes, and the message sockets alone), a dead node on each path,
 //! SlurmTree under a private Slurm (`srun -n 4 th ...`, one and two nodes),
 //! examples/ipc_allreduce.lua both ways, and torch-ipc's test_Tree layout (nodes in ipc.map threads).
 //!
@@ -35,20 +36,7 @@ fn unique_key(name: &str) -> String {
 
 /// Runs `th ipc/<script> <args(node)>` for nodes 1..=n at the same time; their outputs in node order.
 fn run_nodes(script: &str, n: usize, args: impl Fn(usize) -> Vec<String>) -> Vec<Output> {
-    let handles: Vec<_> = (1..=n)
-        .map(|node| {
-            let mut a = vec![format!("ipc/{script}")];
-            a.extend(args(node));
-            std::thread::spawn(move || {
-                let a: Vec<&str> = a.iter().map(String::as_str).collect();
-                run_th_in(&lua_dir(), &a, "", &[])
-            })
-        })
-        .collect();
-    handles
-        .into_iter()
-        .map(|h| h.join().expect("a node's runner panicked"))
-        .collect()
+    run_nodes_on(script, n, "shm", args)
 }
 
 fn describe(outs: &[Output]) -> String {
@@ -181,27 +169,33 @@ fn leftovers(pid: u32) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// tree_dead.lua on 4 nodes, node 4 leaving `how`: every other node raises, naming it, and
-/// nothing is left in /dev/shm.
-fn dead_node(how: &str, status: Option<i32>) {
-    let key = unique_key(&format!("dead-{how}"));
-    let outs = run_nodes("tree_dead.lua", 4, |node| {
+/// tree_dead.lua on 4 nodes on `path`, node 4 leaving `how`: every other node raises, naming
+/// it, and nothing is left in /dev/shm.
+fn dead_node(how: &str, status: Option<i32>, path: &str) {
+    let key = unique_key(&format!("dead-{how}-{path}"));
+    let outs = run_nodes_on("tree_dead.lua", 4, path, |node| {
         vec![node.to_string(), "4".into(), key.clone(), how.into()]
     });
-    assert_eq!(outs[3].status, status, "node 4 should have left\n{}", describe(&outs));
+    let what = format!("{how} on {path}");
+    assert_eq!(
+        outs[3].status,
+        status,
+        "{what}: node 4 should have left\n{}",
+        describe(&outs)
+    );
     for (i, o) in outs[..3].iter().enumerate() {
         assert!(
             o.status == Some(0) && o.stdout.starts_with("raised: ipc.Tree.allReduce: node"),
-            "node {} should have raised from allReduce\n{}",
+            "{what}: node {} should have raised from allReduce\n{}",
             i + 1,
             describe(&outs)
         );
     }
     // On the shared-memory path every node names the one that died; over the sockets, at least
-    // the one next to it.
+    // the ones next to it.
     assert!(
         outs[..3].iter().any(|o| o.stdout.contains("node 4")),
-        "no node named the dead one\n{}",
+        "{what}: no node named the dead one\n{}",
         describe(&outs)
     );
     let pid = root_pid(&outs).expect("the root printed its pid");
@@ -210,31 +204,45 @@ fn dead_node(how: &str, status: Option<i32>) {
 
 #[test]
 fn a_node_that_dies_makes_the_others_raise() {
-    dead_node("exit", Some(3));
+    dead_node("exit", Some(3), "shm");
 }
 
 #[test]
 fn a_node_killed_makes_the_others_raise_on_the_shared_memory_path() {
     // SIGKILL: the status is None (killed by a signal).
-    dead_node("kill", None);
-    dead_node("midway", None);
+    dead_node("kill", None, "shm");
+    dead_node("midway", None, "shm");
 }
 
-/// tree_shm.lua on n nodes; `shm`: whether the tree is to use shared memory.
-fn shm_checks(n: usize, shm: bool) {
-    let key = unique_key(&format!("shm{n}"));
-    let path = if shm { "shm" } else { "sockets" };
-    let env: &[(&str, &str)] = if shm { &[] } else { &[("LUATORCH_TREE_SHM", "0")] };
+#[test]
+fn a_node_that_dies_makes_the_others_raise_on_every_socket_path() {
+    for path in ["ring", "tree", "sockets"] {
+        dead_node("exit", Some(3), path);
+        dead_node("kill", None, path);
+        dead_node("midway", None, path);
+    }
+}
+
+/// The environment that puts a tree on `path` (see tree_shm.lua): "shm", "ring", "tree" or
+/// "sockets".
+fn path_env(path: &str) -> Vec<(String, String)> {
+    let pairs: &[(&str, &str)] = match path {
+        "shm" => &[],
+        "ring" => &[("LUATORCH_TREE_SHM", "0"), ("LUATORCH_TREE_ALGO", "ring")],
+        "tree" => &[("LUATORCH_TREE_SHM", "0"), ("LUATORCH_TREE_ALGO", "tree")],
+        "sockets" => &[("LUATORCH_TREE_SHM", "0"), ("LUATORCH_TREE_NET", "0")],
+        p => panic!("no path {p}"),
+    };
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+/// Runs `script` on nodes 1..=n with `args(node)` and the environment of `path`.
+fn run_nodes_on(script: &str, n: usize, path: &str, args: impl Fn(usize) -> Vec<String>) -> Vec<Output> {
     let handles: Vec<_> = (1..=n)
         .map(|node| {
-            let a = [
-                "ipc/tree_shm.lua".to_string(),
-                node.to_string(),
-                n.to_string(),
-                key.clone(),
-                path.to_string(),
-            ];
-            let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            let mut a = vec![format!("ipc/{script}")];
+            a.extend(args(node));
+            let env = path_env(path);
             std::thread::spawn(move || {
                 let a: Vec<&str> = a.iter().map(String::as_str).collect();
                 let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -242,10 +250,18 @@ fn shm_checks(n: usize, shm: bool) {
             })
         })
         .collect();
-    let outs: Vec<Output> = handles
+    handles
         .into_iter()
         .map(|h| h.join().expect("a node's runner panicked"))
-        .collect();
+        .collect()
+}
+
+/// tree_shm.lua on n nodes on `path`.
+fn shm_checks(n: usize, path: &str) {
+    let key = unique_key(&format!("{path}{n}"));
+    let outs = run_nodes_on("tree_shm.lua", n, path, |node| {
+        vec![node.to_string(), n.to_string(), key.clone(), path.to_string()]
+    });
     assert_all_ok(&outs, &format!("tree_shm.lua on {n} nodes, {path}"));
     let pid = root_pid(&outs).expect("the root printed its pid");
     assert_eq!(leftovers(pid), Vec::<String>::new(), "left in /dev/shm");
@@ -254,13 +270,27 @@ fn shm_checks(n: usize, shm: bool) {
 #[test]
 fn shared_memory_allreduce_on_2_3_5_7_nodes() {
     for n in [2, 3, 5, 7] {
-        shm_checks(n, true);
+        shm_checks(n, "shm");
     }
 }
 
 #[test]
-fn the_same_checks_over_the_sockets() {
-    shm_checks(4, false);
+fn the_same_checks_over_the_message_sockets() {
+    shm_checks(4, "sockets");
+}
+
+#[test]
+fn the_same_checks_over_the_socket_ring() {
+    for n in [2, 3, 5, 7] {
+        shm_checks(n, "ring");
+    }
+}
+
+#[test]
+fn the_same_checks_over_the_pipelined_socket_tree() {
+    for n in [2, 3, 5, 7] {
+        shm_checks(n, "tree");
+    }
 }
 
 /// Runs `srun -N nodes -n tasks th ipc/tree_slurm.lua DIR` on `slurm`; checks every task's line.

@@ -13,6 +13,7 @@
 --    tree.scatter(value) -> value
 --    tree.nodeIndex, tree.numNodes, tree.walkTable(t, f), tree.netStats(), tree.close()
 --    tree.sharedMemory: whether allReduce can go through shared memory (see "One machine")
+--    tree.socketAllreduce: whether it can go through the socket allreduce (see "Other machines")
 --
 -- Values are numbers, tensors or (nested) tables of them, walked in sorted key order; every node
 -- passes a value of the same structure (tensors of the same type and sizes). Tensors are reduced
@@ -39,11 +40,24 @@
 -- sockets. Other reduce functions, other leaves, and scatter always go over the sockets (every
 -- node's call goes the same way: one node's asking for the sockets sends every node there). The
 -- sums of the shared-memory path add the nodes' values in node order, identical on every node.
--- LUATORCH_TREE_SHM=0 turns it off.
-local ipc = require 'libipc'
+-- LUATORCH_TREE_SHM=0 turns it off. A single number or contiguous tensor takes one native call.
+--
+-- Other machines: the same default sums go over links of their own (ipc.treenet, set up beside
+-- the message sockets, authenticated the same way): the small leaves in one message that also
+-- lets the nodes agree on the path, the large ones by a ring (reduce-scatter and all-gather) or
+-- a pipelined tree (chunks overlap on the hops), in place. LUATORCH_TREE_ALGO=ring or tree forces
+-- one; LUATORCH_TREE_NET=0 keeps every call on the message sockets (torch-ipc's hop by hop).
+-- tree.socketAllreduce tells whether the links are there (they are dropped when the shared
+-- memory serves).
 local torch = require 'torch'
 
+local Setup = require 'ipc.TreeSetup'
+
 local Tree = {}
+Tree.depthFor, Tree.allPairs, Tree.makeTree = Setup.depthFor, Setup.allPairs, Setup.makeTree
+local describe, visit = Setup.describe, Setup.visit
+local setupRoot, setupNode = Setup.setupRoot, Setup.setupNode
+local allPairs = Setup.allPairs
 
 local function fail(fname, msg)
    error('ipc.' .. fname .. ': ' .. msg, 0)
@@ -138,286 +152,6 @@ local function deepCopy(v)
    return v
 end
 
--------------------------------------------------------------------------------------------------
--- Tree shapes.
-
--- The least d with base^d >= n (exact, in integers).
-local function depthFor(n, base)
-   local d, span = 0, 1
-   while span < n do
-      span = span * base
-      d = d + 1
-   end
-   return d
-end
-Tree.depthFor = depthFor
-
--- Links the base^(depth+1) nodes index+1 .. index+base^(depth+1) (those up to n) into a tree rooted
--- at index+1: the root is the parent of the roots of the base-1 other subtrees of size base^depth.
-local function allPairs(base, n, index, depth, link)
-   if depth < 0 or index + 1 > n then return end
-   local skip = 1
-   for _ = 1, depth do skip = skip * base end
-   for c = 1, base - 1 do
-      local child = index + c * skip + 1
-      if child > n then break end
-      link(index + 1, child)
-   end
-   if depth > 0 then
-      for c = 0, base - 1 do
-         local start = index + c * skip
-         if start + 1 > n then break end
-         allPairs(base, n, start, depth - 1, link)
-      end
-   end
-end
-Tree.allPairs = allPairs
-
--- buildTree's result as a table: tree[k] = {parent = p, listen = #children, connect = address of
--- the parent}. Checks that it is one tree over 1..numNodes rooted at 1.
-local function makeTree(buildTree, base, numNodes, addresses)
-   local tree = {}
-   for k = 1, numNodes do tree[k] = { listen = 0 } end
-   local function link(parent, child)
-      if not (isInteger(parent) and isInteger(child) and parent >= 1 and child >= 1
-              and parent <= numNodes and child <= numNodes) then
-         fail('Tree', string.format('buildTree linked nodes %s and %s, outside 1..%d',
-            tostring(parent), tostring(child), numNodes))
-      end
-      if child == 1 or child == parent or tree[child].parent then
-         fail('Tree', string.format('buildTree gave node %d a second parent (%d)', child, parent))
-      end
-      tree[child].parent = parent
-      tree[child].connect = addresses[parent]
-      tree[parent].listen = tree[parent].listen + 1
-   end
-   buildTree(base, numNodes, 0, depthFor(numNodes, base) - 1, link, addresses)
-   for k = 2, numNodes do
-      -- Every node reaches the root by following parents (no node left out, no cycle).
-      local seen, j = {}, k
-      while j ~= 1 do
-         if not tree[j].parent then
-            fail('Tree', string.format('buildTree left node %d without a parent (%d nodes, base %d)', j, numNodes, base))
-         end
-         if seen[j] then fail('Tree', 'buildTree made a cycle through node ' .. j) end
-         seen[j] = true
-         j = tree[j].parent
-      end
-   end
-   return tree
-end
-Tree.makeTree = makeTree
-
--------------------------------------------------------------------------------------------------
--- Messages on a connection: expect a reply of a given form, or raise naming the step.
-
-local function describe(v)
-   if type(v) == 'table' then
-      local parts = {}
-      for k, x in pairs(v) do
-         if #parts >= 4 then parts[#parts + 1] = '...'; break end
-         parts[#parts + 1] = tostring(k) .. '=' .. tostring(x)
-      end
-      return '{' .. table.concat(parts, ', ') .. '}'
-   end
-   return type(v) == 'string' and string.format('%q', v) or tostring(v)
-end
-
-local function expect(conn, what, check, fname, who)
-   local ok, v = pcall(conn.recv, conn)
-   if not ok then fail(fname, string.format('waiting for %s from %s: %s', what, who, tostring(v))) end
-   if not check(v) then
-      fail(fname, string.format('expected %s from %s, got %s', what, who, describe(v)))
-   end
-   return v
-end
-
-local function send(conn, v, fname, who)
-   local ok, err = pcall(conn.send, conn, v)
-   if not ok then fail(fname, string.format('sending to %s: %s', who, tostring(err))) end
-end
-
-local function isQ(q) return function(v) return type(v) == 'table' and v.q == q end end
-local function isString(s) return function(v) return v == s end end
-local function isOrder(v) return type(v) == 'table' and isInteger(v.order) and v.order >= 1 end
-local function isStart(v) return type(v) == 'table' and v.q == 'start' end
-
--- server:clients(fn [, nil, invert]) or, with n, server:clients(n, fn), without letting a Lua
--- error cross the native call (it would come out with a traceback in its message): the first
--- error skips the remaining clients and is raised once the call has returned.
-local function visit(server, n, fn, invert)
-   local err
-   local function each(c)
-      if err ~= nil then return end
-      local ok, e = pcall(fn, c)
-      if not ok then err = e end
-   end
-   if n then
-      server:clients(n, each)
-   else
-      server:clients(each, nil, invert and 1 or nil)
-   end
-   if err ~= nil then error(err, 0) end
-end
-
--------------------------------------------------------------------------------------------------
--- Set-up.
-
-local function setupRoot(self, host, port, buildTree)
-   local F = 'Tree'
-   local server, n = self.server, self.numNodes
-   -- 1. Every node's address and the index it asks for, in the order they connected.
-   local infos = {}
-   visit(server, n - 1, function(c)
-      local id = #infos + 1
-      c:id(id)
-      local who = 'the node at ' .. tostring(c:address())
-      send(c, { q = 'address?' }, F, who)
-      infos[id] = expect(c, 'its address', function(v)
-         return isQ('address')(v) and type(v.host) == 'string' and isInteger(v.port)
-      end, F, who)
-   end)
-   if #infos ~= n - 1 then
-      fail(F, string.format('%d nodes connected to the root, expected %d (numNodes - 1)', #infos, n - 1))
-   end
-   -- 2. Indexes: the one asked for when free, else the next free one.
-   local taken, indexOf = { [1] = true }, {}
-   for id, a in ipairs(infos) do
-      local k = a.nodeIndex
-      if isInteger(k) and k >= 2 and k <= n and not taken[k] then
-         taken[k], indexOf[id] = true, k
-      end
-   end
-   local free = 2
-   for id = 1, #infos do
-      if not indexOf[id] then
-         while taken[free] do free = free + 1 end
-         taken[free], indexOf[id] = true, free
-      end
-   end
-   local addresses = { [1] = { host = host, port = port } }
-   for id, a in ipairs(infos) do addresses[indexOf[id]] = { host = a.host, port = a.port } end
-   visit(server, nil, function(c)
-      c:tag(tostring(indexOf[c:id()]))
-      send(c, { q = 'clientIndex', clientIndex = indexOf[c:id()] }, F, 'node ' .. indexOf[c:id()])
-   end)
-   -- 3. The tree, to everyone, with the shared-memory segment every node tries to attach.
-   local tree = makeTree(buildTree, self.base, n, addresses)
-   if os.getenv('LUATORCH_TREE_SHM') ~= '0' and type(ipc.shmtree) == 'function' then
-      local okS, g, name, nonce = pcall(ipc.shmtree, n)
-      if okS then
-         self.shm = g
-         tree.shm = { name = name, nonce = nonce }
-      end
-   end
-   local okb, errb = pcall(server.broadcast, server, tree)
-   if not okb then fail(F, 'sending the tree: ' .. tostring(errb)) end
-   -- 4. The root's own children stay; the others leave for their parents. Children are ordered
-   -- by the height of their branch.
-   visit(server, nil, function(c)
-      local k = indexOf[c:id()]
-      if tree[k].parent ~= 1 then
-         c:close()
-      else
-         send(c, 'order?', F, 'node ' .. k)
-         local o = expect(c, 'its branch height ({order = n})', isOrder, F, 'node ' .. k)
-         c:id(o.order)
-      end
-   end)
-   -- 5. Start: every node has its children and its parent, and tells whether its whole branch
-   -- attached the segment.
-   visit(server, nil, function(c) send(c, 'start?', F, 'node ' .. c:tag()) end)
-   local attached = true
-   visit(server, nil, function(c)
-      local v = expect(c, '"start"', isStart, F, 'node ' .. c:tag())
-      attached = attached and v.shm == true
-   end)
-   if self.shm then
-      self.shm:decide(attached)
-      if not attached then
-         self.shm:close()
-         self.shm = nil
-      end
-   end
-end
-
-local function setupNode(self, host, port)
-   local F = 'Tree'
-   local parentWho = 'the root'
-   local myServer, myPort = ipc.server(host, tonumber(port) or 0)
-   local client = self.client
-   local ok, err = pcall(function()
-      expect(client, 'the address question', isQ('address?'), F, parentWho)
-      send(client, { q = 'address', nodeIndex = self.nodeIndex, host = host, port = myPort }, F, parentWho)
-      local r = expect(client, 'an index', function(v)
-         return isQ('clientIndex')(v) and isInteger(v.clientIndex) and v.clientIndex >= 2 and v.clientIndex <= self.numNodes
-      end, F, parentWho)
-      self.nodeIndex = r.clientIndex
-      local tree = expect(client, 'the tree', function(v)
-         return type(v) == 'table' and type(v[self.nodeIndex]) == 'table'
-      end, F, parentWho)
-      if type(tree.shm) == 'table' and type(ipc.shmtree) == 'function' then
-         -- Failing to attach (another machine) is no error: the tree keeps its sockets.
-         local okS, g = pcall(ipc.shmtree, self.numNodes, self.nodeIndex, tree.shm.name, tree.shm.nonce)
-         if okS then self.shm = g end
-      end
-      local mine = tree[self.nodeIndex]
-      local height = 1
-      if mine.listen > 0 then
-         -- Children first (they come once their own subtrees are in place), then the parent.
-         visit(myServer, mine.listen, function(c)
-            local who = 'a child at ' .. tostring(c:address())
-            send(c, 'order?', F, who)
-            local o = expect(c, 'its branch height ({order = n})', isOrder, F, who)
-            c:id(o.order)
-            c:tag(tostring(o.nodeIndex or '?'))
-            if o.order + 1 > height then height = o.order + 1 end
-         end)
-      else
-         myServer:close()
-         myServer = nil
-      end
-      if mine.parent ~= 1 then
-         client:close()
-         local a = mine.connect
-         parentWho = string.format('parent node %d at %s:%s', mine.parent, tostring(a.host), tostring(a.port))
-         local okc, c = pcall(ipc.client, a.host, a.port)
-         if not okc then fail(F, 'connecting to ' .. parentWho .. ': ' .. tostring(c)) end
-         client = c
-         self.client = c
-      else
-         parentWho = 'the root (its parent)'
-      end
-      expect(client, 'the order question', isString('order?'), F, parentWho)
-      send(client, { order = height, nodeIndex = self.nodeIndex }, F, parentWho)
-      expect(client, '"start?"', isString('start?'), F, parentWho)
-      local attached = self.shm ~= nil
-      if myServer then
-         visit(myServer, nil, function(c) send(c, 'start?', F, 'child node ' .. c:tag()) end)
-         visit(myServer, nil, function(c)
-            local v = expect(c, '"start"', isStart, F, 'child node ' .. c:tag())
-            attached = attached and v.shm == true
-         end)
-      end
-      send(client, { q = 'start', shm = attached }, F, parentWho)
-      if self.shm then
-         -- The root tells through the segment whether every node attached.
-         local okw, ready = pcall(self.shm.await, self.shm)
-         if not okw then fail(F, 'waiting for the root to start the shared-memory path: ' .. tostring(ready)) end
-         if not ready then
-            self.shm:close()
-            self.shm = nil
-         end
-      end
-   end)
-   if not ok then
-      if myServer then pcall(myServer.close, myServer) end
-      if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
-      error(err, 0)
-   end
-   self.server = myServer
-   self.parentWho = parentWho
-end
 
 -------------------------------------------------------------------------------------------------
 -- Transfers of the leaves.
@@ -572,6 +306,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       end
       if not ok then
          if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
+         if self.net then pcall(self.net.close, self.net); self.net = nil end
          fail(F, string.format('node %d%s setting up the tree: %s', self.nodeIndex, isRoot and ' (root)' or '',
             (tostring(err):gsub('^ipc%.Tree: ', ''))))
       end
@@ -580,7 +315,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
    end
 
    local tree = { nodeIndex = self.nodeIndex, numNodes = numNodes, walkTable = Tree.walkTable,
-      sharedMemory = self.shm ~= nil }
+      sharedMemory = self.shm ~= nil, socketAllreduce = self.net ~= nil }
    local upCache, downCache = {}, {}
    local last, lastWrapped -- the last value given, for allReduce(nil)
    local me = 'node ' .. self.nodeIndex
@@ -593,15 +328,19 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       end
    end
 
-   -- Through the shared-memory segment: the number of nodes done, or nil when this call goes
-   -- over the sockets (on every node: they agree in the call).
+   -- Through the shared-memory segment (self.shm) or the socket allreduce's links (self.net):
+   -- the number of nodes done, or nil when this call goes over the message sockets (on every
+   -- node: they agree in the call).
    local shmLeaves, shmCopies = {}, {}
-   local function shmFailed(err)
-      fail('Tree.allReduce', string.format('%s, in the shared-memory allreduce: %s', me,
-         (tostring(err):gsub('^ipc%.shmtree:allreduce: ', ''))))
+   local shmOne = self.shm and self.shm:one()
+   local function nativeFailed(g, err)
+      local path = g == self.shm and 'shared-memory' or 'socket'
+      fail('Tree.allReduce', string.format('%s, in the %s allreduce: %s', me, path,
+         (tostring(err):gsub('^ipc%.%a+:allreduce: ', ''))))
    end
-   local function shmStep(parents, keys, reduce, numDone)
-      local g, n = self.shm, #keys
+   local function shmFailed(err) nativeFailed(self.shm, err) end
+   local function nativeStep(g, parents, keys, reduce, numDone)
+      local n = #keys
       local leaves, fast = shmLeaves, reduce == defaultReduce
       leaves[1] = numDone
       for i = 1, n do
@@ -624,7 +363,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       local ok, summed = pcall(g.allreduce, g, fast and leaves or nil)
       if not ok then
          for i in pairs(shmCopies) do shmCopies[i] = nil end
-         shmFailed(summed)
+         nativeFailed(g, summed)
       end
       if summed then
          for i = 1, n do
@@ -647,8 +386,9 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
    -- One reduction over the tree; returns the number of nodes done.
    local function reduceStep(parents, keys, reduce, numDone, sockets)
       local n = #keys
-      if self.shm and not sockets then
-         local done = shmStep(parents, keys, reduce, numDone)
+      local g = self.shm or self.net
+      if g and not sockets then
+         local done = nativeStep(g, parents, keys, reduce, numDone)
          if done then return done end
       end
       local srv, cli = self.server, self.client
@@ -720,20 +460,19 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       end
       local wrapped = type(value) ~= 'table'
       local sockets = false
-      if wrapped and self.shm and reduce == defaultReduce
-         and (type(value) == 'number' or (SHM_TYPES[torch.type(value)] and value:isContiguous())) then
-         -- One number or tensor, the default sum: straight to the segment, no walk, no garbage.
-         local leaves = shmLeaves
-         leaves[1], leaves[2] = 0, value
-         local ok, summed = pcall(self.shm.allreduce, self.shm, leaves)
-         local total, sum = leaves[1], leaves[2]
-         leaves[1], leaves[2] = nil, nil
-         if not ok then shmFailed(summed) end
-         lastBox[1] = value
-         last, lastWrapped = lastBox, true
-         if summed then return sum, numNodes - total end
-         -- Every node's call goes over the sockets now (it has agreed on that already).
-         sockets = true
+      if wrapped and shmOne and reduce == defaultReduce then
+         -- One number or contiguous tensor, the default sum: one native call, no walk, no garbage.
+         local total, sum = shmOne(value)
+         if total then
+            lastBox[1] = value
+            last, lastWrapped = lastBox, true
+            return sum, numNodes - total
+         elseif total == false then
+            -- Every node's call goes over the sockets now (it has agreed on that already).
+            sockets = true
+         elseif sum ~= nil then
+            shmFailed(sum)
+         end
       end
       local v = wrapped and { value } or value
       local parents, keys = flatten(v, 'Tree.allReduce')
@@ -778,7 +517,9 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
 
    -- Closes this node's connections (its children and parent then see it leave).
    function tree.close()
+      shmOne = nil
       if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
+      if self.net then pcall(self.net.close, self.net); self.net = nil end
       tree.sharedMemory = false
       if self.server then pcall(self.server.close, self.server); self.server = nil end
       if self.client then pcall(self.client.close, self.client); self.client = nil end

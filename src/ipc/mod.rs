@@ -23,6 +23,7 @@ pub mod sharedtable;
 pub mod shmtree;
 pub mod signal;
 pub mod spawn;
+pub mod treenet;
 pub mod workqueue;
 
 use mlua::{Lua, Result, Table};
@@ -57,5 +58,6 @@ pub fn open(lua: &Lua, maker: map::StateMaker) -> Result<Table> {
     sharedtable::register(lua, &t)?;
     net::register(lua, &t)?;
     shmtree::register(lua, &t)?;
+    treenet::register(lua, &t)?;
     Ok(t)
 }

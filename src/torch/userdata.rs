@@ -91,10 +91,11 @@ pub fn storage_of_in<F: 'static>(value: &Value) -> Option<Storage> {
 /// `f` of the view of a host tensor userdata, without copying it (for calls made millions of
 /// times); None for any other value.
 pub fn with_tensor<R>(value: &Value, f: impl FnOnce(&Tensor) -> R) -> Option<R> {
-    match classify_in::<Host>(value)? {
-        Object::Tensor(ud, d) => Some(with_tensor_cell::<_, Host>(&ud, d, |c| f(&c.borrow()))),
-        Object::Storage(..) => None,
-    }
+    // Not through classify: it takes a new reference to the userdata, which costs more than
+    // the small calls this serves.
+    let Value::UserData(ud) = value else { return None };
+    let d = tensor_dtype_of::<Host>(ud.type_id()?)?;
+    Some(with_tensor_cell::<_, Host>(ud, d, |c| f(&c.borrow())))
 }
 
 fn with_tensor_cell<R, F: 'static>(ud: &AnyUserData, dtype: DType, f: impl FnOnce(&RefCell<Tensor>) -> R) -> R {

@@ -116,6 +116,26 @@ impl Conn {
         self.sock.as_raw_fd()
     }
 
+    /// The authenticated socket, for a protocol of its own (the tree's data links): None when
+    /// bytes were already read past the handshake (they would be lost).
+    pub fn into_socket(self) -> Option<TcpStream> {
+        if !self.buffered().is_empty() {
+            return None;
+        }
+        let sock = self.sock.try_clone().ok()?;
+        // Forget the rest without the goodbye and shutdown of Drop (the socket lives on).
+        let mut me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never used again; its socket's descriptor is closed once here (the
+        // clone keeps the connection), and its buffers are freed once.
+        unsafe {
+            std::ptr::drop_in_place(&mut me.sock);
+            std::ptr::drop_in_place(&mut me.rbuf);
+            std::ptr::drop_in_place(&mut me.wbuf);
+            std::ptr::drop_in_place(&mut me.over);
+        }
+        Some(sock)
+    }
+
     /// Whether the connection ended (goodbye, reset, error); the reason.
     pub fn ended(&self) -> Option<&str> {
         self.over.as_deref()

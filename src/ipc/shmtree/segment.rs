@@ -21,6 +21,10 @@ pub const MAX_RANKS: usize = 4096;
 /// One rank's data region in one of the two sets: the largest chunk of a call.
 pub const REGION: usize = 1 << 20;
 const PREFIX: &str = "luatorch-tree-";
+/// Waits in a row that found a lower rank on this rank's CPU before it moves (see `spread`).
+const SPREAD_AFTER: u32 = 8;
+/// The shortest spin of an adaptive wait.
+const MIN_SPIN_NS: u64 = 2_000;
 /// How long a sleeper waits before it looks at its peers again.
 const NAP: Duration = Duration::from_millis(10);
 
@@ -59,6 +63,8 @@ pub struct Slot {
     pub joined: AtomicU32,
     pub left: AtomicU32,
     pub pid: AtomicU32,
+    /// The CPU the rank last began a wait on, plus one (0: not known).
+    pub cpu: AtomicU32,
     pub start: AtomicU64,
     pub post: [Post; 2],
 }
@@ -167,18 +173,21 @@ fn sweep_stale() {
     }
 }
 
-/// Whether to spin (else yield) before sleeping, and for how long: LUATORCH_SHM_SPIN=1 or 0 and
-/// LUATORCH_SHM_SPIN_US override the choice made from the number of ranks and CPUs.
-fn spin_policy(fits: bool) -> (bool, Duration) {
-    static ENV: std::sync::OnceLock<(Option<bool>, Option<u64>)> = std::sync::OnceLock::new();
-    let (spin, us) = *ENV.get_or_init(|| {
-        let spin = std::env::var("LUATORCH_SHM_SPIN").ok().map(|v| v != "0");
-        let us = std::env::var("LUATORCH_SHM_SPIN_US").ok().and_then(|v| v.parse().ok());
-        (spin, us)
+/// How long a wait spins, then yields, before it sleeps: LUATORCH_SHM_SPIN_US and
+/// LUATORCH_SHM_YIELD_US override the defaults chosen from the number of ranks and CPUs.
+fn wait_policy(fits: bool) -> (Duration, Duration) {
+    static ENV: std::sync::OnceLock<(Option<u64>, Option<u64>)> = std::sync::OnceLock::new();
+    let (spin, yld) = *ENV.get_or_init(|| {
+        let us = |k: &str| std::env::var(k).ok().and_then(|v| v.parse().ok());
+        (us("LUATORCH_SHM_SPIN_US"), us("LUATORCH_SHM_YIELD_US"))
     });
-    let spin = spin.unwrap_or(fits);
-    let us = us.unwrap_or(if spin { 200 } else { 50 });
-    (spin, Duration::from_micros(us))
+    // Where every rank can have a CPU of its own, the rank waited for is most likely running: a
+    // short spin catches it without a system call. Past that (or where ranks outnumber CPUs) it
+    // may be waiting for this very CPU: yielding hands it over at once, where a sleep would cost
+    // a wake-up on both sides.
+    let spin = spin.unwrap_or(if fits { 50 } else { 0 });
+    let yld = yld.unwrap_or(100);
+    (Duration::from_micros(spin), Duration::from_micros(yld))
 }
 
 /// The mapped segment, as one rank sees it.
@@ -189,10 +198,16 @@ pub struct Segment {
     pub rank: usize,
     /// The name while it may still be in /dev/shm (the root's until it removes it).
     name: Option<String>,
-    /// Whether waits spin before sleeping: only when every rank can have a CPU of its own.
+    /// Whether waits spin before yielding: only when every rank can have a CPU of its own.
     spin: bool,
     /// Whether this rank took its slot (a failed attach leaves the group alone).
     joined: bool,
+    /// How long the next wait spins at most (adapted to how long recent ones took).
+    spin_ns: std::cell::Cell<u64>,
+    /// Whether this rank moves off a CPU it keeps finding a lower rank on (see `spread`), and
+    /// how many waits in a row found one.
+    spread: bool,
+    crowded: std::cell::Cell<u32>,
 }
 
 // SAFETY: the mapping is only reached through atomics and the data regions whose use the
@@ -231,6 +246,9 @@ impl Segment {
             name,
             spin: n <= cpus,
             joined: false,
+            spin_ns: std::cell::Cell::new(u64::MAX),
+            spread: n <= cpus && std::env::var("LUATORCH_SHM_SPREAD").as_deref() != Ok("0"),
+            crowded: std::cell::Cell::new(0),
         }
     }
 
@@ -420,30 +438,43 @@ impl Segment {
         }
     }
 
-    /// Waits until `done(word)`: spins briefly (yields where ranks outnumber CPUs), then sleeps on
-    /// the futex, looking at the peers between naps. Fails once any rank has died or left.
+    /// Waits until `done(word)`: spins briefly (not where ranks outnumber CPUs), yields for a
+    /// while, then sleeps on the futex, looking at the peers between naps. Fails once any rank
+    /// has died or left.
     pub fn wait(&self, word: &AtomicU32, done: impl Fn(u32) -> bool) -> Result<()> {
         let h = self.header();
-        // Spin where every rank can have a CPU of its own (the rank we wait for is running, and
-        // yielding would hand this CPU to another program for a whole time slice); yield where
-        // ranks outnumber CPUs (the one we wait for may need this CPU). Either for a short while,
-        // then sleep.
-        let (spin, budget) = spin_policy(self.spin);
+        if self.spread {
+            self.spread();
+        }
+        let (spin, yld) = wait_policy(self.spin);
         let t0 = Instant::now();
-        let mut i = 0u32;
-        loop {
+        if !spin.is_zero() {
+            // Adaptive: a spin that ended in time makes the next one last up to a few times as
+            // long; one that ran out halves the next (the rank waited for was not running:
+            // most likely it waits for this very CPU, which only a yield or a sleep gives up).
+            let budget = Duration::from_nanos(self.spin_ns.get()).min(spin);
+            loop {
+                for _ in 0..64 {
+                    if done(word.load(SeqCst)) {
+                        let took = t0.elapsed().as_nanos() as u64;
+                        let next = (self.spin_ns.get() * 3 + 4 * took + MIN_SPIN_NS) / 4;
+                        self.spin_ns.set(next.min(spin.as_nanos() as u64));
+                        return Ok(());
+                    }
+                    std::hint::spin_loop();
+                }
+                if t0.elapsed() > budget {
+                    self.spin_ns.set((self.spin_ns.get() / 2).max(MIN_SPIN_NS));
+                    break;
+                }
+            }
+        }
+        let until = spin + yld;
+        while t0.elapsed() < until {
             if done(word.load(SeqCst)) {
                 return Ok(());
             }
-            i = i.wrapping_add(1);
-            if spin {
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-            if i.is_multiple_of(32) && t0.elapsed() > budget {
-                break;
-            }
+            std::thread::yield_now();
         }
         loop {
             h.sleepers.0.fetch_add(1, SeqCst);
@@ -462,6 +493,51 @@ impl Segment {
                 return Ok(());
             }
             self.check_peers();
+        }
+    }
+
+    /// Ranks that could each have a CPU often end up on one: the scheduler puts a task woken by a
+    /// futex next to its waker, and two ranks that wake each other then stay together, taking
+    /// turns on one CPU (each wait a context switch) while another idles. So each wait notes the
+    /// CPU it runs on, and a rank that finds a lower rank on its CPU at SPREAD_AFTER waits in a
+    /// row moves to a CPU of its affinity mask where no rank was seen: it sets its mask to that
+    /// CPU and gives the whole mask back at once (the move stays, nothing is pinned; a mask of
+    /// one CPU is left alone). LUATORCH_SHM_SPREAD=0 turns this off.
+    fn spread(&self) {
+        // SAFETY: no preconditions; it reads the CPU number the kernel keeps for this thread.
+        let cpu = unsafe { libc::sched_getcpu() };
+        if cpu < 0 {
+            return;
+        }
+        let mine = cpu as u32 + 1;
+        self.slot(self.rank).cpu.store(mine, SeqCst);
+        if !(0..self.rank).any(|k| self.slot(k).cpu.load(SeqCst) == mine) {
+            self.crowded.set(0);
+            return;
+        }
+        self.crowded.set(self.crowded.get() + 1);
+        if self.crowded.get() < SPREAD_AFTER {
+            return;
+        }
+        self.crowded.set(0);
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        // SAFETY: a zeroed cpu_set_t is an empty set; the calls read or write one set of `size`
+        // bytes for this thread (pid 0).
+        unsafe {
+            let mut all: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, size, &mut all) != 0 {
+                return;
+            }
+            let seen: Vec<u32> = (0..self.n).map(|k| self.slot(k).cpu.load(SeqCst)).collect();
+            let free =
+                (0..libc::CPU_SETSIZE as usize).find(|&c| libc::CPU_ISSET(c, &all) && !seen.contains(&(c as u32 + 1)));
+            if let Some(c) = free {
+                let mut one: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(c, &mut one);
+                if libc::sched_setaffinity(0, size, &one) == 0 {
+                    libc::sched_setaffinity(0, size, &all);
+                }
+            }
         }
     }
 

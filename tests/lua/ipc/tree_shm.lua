@@ -1,7 +1,9 @@
 -- One node of the shared-memory allreduce checks (tests/ipc_tree.rs starts them all at once):
 --    th ipc/tree_shm.lua NODE NUMNODES KEY PATH
--- joined by ipc.LocalhostTree with discovery key KEY; PATH is 'shm' (the tree must use shared
--- memory) or 'sockets' (it must not: LUATORCH_TREE_SHM=0). Every node runs the same checks and
+-- joined by ipc.LocalhostTree with discovery key KEY; PATH is the path the harness chose with
+-- the environment: 'shm' (shared memory), 'ring' or 'tree' (the socket allreduce, its large
+-- leaves by ring or pipelined tree: LUATORCH_TREE_SHM=0, LUATORCH_TREE_ALGO) or 'sockets' (the
+-- message sockets only: LUATORCH_TREE_NET=0 as well). Every node runs the same checks and
 -- prints "ok" when all passed; the root also prints "pid <its pid>" on stderr, for the harness
 -- to look for leftovers in /dev/shm.
 package.path = (debug.getinfo(1, 'S').source:match('^@(.*/)') or './') .. '?.lua;' .. package.path
@@ -34,6 +36,7 @@ local TYPES = { 'Byte', 'Char', 'Short', 'Int', 'Long', 'Float', 'Double' }
 H.run({
    { 'path', function()
       H.eq(tree.sharedMemory, path == 'shm', 'tree.sharedMemory')
+      H.eq(tree.socketAllreduce, path == 'ring' or path == 'tree', 'tree.socketAllreduce')
    end },
    { 'every tensor type', function()
       for _, ty in ipairs(TYPES) do
@@ -42,6 +45,10 @@ H.run({
          H.check(r == t, '%s: the tensor given comes back', ty)
          H.all(t, sum, ty .. ' sum, in place')
          H.eq(c, n, ty .. ' contributors')
+         -- and large enough for the ring or the pipelined tree, of an odd length
+         local big = torch[ty .. 'Tensor'](70001):fill(me)
+         tree.allReduce(big)
+         H.all(big, sum, ty .. ' large sum')
       end
    end },
    { 'numbers', function()
@@ -107,8 +114,8 @@ H.run({
       H.eq(tree.allReduce(me, me == n and function(a, b) return a + b end or nil), sum, 'numbers')
    end },
    { 'values that differ in structure raise on every node', function()
-      -- (the sockets' tree has no such guarantee: only the shared-memory path is checked)
-      if path ~= 'shm' then return end
+      -- (the message sockets' tree has no such guarantee)
+      if path == 'sockets' then return end
       local ok, err = pcall(tree.allReduce, torch.FloatTensor(me == 1 and 3 or 4):fill(1))
       H.check(not ok and tostring(err):find('differ in structure', 1, true), 'expected a structure error, got %s', tostring(err))
       -- and the tree goes on
