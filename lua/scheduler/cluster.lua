@@ -61,7 +61,8 @@ local function call(token, init, runner, ...)
    local n = select('#', ...)
    local list = { ... }
    local elapsed, errors = runner(list, n)
-   return elapsed, errors, unpack(list, 1, n)
+   -- The engine's own unpack (a global): a builtin cannot travel as an upvalue of this function.
+   return elapsed, errors, (_G.unpack or table.unpack)(list, 1, n)
 end
 
 -- A chunk: the runner kept under key over list[from .. from+n-1].
