@@ -158,6 +158,8 @@ pub struct Group {
     pub algo: Algo,
     /// Set once a call failed: the links are shut and every later call raises this.
     pub failed: Option<String>,
+    /// More nodes than this machine's CPUs: waits yield while they poll.
+    polite: bool,
     /// The small stream (u64s: aligned for every element type), and where each leaf starts.
     stage: Vec<u64>,
     at: Vec<usize>,
@@ -208,6 +210,7 @@ impl Group {
             wiring,
             algo: Algo::from_env(),
             failed: None,
+            polite: n > std::thread::available_parallelism().map_or(1, |c| c.get()),
             stage: Vec::new(),
             at: Vec::new(),
             tmp: Vec::new(),
@@ -305,7 +308,7 @@ impl Group {
     fn recv_header(&mut self, li: usize) -> Result<Header> {
         let p = self.hin[li].as_mut_ptr();
         self.links[li].expect(p, HEADER_LEN);
-        drive(&mut self.links, |links| {
+        drive(&mut self.links, self.polite, |links| {
             Ok(if links[li].received() {
                 Step::Done
             } else {
@@ -324,7 +327,7 @@ impl Group {
 
     /// Waits until every link has sent what it queued and filled what it expects.
     fn settle(&mut self) -> Result<()> {
-        drive(&mut self.links, |links| {
+        drive(&mut self.links, self.polite, |links| {
             let mut done = true;
             for l in links.iter_mut() {
                 if l.expecting() && !l.received() {
@@ -350,7 +353,7 @@ impl Group {
     /// Between 2 or 4 nodes: partners swap their streams and add (n = 4: (1,2)(3,4), then
     /// (1,4)(2,3), all over ring links). x + y is y + x, bit for bit: partners agree.
     fn exchange_pass(&mut self, h: &mut Header, len: usize, all: &[Leaf]) -> Result<()> {
-        let even = (self.node - 1) % 2 == 0;
+        let even = (self.node - 1).is_multiple_of(2);
         let (w_next, w_prev) = (self.wiring.next, self.wiring.prev);
         let steps: &[usize] = if self.n == 2 {
             if even { &[w_next][..] } else { &[w_prev][..] }
@@ -465,7 +468,7 @@ impl Group {
                     self.links[prev].expect(into, rl);
                 }
                 let kind = l.kind;
-                drive(&mut self.links, |links| {
+                drive(&mut self.links, self.polite, |links| {
                     if !done_recv {
                         let got = links[prev].got;
                         let upto = if got == rl { rl } else { got / block * block };
@@ -508,7 +511,7 @@ impl Group {
         let kind = l.kind;
         let base = l.ptr;
         let mut srcs: Vec<*const u8> = Vec::with_capacity(nc);
-        drive(&mut self.links, |links| {
+        drive(&mut self.links, self.polite, |links| {
             let mut moved = false;
             loop {
                 let mut again = false;
