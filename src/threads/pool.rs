@@ -189,7 +189,7 @@ fn run_chunk(
             let mut results = Vec::with_capacity(n + 2);
             results.push(pack(lua, &out.next().unwrap_or(Value::Nil), copy)?);
             results.push(pack(lua, &out.next().unwrap_or(Value::Nil), copy)?);
-            pack_range(lua, &list, 1, n, &mut results, |v| pack(lua, v, copy))?;
+            pack_range(&list, 1, n, &mut results, |v| pack(lua, v, copy))?;
             Ok(results)
         }
         _ => Err(error_text(out.next())),
@@ -331,7 +331,7 @@ impl Pool {
         const M: &str = "scheduler";
         let copy = self.shared.copy;
         let mut args = Vec::new();
-        pack_range(lua, list, from, n, &mut args, |v| pack(lua, v, copy)).map_err(|e| error(M, message_of(&e)))?;
+        pack_range(list, from, n, &mut args, |v| pack(lua, v, copy)).map_err(|e| error(M, message_of(&e)))?;
         let job = Job {
             id,
             call: Call::Chunk(key),
