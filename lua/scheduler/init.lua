@@ -11,7 +11,8 @@
 -- Options, the table after the size: results = 'ordered' (default) | 'unordered' | a function
 -- (acc, result) -> acc folding each result in as it arrives (with `initial`); retries = n (a task
 -- whose worker died runs again elsewhere, up to n times); max_open = n (add_task waits while n
--- tasks are open); progress = true (a progress bar while get_results waits); init = function
+-- tasks are open; by default as many as full chunks of short tasks need, at least 1024 or 64 per
+-- worker); progress = true (a progress bar while get_results waits); init = function
 -- run once in each worker.
 --
 -- A callable goes to each worker once (its bytecode and upvalues), then only the data travels:
@@ -113,8 +114,9 @@ local function options(fname, opts, nworkers)
    return {
       container = container_of(fname, opts),
       retries = count('retries', 0, 0),
-      -- Enough open tasks for full chunks in flight on every worker (see chunk_size).
-      max_open = count('max_open', math.max(16384, 512 * nworkers), 1),
+      -- nil: as many as full chunks in flight need, at least min_open (see open_limit).
+      max_open = count('max_open', nil, 1),
+      min_open = math.max(1024, 64 * nworkers),
       progress = opts.progress and true or false,
       init = opts.init,
    }
@@ -201,7 +203,7 @@ function scheduler.cluster(profile, opts)
    end
    local o = options('cluster', opts, 1)
    local backend = require('scheduler.cluster').new(profile, o.init)
-   o.max_open = opts and opts.max_open or math.max(1024, 64 * backend.n)
+   o.min_open = math.max(1024, 64 * backend.n)
    return new('cluster', backend, o)
 end
 
@@ -237,10 +239,10 @@ end
 -- Tasks travel in chunks: a chunk is one message to a worker, carrying several tasks' data
 -- when tasks are short, so that the cost of a message (and of the handoff between the threads or
 -- processes) is shared. The chunk size follows the measured time per task, aiming at chunks of
--- about CHUNK_TIME seconds, at most MAX_CHUNK tasks and a share of max_open that leaves room for
--- the chunks in flight and the one gathering; a slow task goes alone.
+-- about CHUNK_TIME seconds, at most MAX_CHUNK tasks (and, when max_open is given, a share of it
+-- that leaves room for the chunks in flight and the one gathering); a slow task goes alone.
 local CHUNK_TIME = 0.002
-local MAX_CHUNK = 2048
+local MAX_CHUNK = 8192
 
 -- What the workers keep for a callable: a function running it over a chunk's data, a list of n
 -- items that it turns into the results in place, each task under its own error handler, timing
@@ -318,8 +320,18 @@ end
 
 local function chunk_size(self)
    if self.avg == nil then return 1 end
-   local room = math.floor(self.o.max_open / (target(self) + 1))
-   return math.max(1, math.min(MAX_CHUNK, room, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9))))
+   local size = math.min(MAX_CHUNK, math.floor(CHUNK_TIME / math.max(self.avg, 1e-9)))
+   if self.o.max_open then
+      size = math.min(size, math.floor(self.o.max_open / (target(self) + 1)))
+   end
+   return math.max(1, size)
+end
+
+-- Open tasks at which add_task waits: max_open when given; else room for full chunks in flight
+-- and one gathering, and at least min_open. Slow tasks (large data among them) travel in small
+-- chunks, so the bound stays near min_open for them: it grows only for tasks that are done fast.
+local function open_limit(self)
+   return self.o.max_open or math.max(self.o.min_open, (target(self) + 1) * chunk_size(self))
 end
 
 -- Sends a chunk: the tasks first .. first+n-1, whose data are list[from .. from+n-1]. The list is
@@ -416,7 +428,7 @@ function Scheduler:add_task(data, callable)
          if self.keys[previous] then release(self, self.keys[previous]) end
       end
    end
-   while self.open >= self.o.max_open do
+   while self.open >= open_limit(self) do
       flush(self)
       collect_one(self)
    end
@@ -473,7 +485,7 @@ function Scheduler:get_results()
 end
 
 -- Tasks per chunk of a map, at most (a worker busy with one chunk cannot take part in another).
-local MAP_CHUNK = 2048
+local MAP_CHUNK = 8192
 
 -- Runs callable over every element of `list` and returns the results as a list in the same
 -- order, as Python's Pool.map: the whole list is known at once, so it goes to the workers in

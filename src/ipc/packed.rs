@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use mlua::{AnyUserData, Lua, Result, Table, Value, ffi};
 
+use crate::torch::lua_list;
 use crate::torch::storage::Storage;
 use crate::torch::t7::{self, codec};
 use crate::torch::tensor::Tensor;
@@ -195,7 +196,6 @@ pub fn unpack_all(lua: &Lua, packed: &[Packed]) -> Result<mlua::MultiValue> {
 /// plain values are read straight off the table, without a `Value` each; anything else goes
 /// through `pack_other`.
 pub fn pack_range(
-    lua: &Lua,
     t: &Table,
     from: i64,
     n: usize,
@@ -205,30 +205,27 @@ pub fn pack_range(
     out.reserve(n);
     let base = out.len();
     let mut others: Vec<usize> = Vec::new();
-    // SAFETY: the table is argument 1 of the raw call; each item is pushed, read and popped, and
-    // nothing in the loop can raise a Lua error (reading a string's bytes never converts).
+    // SAFETY: the callback only reads the value it is given (a string's bytes are read, never
+    // converted).
     unsafe {
-        lua.exec_raw::<()>(t, |state| {
-            for i in 0..n {
-                let body = match ffi::lua_rawgeti(state, 1, from + i as i64) {
-                    ffi::LUA_TNIL => Body::Nil,
-                    ffi::LUA_TBOOLEAN => Body::Boolean(ffi::lua_toboolean(state, -1) != 0),
-                    ffi::LUA_TNUMBER => Body::Number(ffi::lua_tonumber(state, -1)),
-                    ffi::LUA_TSTRING => {
-                        let mut len = 0usize;
-                        let p = ffi::lua_tolstring(state, -1, &mut len);
-                        let bytes: Box<[u8]> = std::slice::from_raw_parts(p as *const u8, len).into();
-                        Body::String(Box::new(bytes))
-                    }
-                    _ => {
-                        others.push(i);
-                        Body::Nil
-                    }
-                };
-                ffi::lua_pop(state, 1);
-                out.push(Packed(body));
-            }
-            ffi::lua_settop(state, 0);
+        lua_list::each(t, from, n, |state, index, ty| {
+            let body = match ty {
+                ffi::LUA_TNIL => Body::Nil,
+                ffi::LUA_TBOOLEAN => Body::Boolean(ffi::lua_toboolean(state, index) != 0),
+                ffi::LUA_TNUMBER => Body::Number(ffi::lua_tonumber(state, index)),
+                ffi::LUA_TSTRING => {
+                    let mut len = 0usize;
+                    let p = ffi::lua_tolstring(state, index, &mut len);
+                    let bytes: Box<[u8]> = std::slice::from_raw_parts(p as *const u8, len).into();
+                    Body::String(Box::new(bytes))
+                }
+                _ => {
+                    others.push(out.len() - base);
+                    Body::Nil
+                }
+            };
+            out.push(Packed(body));
+            true
         })?;
     }
     for i in others {
@@ -241,12 +238,17 @@ pub fn pack_range(
 /// straight into it, the others unpacked one by one.
 pub fn unpack_to_table(lua: &Lua, packed: &[Packed]) -> Result<Table> {
     let n = packed.len();
+    if n >= i32::MAX as usize {
+        return Err(mlua::Error::runtime(format!(
+            "a list of {n} values is too long for Lua"
+        )));
+    }
     // SAFETY: the only value left on the stack is the new table, the raw call's result; a memory
     // error while filling it is raised by Lua through the protected call, with nothing of Rust's
     // to drop in between.
     let t: Table = unsafe {
         lua.exec_raw((), |state| {
-            ffi::lua_createtable(state, n.min(i32::MAX as usize) as i32, 0);
+            ffi::lua_createtable(state, n as i32, 0);
             for (i, p) in packed.iter().enumerate() {
                 match &p.0 {
                     Body::Nil | Body::Tensor(_) | Body::T7(_) => continue,
@@ -257,7 +259,7 @@ pub fn unpack_to_table(lua: &Lua, packed: &[Packed]) -> Result<Table> {
                         ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
                     }
                 }
-                ffi::lua_rawseti(state, -2, i as i64 + 1);
+                ffi::lua_rawseti_(state, -2, i as i32 + 1);
             }
         })?
     };

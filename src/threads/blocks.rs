@@ -6,6 +6,7 @@
 use mlua::{Lua, Result, Table, Value};
 
 use crate::torch::args::{error, type_name};
+use crate::torch::dtype::DType;
 use crate::torch::kernels::copy::copy;
 use crate::torch::kernels::element::read;
 use crate::torch::lua_list::{list, numbers};
@@ -70,12 +71,13 @@ fn unstack(lua: &Lua, block: &Value) -> Result<Table> {
     };
     let storage = block.storage_checked().map_err(|e| error(M, e.to_string()))?;
     if block.dim() == 1 {
-        let (offset, stride) = (block.offset, block.stride[0]);
-        return list(
-            lua,
-            block.size[0],
-            (0..block.size[0]).map(|i| read(storage, offset + i * stride)),
-        );
+        let (n, offset, stride) = (block.size[0], block.offset, block.stride[0]);
+        if block.dtype == DType::Double && stride == 1 {
+            // SAFETY: a host storage holding the view's n doubles (checked above), read only.
+            let values = unsafe { &storage.as_slice::<f64>()[offset..offset + n] };
+            return list(lua, n, values.iter().copied());
+        }
+        return list(lua, n, (0..n).map(|i| read(storage, offset + i * stride)));
     }
     let fail = |e: crate::error::Error| error(M, e.to_string());
     let n = block.size[0];

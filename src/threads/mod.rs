@@ -5,6 +5,7 @@
 
 pub mod blocks;
 pub mod pool;
+pub mod reaped;
 pub mod sync;
 pub mod thread;
 

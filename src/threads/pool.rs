@@ -15,6 +15,7 @@ use std::thread::JoinHandle;
 
 use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
+use super::reaped::{self, Tid};
 use crate::ipc::map::{NewState, StateMaker};
 use crate::ipc::packed::{Packed, pack_range, unpack_to_table};
 use crate::ipc::signal::{Signal, interrupted};
@@ -93,6 +94,8 @@ struct Shared {
     done: Signal,
     /// Storages are copied (threads.serialize) rather than shared (threads.sharedserialize).
     copy: bool,
+    /// Each thread's kernel id, so that a terminate can wait until they are gone.
+    tids: Vec<Tid>,
 }
 
 impl Shared {
@@ -189,7 +192,7 @@ fn run_chunk(
             let mut results = Vec::with_capacity(n + 2);
             results.push(pack(lua, &out.next().unwrap_or(Value::Nil), copy)?);
             results.push(pack(lua, &out.next().unwrap_or(Value::Nil), copy)?);
-            pack_range(lua, &list, 1, n, &mut results, |v| pack(lua, v, copy))?;
+            pack_range(&list, 1, n, &mut results, |v| pack(lua, v, copy))?;
             Ok(results)
         }
         _ => Err(error_text(out.next())),
@@ -205,6 +208,7 @@ fn error_text(e: Option<Value>) -> String {
 
 fn worker(shared: Arc<Shared>, thread: usize, new_state: NewState) {
     let i = thread - 1;
+    shared.tids[i].note();
     let (lua, call) = match setup(&new_state, thread) {
         Ok(s) => s,
         Err(e) => {
@@ -291,6 +295,7 @@ impl Pool {
             work: Signal::default(),
             done: Signal::default(),
             copy,
+            tids: (0..n).map(|_| Tid::default()).collect(),
         });
         let pool = Pool {
             shared,
@@ -331,7 +336,7 @@ impl Pool {
         const M: &str = "scheduler";
         let copy = self.shared.copy;
         let mut args = Vec::new();
-        pack_range(lua, list, from, n, &mut args, |v| pack(lua, v, copy)).map_err(|e| error(M, message_of(&e)))?;
+        pack_range(list, from, n, &mut args, |v| pack(lua, v, copy)).map_err(|e| error(M, message_of(&e)))?;
         let job = Job {
             id,
             call: Call::Chunk(key),
@@ -444,9 +449,13 @@ impl Pool {
         self.shared.work.wake();
         self.shared.done.wake();
         if join {
+            let mut panicked = false;
             for h in self.workers.borrow_mut().drain(..) {
-                h.join()
-                    .map_err(|_| error("threads.Threads:terminate", "a thread panicked"))?;
+                panicked |= h.join().is_err();
+            }
+            reaped::wait_gone(&self.shared.tids);
+            if panicked {
+                return Err(error("threads.Threads:terminate", "a thread panicked"));
             }
         }
         Ok(())

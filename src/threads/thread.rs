@@ -4,18 +4,21 @@
 //! waits on a thread.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
 
+use super::reaped::{self, Tid};
 use crate::ipc::map::{NewState, StateMaker};
 use crate::runtime::errors::message_of;
 use crate::torch::args::{error, type_name};
 
-pub struct Thread(RefCell<Option<JoinHandle<()>>>);
+pub struct Thread(RefCell<Option<JoinHandle<()>>>, Arc<Tid>);
 
 /// Runs `code`; its error, with traceback, goes to stderr, where the thread's output goes.
-fn run(new_state: NewState, code: Vec<u8>) {
+fn run(new_state: NewState, code: Vec<u8>, tid: Arc<Tid>) {
+    tid.note();
     let outcome = (|| -> Result<()> {
         let lua = new_state()?;
         lua.load("require 'torch'").exec()?;
@@ -42,8 +45,9 @@ impl UserData for Thread {
     fn add_methods<M: UserDataMethods<Self>>(m: &mut M) {
         m.add_method("free", |_, t, ()| {
             if let Some(h) = t.0.borrow_mut().take() {
-                h.join()
-                    .map_err(|_| error("threads.Thread:free", "the thread panicked"))?;
+                let joined = h.join();
+                reaped::wait_gone([&*t.1]);
+                joined.map_err(|_| error("threads.Thread:free", "the thread panicked"))?;
             }
             Ok(())
         });
@@ -66,12 +70,14 @@ pub fn register(lua: &Lua, t: &Table, maker: StateMaker) -> Result<()> {
             };
             let code = code.as_bytes().to_vec();
             let new_state = maker(lua)?;
+            let tid = Arc::new(Tid::default());
+            let noted = tid.clone();
             let handle = std::thread::Builder::new()
                 .name("threads.Thread".into())
                 .stack_size(4 << 20)
-                .spawn(move || run(new_state, code))
+                .spawn(move || run(new_state, code, noted))
                 .map_err(|e| error(M, format!("cannot start a thread: {e}")))?;
-            lua.create_userdata(Thread(RefCell::new(Some(handle))))
+            lua.create_userdata(Thread(RefCell::new(Some(handle)), tid))
         })?,
     )
 }

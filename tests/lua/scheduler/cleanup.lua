@@ -10,11 +10,17 @@ local function nthreads()
 end
 
 local base = nthreads()
-local s = scheduler.threads(3)
-for i = 1, 10 do s:add_task(i, function(x) return x end) end
-s:get_results()
-s:shutdown()
-assert(nthreads() == base, nthreads() .. ' threads after shutdown, ' .. base .. ' before')
+local s
+-- Many rounds: a thread that is joined but still being taken out of the process (the kernel
+-- wakes a join before that) showed up here about once in 300 shutdowns.
+for round = 1, 50 do
+   s = scheduler.threads(3)
+   for i = 1, 10 do s:add_task(i, function(x) return x end) end
+   s:get_results()
+   s:shutdown()
+   local now = nthreads()
+   assert(now == base, ('%d threads after shutdown %d, %d before'):format(now, round, base))
+end
 
 s = scheduler.processes(2)
 local pids = {}
