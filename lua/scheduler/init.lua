@@ -132,8 +132,10 @@ local function count_arg(fname, n)
    return n
 end
 
+local pace -- below
+
 local function new(fname, backend, o)
-   return setmetatable({
+   local self = setmetatable({
       fname = fname,
       backend = backend,
       o = o,
@@ -143,10 +145,15 @@ local function new(fname, backend, o)
       callables = {}, -- key -> callable (while it is the last one or in use)
       nextkey = 0,
       last = nil,
+      lastkey = nil,  -- the last callable's key
+      chunk = 1,      -- tasks per chunk, open tasks at which add_task waits, chunks in flight at
+      limit = 1,      -- which it gathers instead of sending (see pace)
+      target = 1,
       added = 0,      -- tasks added since the last get_results (their indices)
       open = 0,       -- tasks gathered or in flight
       done = 0,
-      buffer = { n = 0 }, -- tasks gathered for the next chunk (all of one callable, bufkey)
+      buffer = {},    -- tasks gathered for the next chunk (all of one callable, bufkey)
+      nbuf = 0,
       bufkey = nil,
       buffirst = nil, -- the index of the buffer's first task
       chunks = {},    -- chunk id -> {key, first index, count, data (when retrying), tries}
@@ -156,6 +163,8 @@ local function new(fname, backend, o)
       errors = {},
       running = true,
    }, Scheduler)
+   pace(self)
+   return self
 end
 
 function scheduler.threads(n, opts)
@@ -327,11 +336,16 @@ local function chunk_size(self)
    return math.max(1, size)
 end
 
--- Open tasks at which add_task waits: max_open when given; else room for full chunks in flight
--- and one gathering, and at least min_open. Slow tasks (large data among them) travel in small
--- chunks, so the bound stays near min_open for them: it grows only for tasks that are done fast.
-local function open_limit(self)
-   return self.o.max_open or math.max(self.o.min_open, (target(self) + 1) * chunk_size(self))
+-- Works out add_task's pace from the time per task and the workers alive, once per chunk back
+-- rather than per task: the chunk size, the chunks in flight at which it gathers a chunk instead
+-- of sending at once, and the open tasks at which it waits: max_open when given; else room for
+-- full chunks in flight and one gathering, and at least min_open. Slow tasks (large data among
+-- them) travel in small chunks, so the bound stays near min_open for them: it grows only for
+-- tasks that are done fast.
+pace = function(self)
+   self.target = target(self)
+   self.chunk = chunk_size(self)
+   self.limit = self.o.max_open or math.max(self.o.min_open, (self.target + 1) * self.chunk)
 end
 
 -- Sends a chunk: the tasks first .. first+n-1, whose data are list[from .. from+n-1]. The list is
@@ -348,9 +362,9 @@ end
 -- Sends the gathered tasks, as `parts` chunks (so that idle workers share them).
 local function flush(self, parts)
    local buf = self.buffer
-   local n = buf.n
+   local n = self.nbuf
    if n == 0 then return end
-   self.buffer = { n = 0 }
+   self.buffer, self.nbuf = {}, 0
    parts = math.max(1, math.min(parts or 1, n))
    local from = 1
    for p = 1, parts do
@@ -403,49 +417,50 @@ local function collect_one(self)
    self.done = self.done + n
    self.uses[key] = self.uses[key] - 1
    release(self, key)
+   pace(self)
    if self.o.progress then
       require('xlua').progress(self.done, self.added)
    end
 end
 
+-- Runs once per task: what it works out per callable or per chunk is kept (lastkey, pace).
 function Scheduler:add_task(data, callable)
    check_running(self, 'add_task')
    if callable == nil then
-      callable = self.last
-      if callable == nil then
+      if self.last == nil then
          error('scheduler:add_task: no callable given, and none before to reuse', 2)
       end
-   elseif type(callable) ~= 'function' then
-      error('scheduler:add_task: the callable must be a function, got ' .. type(callable), 2)
-   end
-   local key = self.keys[callable]
-   if key == nil or callable ~= self.last then
+   elseif callable ~= self.last then
+      if type(callable) ~= 'function' then
+         error('scheduler:add_task: the callable must be a function, got ' .. type(callable), 2)
+      end
       local previous = self.last
       self.last = callable
-      key = key_of(self, callable)
-      if previous ~= nil and previous ~= callable then
-         if self.buffer.n > 0 then flush(self) end
+      self.lastkey = key_of(self, callable)
+      if previous ~= nil then
+         if self.nbuf > 0 then flush(self) end
          if self.keys[previous] then release(self, self.keys[previous]) end
       end
    end
-   while self.open >= open_limit(self) do
+   local key = self.lastkey
+   while self.open >= self.limit do
       flush(self)
       collect_one(self)
    end
-   self.added = self.added + 1
+   local added = self.added + 1
+   self.added = added
    self.open = self.open + 1
-   local buf = self.buffer
-   local n = buf.n + 1
+   local n = self.nbuf + 1
    if n == 1 then
-      self.bufkey, self.buffirst = key, self.added
+      self.bufkey, self.buffirst = key, added
    end
-   buf[n] = data
-   buf.n = n
-   if self.inflight < target(self) then
+   self.buffer[n] = data
+   self.nbuf = n
+   if self.inflight < self.target then
       flush(self) -- a worker has room: start at once
-   elseif n >= chunk_size(self) then
+   elseif n >= self.chunk then
       flush(self)
-      while self.inflight > target(self) do
+      while self.inflight > self.target do
          collect_one(self)
       end
    end
