@@ -2,7 +2,7 @@
 """Python's side of `cargo bench --bench parallel`: multiprocessing doing what the Lua script that
 benches/parallel.rs runs through `th` does, with the same counts and timing rules.
 
-Usage: parallel_peers.py ROUND_TRIPS BATCH TRANSFERS FORKS
+Usage: parallel_peers.py ROUND_TRIPS BATCH TRANSFERS FORKS [MEASURE,...]
 Prints one line per measure: NAME<TAB>SECONDS, or NAME<TAB>n/a<TAB>REASON.
   roundtrip       per round: parent send('') (join), child recv + send('!') (ack), parent send(dict),
                   child recv + send(it back); the median batch of BATCH rounds, after 10 warm-up batches
@@ -148,6 +148,7 @@ def start8(ctx, runs):
 
 def main():
     rounds, batch, transfers, forks = (int(a) for a in sys.argv[1:5])
+    only = set(sys.argv[5].split(",")) if len(sys.argv) > 5 else None
     fork, spawn = mp.get_context("fork"), mp.get_context("spawn")
     measures = [
         ("roundtrip", lambda: roundtrip(fork, rounds, batch)),
@@ -158,6 +159,8 @@ def main():
         ("spawn8", lambda: start8(spawn, forks)),
     ]
     for name, f in measures:
+        if only is not None and name not in only:
+            continue
         try:
             print(f"{name}\t{f():.9f}", flush=True)
         except Exception as e:  # noqa: BLE001 - a failed measure is reported, the others still run

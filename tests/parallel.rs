@@ -3,6 +3,10 @@
 //! parallel.print, every error path, and no child left behind when the parent exits, raises or is
 //! killed with SIGKILL.
 //!
+//! Local children are reached through a pipe of their own (the fast path) unless
+//! LUATORCH_PARALLEL_FAST=0, which puts them on ZeroMQ as remote children are: the protocol's
+//! checks run both ways (the `_on_zeromq` tests).
+//!
 //! The Lua side of each test is tests/lua/parallel/local_*.lua; each script ends with the line `ok`
 //! when every check passed. A check the implementation does not meet yet fails the script after
 //! the others ran, with a `FAILED <check>: <message>` line on stderr for each.
@@ -21,12 +25,19 @@ use common::{Output, TIMEOUT, lua_dir, run_th, th_path};
 /// rest is slack for a loaded machine.
 const CHILDREN_GONE: Duration = Duration::from_secs(10);
 
+/// The environment that turns the fast path off.
+const ZEROMQ: &[(&str, &str)] = &[("LUATORCH_PARALLEL_FAST", "0")];
+
 /// Runs `th parallel/<script> extra...` from tests/lua.
 fn run_local(script: &str, extra: &[&str]) -> Output {
+    run_local_env(script, extra, &[])
+}
+
+fn run_local_env(script: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
     let script = format!("parallel/{script}");
     let mut args = vec![script.as_str()];
     args.extend_from_slice(extra);
-    run_th(&args)
+    common::run_th_in(&lua_dir(), &args, "", env)
 }
 
 /// The script exited 0 with "ok" as its last line.
@@ -43,6 +54,13 @@ fn assert_script_ok(out: &Output) {
 /// Runs a script that must pass.
 fn script_ok(script: &str) -> Output {
     let out = run_local(script, &[]);
+    assert_script_ok(&out);
+    out
+}
+
+/// Runs a script that must pass with local children on ZeroMQ.
+fn script_ok_on_zeromq(script: &str) -> Output {
+    let out = run_local_env(script, &[], ZEROMQ);
     assert_script_ok(&out);
     out
 }
@@ -117,6 +135,41 @@ fn sync_waits_for_the_code_and_ends_children() {
 }
 
 #[test]
+fn pipes_round_trips_grandchildren_big_messages_killed_children_and_no_leftovers() {
+    script_ok("local_pipes.lua");
+}
+
+#[test]
+fn round_trips_grandchildren_big_messages_and_killed_children_on_zeromq() {
+    script_ok_on_zeromq("local_pipes.lua");
+}
+
+#[test]
+fn fork_nfork_sfork_run_ids_and_nested_children_on_zeromq() {
+    script_ok_on_zeromq("local_fork.lua");
+}
+
+#[test]
+fn exec_functions_and_strings_with_args_and_join_yield_on_zeromq() {
+    script_ok_on_zeromq("local_exec.lua");
+}
+
+#[test]
+fn send_receive_every_kind_of_value_on_zeromq() {
+    script_ok_on_zeromq("local_data.lua");
+}
+
+#[test]
+fn sync_waits_for_the_code_and_ends_children_on_zeromq() {
+    script_ok_on_zeromq("local_sync.lua");
+}
+
+#[test]
+fn child_failures_misuse_and_bad_arguments_raise_in_the_parent_on_zeromq() {
+    script_ok_on_zeromq("local_errors.lua");
+}
+
+#[test]
 fn child_failures_misuse_and_bad_arguments_raise_in_the_parent() {
     let out = script_ok("local_errors.lua");
     assert!(
@@ -147,9 +200,10 @@ struct Running {
 }
 
 impl Running {
-    fn start(args: &[&str]) -> Running {
+    fn start_env(args: &[&str], env: &[(&str, &str)]) -> Running {
         let mut process = Command::new(th_path())
             .args(args)
+            .envs(env.iter().copied())
             .current_dir(lua_dir())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -237,7 +291,11 @@ impl Drop for Running {
 /// Starts local_orphan.lua in `mode`: the pids of its two children and the grandchild, which the
 /// script saw running before it printed them.
 fn orphan(mode: &str) -> (Running, Vec<i32>) {
-    let mut th = Running::start(&["parallel/local_orphan.lua", mode]);
+    orphan_env(mode, &[])
+}
+
+fn orphan_env(mode: &str, env: &[(&str, &str)]) -> (Running, Vec<i32>) {
+    let mut th = Running::start_env(&["parallel/local_orphan.lua", mode], env);
     let pids = th.wait_line("pids ");
     assert_eq!(pids.len(), 3, "{pids:?}");
     (th, pids)
@@ -246,6 +304,17 @@ fn orphan(mode: &str) -> (Running, Vec<i32>) {
 #[test]
 fn children_die_with_a_parent_killed_by_sigkill() {
     let (mut th, pids) = orphan("sleep");
+    for &pid in &pids {
+        assert!(is_alive(pid), "{pid} runs before the parent is killed");
+    }
+    th.process.kill().expect("SIGKILL th");
+    th.process.wait().unwrap();
+    assert_all_gone(&pids, "after the parent was killed with SIGKILL");
+}
+
+#[test]
+fn children_die_with_a_parent_killed_by_sigkill_on_zeromq() {
+    let (mut th, pids) = orphan_env("sleep", ZEROMQ);
     for &pid in &pids {
         assert!(is_alive(pid), "{pid} runs before the parent is killed");
     }
@@ -286,7 +355,11 @@ fn children_end_with_a_parent_that_raises() {
 /// Runs local_shm_signal.lua, ends it with `signal`, and checks that no segment of the parent or
 /// its child is left once both are gone.
 fn no_segments_left_after(signal: nix::sys::signal::Signal) {
-    let mut th = Running::start(&["parallel/local_shm_signal.lua"]);
+    no_segments_left_after_env(signal, &[]);
+}
+
+fn no_segments_left_after_env(signal: nix::sys::signal::Signal, env: &[(&str, &str)]) {
+    let mut th = Running::start_env(&["parallel/local_shm_signal.lua"], env);
     let pids = th.wait_line("pids ");
     assert_eq!(pids.len(), 2, "{pids:?}");
     for &pid in &pids {
@@ -321,6 +394,11 @@ fn a_parent_ended_by_sighup_leaves_no_shared_memory() {
 #[test]
 fn a_parent_killed_by_sigkill_leaves_no_shared_memory() {
     no_segments_left_after(nix::sys::signal::Signal::SIGKILL);
+}
+
+#[test]
+fn a_parent_killed_by_sigkill_leaves_no_shared_memory_on_zeromq() {
+    no_segments_left_after_env(nix::sys::signal::Signal::SIGKILL, ZEROMQ);
 }
 
 #[test]
@@ -419,11 +497,12 @@ fn stranger_writes(name: &str, head: &[u8], total: usize) -> usize {
 /// Strangers that speak ZeroMQ to a parent's socket without the run's token: one with no
 /// authentication (NULL) sending a 200 MB message, one with PLAIN announcing a 200 MB hello. Each
 /// is cut off after its greeting or first frame header, and the parent's memory does not grow.
+/// (On the fast path a parent has no socket at all: local_pipes.lua checks that.)
 #[test]
 fn strangers_on_the_parents_socket_cannot_make_it_buffer() {
     const BIG: usize = 200 << 20;
     let flag = common::temp_dir("stranger").join("go");
-    let mut th = Running::start(&["parallel/local_stranger.lua", flag.to_str().unwrap()]);
+    let mut th = Running::start_env(&["parallel/local_stranger.lua", flag.to_str().unwrap()], ZEROMQ);
     let pid = th.wait_line("pids ")[0];
     let name = parent_socket(pid);
     let before = rss_kib(pid);

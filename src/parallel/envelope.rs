@@ -70,7 +70,8 @@ impl Envelope {
     }
 }
 
-/// The line a parent writes to a child's stdin: how to reach the parent and prove it.
+/// The line a parent writes to a child's stdin: how to reach the parent (a ZeroMQ endpoint, or its
+/// inherited pipe) and prove it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bootstrap {
     pub endpoint: String,
@@ -79,6 +80,10 @@ pub struct Bootstrap {
     /// Names the whole tree of processes (shared-memory segments carry it).
     pub run: String,
 }
+
+/// The endpoint of a local child on the fast path: the descriptor number of its end of the pipe
+/// (`pipe.rs`), which it inherited, after this prefix.
+pub const FD_SCHEME: &str = "fd:";
 
 /// The protocol's version is in the tag: a child of another version refuses the line.
 const BOOTSTRAP_TAG: &str = "luatorch-parallel/3";

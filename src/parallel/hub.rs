@@ -1,159 +1,47 @@
-//! The parent side: one ZeroMQ ROUTER socket that every child connects to (an abstract unix
-//! socket; plus a TCP endpoint once a remote child needs one), the child processes, and what each
-//! child has sent that nobody has read yet.
+//! The parent side: its children, each reached through a pipe of its own (a local child, the fast
+//! path, pipe.rs) or through the hub's ZeroMQ socket (a remote child, or a local one when
+//! `LUATORCH_PARALLEL_FAST=0`; router.rs), and what each child has sent that nobody has read yet.
 //!
-//! Every wait here watches the child's process as well as the socket, so a child that dies turns
-//! into an error instead of a hang.
+//! Every wait here watches the child's process as well as its connection, so a child that dies
+//! turns into an error instead of a hang.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::process::ChildStdin;
+use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
 use super::data::{Reach, Serialized};
 use super::envelope::{Bootstrap, Envelope};
-use super::launch::{self, Spec, StderrTail};
+use super::kid::{Child, QUIT_GRACE, State};
+use super::launch::{self, Spec};
 use super::owed::{self, Owed, Peer};
-use super::{gate, shm};
+use super::pipe::{self, Got};
+use super::router::Router;
+use super::shm;
 use crate::error::{Error, Result};
-use crate::wire::handshake::{self, Challenge};
+use crate::wire::handshake;
 
-/// How long one poll of the socket lasts before the children's processes are looked at again.
+/// How long one wait for messages lasts before the children's processes are looked at again.
 const POLL_MS: i64 = 100;
-/// How long a child that was asked to quit (or whose ssh lost its stdin) gets before SIGKILL.
-const QUIT_GRACE: Duration = Duration::from_secs(2);
 /// How long `exec` waits for a child's previous code to return.
 const EXEC_PATIENCE: Duration = Duration::from_secs(10);
-/// Handshakes a child may have under way at once (others from its id, an impostor's, push out the
-/// oldest).
-const CHALLENGES_MAX: usize = 4;
 /// What `wait` says when its deadline passed.
 const TIMED_OUT: &str = "timed out";
+/// Set to 0, local children are reached through ZeroMQ as remote ones are (the fast path off).
+pub const FAST_ENV: &str = "LUATORCH_PARALLEL_FAST";
 
-#[derive(Debug, Clone, PartialEq)]
-enum State {
-    /// Started, not yet proved the run's secret.
-    Connecting,
-    /// Connected, waiting for code.
-    Idle,
-    /// Running exec'd code.
-    Running,
-    /// Its code raised: message and traceback.
-    Failed(String),
-}
-
-struct Child {
-    label: String,
-    reach: Reach,
-    process: std::process::Child,
-    stdin: Option<ChildStdin>,
-    stderr: Option<StderrTail>,
-    route: Option<Vec<u8>>,
-    state: State,
-    /// Data messages (frames after the routing id), oldest first.
-    data: VecDeque<Vec<Vec<u8>>>,
-    /// Yield acknowledgements not yet consumed by a join.
-    acks: usize,
-    /// How the process ended, once it has.
-    ended: Option<String>,
-    /// Sent with the welcome (`.t7`).
-    welcome: Vec<u8>,
-    /// The handshakes under way for this child's id, by route, oldest first.
-    challenges: VecDeque<(Vec<u8>, Challenge)>,
-    /// Shared-memory segments of what we sent this child.
-    pool: shm::Pool,
-    /// Whether the segments between us were removed after the process ended.
-    let_go: bool,
-}
-
-impl Child {
-    /// Notices the end of the process.
-    fn reap(&mut self) {
-        if self.ended.is_none()
-            && let Ok(Some(status)) = self.process.try_wait()
-        {
-            self.ended = Some(launch::describe_status(status));
-        }
-    }
-
-    fn stderr_text(&self) -> String {
-        let Some(tail) = &self.stderr else { return String::new() };
-        let t = tail.lock().unwrap_or_else(|e| e.into_inner());
-        let text = String::from_utf8_lossy(&t).trim().to_string();
-        if text.is_empty() { text } else { format!(": {text}") }
-    }
-
-    /// The error for a child that failed or ended, if it did.
-    fn trouble(&self) -> Option<Error> {
-        if let State::Failed(m) = &self.state {
-            return Some(Error::peer(format!("{} failed: {m}", self.label)));
-        }
-        self.ended
-            .as_ref()
-            .map(|how| Error::peer(format!("{} died ({how}){}", self.label, self.stderr_text())))
-    }
-
-    /// Once the process has ended and what it sent has been read: removes the segments it made
-    /// (its messages are all read) and those we made for it (nobody reads them any more), rather
-    /// than when the child is synced or the run ends. Storages already received keep their
-    /// mappings.
-    fn let_go_of_segments(&mut self) {
-        if self.ended.is_none() || self.let_go || !self.data.is_empty() || self.reach != Reach::Local {
-            return;
-        }
-        self.let_go = true;
-        let run = self.pool.run().to_string();
-        shm::forget_sender(&run, self.process.id());
-        crate::cuda::share::forget_lender(self.process.id());
-        self.pool = shm::Pool::new(&run);
-    }
-
-    /// Ends the process: asks politely when it is idle, then kills. Remote children end when
-    /// their ssh closes (the remote side watches ssh's stdin).
-    fn terminate(&mut self, router: &zmq::Socket, polite: bool) {
-        if polite
-            && self.ended.is_none()
-            && let Some(route) = &self.route
-        {
-            let _ = router.send_multipart([route.clone(), Envelope::Quit.encode()], zmq::DONTWAIT);
-        }
-        self.stdin = None;
-        if polite || self.reach == Reach::Remote {
-            let deadline = Instant::now() + QUIT_GRACE;
-            while self.ended.is_none() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-                self.reap();
-            }
-        }
-        if self.ended.is_none() {
-            let _ = self.process.kill();
-            if let Ok(status) = self.process.wait() {
-                self.ended = Some(launch::describe_status(status));
-            }
-        }
-        self.data.clear();
-    }
+/// Whether local children get a pipe of their own.
+fn fast_path() -> bool {
+    std::env::var_os(FAST_ENV).is_none_or(|v| v != "0")
 }
 
 pub struct Hub {
-    _ctx: zmq::Context,
-    /// Admits only peers of this run to `router` (see gate.rs).
-    _gate: gate::Gate,
-    router: zmq::Socket,
-    ipc_endpoint: String,
-    /// TCP endpoints by the address they are bound on.
-    tcp_endpoints: HashMap<String, String>,
+    /// The ZeroMQ side, made when the first child that needs it is forked.
+    router: Option<Router>,
     secret: Vec<u8>,
     run: String,
     children: BTreeMap<u32, Child>,
-    routes: HashMap<Vec<u8>, u32>,
     /// Children that are gone, and why (for errors on stale handles).
     gone: HashMap<u32, String>,
-    /// The receive timeout the socket has now (ms).
-    rcvtimeo: i32,
-}
-
-fn zmq_err(what: &str, e: zmq::Error) -> Error {
-    Error::io(format!("{what}: {e}"))
 }
 
 /// What the parent is waiting for.
@@ -166,38 +54,12 @@ enum Want {
 
 impl Hub {
     pub fn new(run: &str) -> Result<Hub> {
-        let ctx = zmq::Context::new();
-        let router = ctx
-            .socket(zmq::ROUTER)
-            .map_err(|e| zmq_err("cannot make a socket", e))?;
-        let setup = || -> zmq::Result<()> {
-            router.set_router_mandatory(true)?;
-            router.set_sndhwm(0)?;
-            router.set_rcvhwm(0)?;
-            router.set_linger(0)?;
-            Ok(())
-        };
-        setup().map_err(|e| zmq_err("cannot set up the socket", e))?;
-        let secret = handshake::random_bytes(32)?;
-        let gate = gate::guard(&ctx, &router, &secret)?;
-        let nonce = handshake::hex(&handshake::random_bytes(8)?);
-        // An abstract unix socket: nothing in the file system to clean up, and no port.
-        let ipc_endpoint = format!("ipc://@luatorch-{}-{nonce}", std::process::id());
-        router
-            .bind(&ipc_endpoint)
-            .map_err(|e| zmq_err(&format!("cannot bind {ipc_endpoint}"), e))?;
         Ok(Hub {
-            _ctx: ctx,
-            _gate: gate,
-            router,
-            ipc_endpoint,
-            tcp_endpoints: HashMap::new(),
-            secret,
+            router: None,
+            secret: handshake::random_bytes(32)?,
             run: run.to_string(),
             children: BTreeMap::new(),
-            routes: HashMap::new(),
             gone: HashMap::new(),
-            rcvtimeo: -1,
         })
     }
 
@@ -205,31 +67,15 @@ impl Hub {
         &self.run
     }
 
-    /// The TCP endpoint remote children reach us on, bound on `ip` at first use.
-    fn tcp_endpoint(&mut self, ip: &str) -> Result<String> {
-        if let Some(e) = self.tcp_endpoints.get(ip) {
-            return Ok(e.clone());
+    fn router(&mut self) -> Result<&mut Router> {
+        if self.router.is_none() {
+            self.router = Some(Router::new(&self.secret)?);
         }
-        let addr = if ip.contains(':') {
-            format!("[{ip}]")
-        } else {
-            ip.to_string()
-        };
-        if ip.contains(':') {
-            self.router
-                .set_ipv6(true)
-                .map_err(|e| zmq_err("cannot enable IPv6", e))?;
-        }
-        self.router
-            .bind(&format!("tcp://{addr}:*"))
-            .map_err(|e| zmq_err(&format!("cannot listen on {ip}"), e))?;
-        let endpoint = self
-            .router
-            .get_last_endpoint()
-            .map_err(|e| zmq_err("cannot read the endpoint", e))?
-            .map_err(|_| Error::io("the endpoint is not text"))?;
-        self.tcp_endpoints.insert(ip.to_string(), endpoint.clone());
-        Ok(endpoint)
+        Ok(self.router.as_mut().expect("made above"))
+    }
+
+    fn socket(&self) -> Option<&zmq::Socket> {
+        self.router.as_ref().map(|r| &r.socket)
     }
 
     /// Starts child `id`; `connect_ip` is the address a remote child connects back to.
@@ -237,10 +83,21 @@ impl Hub {
         if self.children.contains_key(&id) {
             return Err(Error::argument(format!("child {id} exists already")));
         }
-        let (endpoint, reach) = match (&spec.host, connect_ip) {
-            (None, _) => (self.ipc_endpoint.clone(), Reach::Local),
-            (Some(_), Some(ip)) => (self.tcp_endpoint(ip)?, Reach::Remote),
-            (Some(_), None) => {
+        let fast = spec.host.is_none() && fast_path();
+        let (pipe, inherited) = if fast {
+            let (mine, theirs) = pipe::pair()?;
+            (Some(mine), Some(theirs))
+        } else {
+            (None, None)
+        };
+        let (endpoint, reach) = match (&spec.host, connect_ip, &inherited) {
+            (None, _, Some(fd)) => (
+                format!("{}{}", super::envelope::FD_SCHEME, std::os::fd::AsRawFd::as_raw_fd(fd)),
+                Reach::Local,
+            ),
+            (None, _, None) => (self.router()?.ipc_endpoint.clone(), Reach::Local),
+            (Some(_), Some(ip), _) => (self.router()?.tcp_endpoint(ip)?, Reach::Remote),
+            (Some(_), None, _) => {
                 return Err(Error::argument("no address for the remote child to connect back to"));
             }
         };
@@ -250,12 +107,24 @@ impl Hub {
             secret: self.secret.clone(),
             run: self.run.clone(),
         };
-        let launched = launch::spawn(spec, &boot.line())?;
+        let keep: Option<RawFd> = inherited.as_ref().map(std::os::fd::AsRawFd::as_raw_fd);
+        let launched = launch::spawn_with(spec, &boot.line(), keep)?;
+        // The child has its copy; ours would keep its end open after it died.
+        drop(inherited);
         let pid = launched.process.id();
         let label = match &spec.host {
             None => format!("child {id} (pid {pid})"),
             Some(h) => format!("child {id} (on {h}, ssh pid {pid})"),
         };
+        // A child on a pipe needs no handshake (nobody else has the pipe): its welcome waits for
+        // it there, and its hello says it is up.
+        if let Some(p) = &pipe {
+            let env = Envelope::Welcome {
+                confirmation: Vec::new(),
+            };
+            // A child that died at once shows as such while it is awaited.
+            let _ = p.send(vec![env.with_body(&welcome)]);
+        }
         self.gone.remove(&id);
         self.children.insert(
             id,
@@ -265,6 +134,7 @@ impl Hub {
                 process: launched.process,
                 stdin: Some(launched.stdin),
                 stderr: launched.stderr,
+                pipe,
                 route: None,
                 state: State::Connecting,
                 data: VecDeque::new(),
@@ -289,35 +159,136 @@ impl Hub {
         Ok(self.children.get_mut(&id).expect("checked"))
     }
 
-    /// Reads everything the socket has, waiting up to `timeout_ms` for the first message; returns
-    /// how many messages came. A blocking receive with a timeout rather than poll-then-receive:
-    /// half the system calls on the round trip.
-    fn pump(&mut self, timeout_ms: i64) -> Result<usize> {
+    /// Reads what arrived, waiting up to `timeout_ms` for the first message; returns how many
+    /// messages came. Waiting on `focus`, a child with a pipe, reads only its pipe (what the
+    /// others send waits in their sockets): one blocking read, the fewest system calls.
+    fn pump(&mut self, timeout_ms: i64, focus: Option<u32>) -> Result<usize> {
         self.send_releases();
-        let mut flags = zmq::DONTWAIT;
-        if timeout_ms != 0 {
-            let t = i32::try_from(timeout_ms).unwrap_or(i32::MAX);
-            if self.rcvtimeo != t {
-                self.router.set_rcvtimeo(t).map_err(|e| zmq_err("socket option", e))?;
-                self.rcvtimeo = t;
-            }
-            flags = 0;
+        let open_pipe = |c: &Child| c.pipe.as_ref().is_some_and(|p| !p.is_closed());
+        if let Some(id) = focus
+            && self.children.get(&id).is_some_and(open_pipe)
+        {
+            return self.pump_pipe(id, timeout_ms);
         }
-        let mut count = 0;
-        loop {
-            match self.router.recv_multipart(flags) {
-                Ok(frames) => {
-                    self.dispatch(frames);
-                    count += 1;
-                    // After a wait, one message is enough: the caller looks again, and an empty
-                    // non-blocking receive costs a system call.
-                    if flags == 0 {
-                        return Ok(count);
+        let pipes: Vec<(u32, RawFd)> = self
+            .children
+            .iter()
+            .filter(|(_, c)| open_pipe(c))
+            .map(|(&id, c)| (id, c.pipe.as_ref().expect("open").raw_fd()))
+            .collect();
+        // The socket matters only while a child is reached through it.
+        let zmq_children = self.children.values().any(|c| c.pipe.is_none() && c.ended.is_none());
+        let use_router = zmq_children && self.router.is_some();
+        if timeout_ms == 0 {
+            let mut count = 0;
+            for (id, _) in pipes {
+                count += self.pump_pipe(id, 0)?;
+            }
+            if use_router {
+                count += self.pump_router(0)?;
+            }
+            return Ok(count);
+        }
+        match (pipes.as_slice(), use_router) {
+            ([], false) => {
+                // Nothing to read from: the caller looks at the processes again soon.
+                std::thread::sleep(Duration::from_millis(timeout_ms.clamp(0, 5) as u64));
+                Ok(0)
+            }
+            ([], true) => self.pump_router(timeout_ms),
+            (&[(id, _)], false) => self.pump_pipe(id, timeout_ms),
+            _ => {
+                let ready = self.poll(&pipes, use_router, timeout_ms)?;
+                let mut count = 0;
+                for (i, &(id, _)) in pipes.iter().enumerate() {
+                    if ready[i] {
+                        count += self.pump_pipe(id, 0)?;
                     }
                 }
-                Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => return Ok(count),
-                Err(e) => return Err(zmq_err("receive failed", e)),
+                if use_router && ready[pipes.len()] {
+                    count += self.pump_router(0)?;
+                }
+                Ok(count)
             }
+        }
+    }
+
+    /// Which of `pipes` (and then the socket, when `with_router`) have something to read.
+    fn poll(&self, pipes: &[(u32, RawFd)], with_router: bool, timeout_ms: i64) -> Result<Vec<bool>> {
+        let mut items: Vec<zmq::PollItem> = pipes
+            .iter()
+            .map(|&(_, fd)| zmq::PollItem::from_fd(fd, zmq::POLLIN))
+            .collect();
+        if with_router && let Some(s) = self.socket() {
+            items.push(s.as_poll_item(zmq::POLLIN));
+        }
+        match zmq::poll(&mut items, timeout_ms) {
+            Ok(_) | Err(zmq::Error::EINTR) => {}
+            Err(e) => return Err(Error::io(format!("poll failed: {e}"))),
+        }
+        let mut ready: Vec<bool> = items.iter().map(|i| i.get_revents().bits() != 0).collect();
+        ready.resize(pipes.len() + 1, false);
+        Ok(ready)
+    }
+
+    /// Reads child `id`'s pipe: one message, waiting up to `timeout_ms` for it (0: all there
+    /// is), and any others read with it.
+    fn pump_pipe(&mut self, id: u32, timeout_ms: i64) -> Result<usize> {
+        let mut count = 0;
+        loop {
+            let Some(pipe) = self.children.get_mut(&id).and_then(|c| c.pipe.as_mut()) else {
+                return Ok(count);
+            };
+            // After a wait, what came with the message is enough: an empty look costs a system
+            // call, and the caller looks again.
+            let got = if count > 0 && timeout_ms != 0 {
+                pipe.take_buffered().map(|m| m.map_or(Got::Nothing, Got::Message))
+            } else {
+                pipe.recv(timeout_ms)
+            };
+            match got {
+                Ok(Got::Message(frames)) => {
+                    self.handle(id, frames);
+                    count += 1;
+                }
+                Ok(Got::Nothing) => return Ok(count),
+                Ok(Got::Closed) => {
+                    if let Some(c) = self.children.get_mut(&id) {
+                        c.reap();
+                    }
+                    return Ok(count);
+                }
+                Err(e) => {
+                    // A child that garbles its stream is of no use: it goes, with the reason.
+                    let child = self.child(id)?;
+                    child.terminate(None, false);
+                    child.ended = Some(format!("was ended: {e}"));
+                    return Ok(count);
+                }
+            }
+        }
+    }
+
+    /// Reads the ZeroMQ socket: everything there, or after a wait of up to `timeout_ms`, one
+    /// message (the caller looks again, and an empty non-blocking receive costs a system call).
+    fn pump_router(&mut self, timeout_ms: i64) -> Result<usize> {
+        let mut count = 0;
+        let mut wait = timeout_ms;
+        loop {
+            let Some(router) = self.router.as_mut() else {
+                return Ok(count);
+            };
+            let Some(frames) = router.recv(wait)? else {
+                return Ok(count);
+            };
+            count += 1;
+            if let Some((id, frames)) = router.admit(frames, &mut self.children, &self.secret) {
+                self.handle(id, frames);
+            }
+            if wait != 0 {
+                return Ok(count);
+            }
+            wait = 0;
         }
     }
 
@@ -329,35 +300,20 @@ impl Hub {
                 by_child.entry(id).or_default().push(o);
             }
         }
+        let socket = self.router.as_ref().map(|r| &r.socket);
         for (id, owed) in by_child {
-            if let Some(route) = self.children.get(&id).and_then(|c| c.route.clone()) {
-                let env = Envelope::Release { owed }.encode();
-                let _ = self.router.send_multipart([route, env], zmq::DONTWAIT);
+            if let Some(child) = self.children.get(&id) {
+                let _ = child.send(socket, vec![Envelope::Release { owed }.encode()], zmq::DONTWAIT);
             }
         }
     }
 
-    fn dispatch(&mut self, mut frames: Vec<Vec<u8>>) {
-        if frames.len() < 2 {
-            return;
-        }
-        let route = frames.remove(0);
-        // Only a peer that passed the gate gets here; one whose pieces do not add up is ignored.
-        let Some(frames) = gate::join(frames) else {
+    /// A message from child `id`.
+    fn handle(&mut self, id: u32, frames: Vec<Vec<u8>>) {
+        let Some(env) = frames.first().and_then(|f| Envelope::decode(f)) else {
             return;
         };
-        let Some(env) = Envelope::decode(&frames[0]) else {
-            return;
-        };
-        let Some(&id) = self.routes.get(&route) else {
-            // Nothing from an unknown peer is looked at but the handshake.
-            match env {
-                Envelope::Hello { id, .. } => self.challenge(id, route),
-                Envelope::Answer { answer } => self.welcome(&answer, route),
-                _ => {}
-            }
-            return;
-        };
+        let socket = self.router.as_ref().map(|r| &r.socket);
         let Some(child) = self.children.get_mut(&id) else {
             return;
         };
@@ -365,6 +321,10 @@ impl Hub {
             Envelope::YieldAck => child.acks += 1,
             Envelope::Data => child.data.push_back(frames),
             Envelope::Done if child.state == State::Running => child.state = State::Idle,
+            // Over a pipe, the hello is the whole handshake.
+            Envelope::Hello { .. } if child.state == State::Connecting && child.pipe.is_some() => {
+                child.state = State::Idle;
+            }
             Envelope::Release { owed } => {
                 for o in owed {
                     child.pool.release(o);
@@ -373,67 +333,13 @@ impl Hub {
             Envelope::Failed => {
                 let msg = Envelope::split(&frames[0]).map(|(_, m)| String::from_utf8_lossy(m).into_owned());
                 child.state = State::Failed(msg.unwrap_or_else(|| "(no message)".into()));
-                let _ = self
-                    .router
-                    .send_multipart([route.clone(), Envelope::FailureSeen.encode()], zmq::DONTWAIT);
+                // Over ZeroMQ, a failing child stays until we took its report (a pipe keeps
+                // what a dead peer wrote).
+                if child.pipe.is_none() {
+                    let _ = child.send(socket, vec![Envelope::FailureSeen.encode()], zmq::DONTWAIT);
+                }
             }
             _ => {}
-        }
-    }
-
-    /// A peer that says it is child `id` gets a challenge, if that child is still to connect.
-    fn challenge(&mut self, id: u32, route: Vec<u8>) {
-        let Some(child) = self.children.get_mut(&id) else {
-            return;
-        };
-        if child.state != State::Connecting {
-            return;
-        }
-        let Ok(challenge) = Challenge::new() else { return };
-        let env = Envelope::Challenge {
-            challenge: challenge.bytes(),
-        };
-        if self
-            .router
-            .send_multipart([route.clone(), env.encode()], zmq::DONTWAIT)
-            .is_ok()
-        {
-            child.challenges.retain(|(r, _)| *r != route);
-            if child.challenges.len() >= CHALLENGES_MAX {
-                child.challenges.pop_front();
-            }
-            child.challenges.push_back((route, challenge));
-        }
-    }
-
-    /// A peer whose answer proves the run's secret is the child it said it was: welcomed, with
-    /// the parent's own proof.
-    fn welcome(&mut self, answer: &[u8], route: Vec<u8>) {
-        let found = self.children.iter_mut().find_map(|(&id, child)| {
-            let at = child.challenges.iter().position(|(r, _)| *r == route)?;
-            Some((id, child, at))
-        });
-        let Some((id, child, at)) = found else {
-            return;
-        };
-        let Some((_, challenge)) = child.challenges.remove(at) else {
-            return;
-        };
-        if child.state != State::Connecting {
-            return;
-        }
-        let Ok(confirmation) = challenge.check(&self.secret, answer) else {
-            return;
-        };
-        let env = Envelope::Welcome { confirmation };
-        let sent = self
-            .router
-            .send_multipart([route.clone(), env.with_body(&child.welcome)], 0);
-        if sent.is_ok() {
-            child.challenges.clear();
-            child.route = Some(route.clone());
-            child.state = State::Idle;
-            self.routes.insert(route, id);
         }
     }
 
@@ -473,7 +379,7 @@ impl Hub {
     /// Waits until `want` holds for child `id`, its code fails, or its process ends.
     fn wait(&mut self, id: u32, want: Want, deadline: Option<Instant>) -> Result<()> {
         let mut drained_after_end = false;
-        // Whether the last look at the socket found nothing: only then is the process checked
+        // Whether the last look at the connection found nothing: only then is the process checked
         // (a message answers sooner than a look at the process would).
         let mut quiet = false;
         loop {
@@ -486,7 +392,8 @@ impl Hub {
                     child.reap();
                 }
                 if let Some(how) = &child.ended {
-                    if drained_after_end {
+                    // A pipe that reached its end holds nothing more to wait for.
+                    if drained_after_end || child.drained() {
                         let why = child
                             .trouble()
                             .unwrap_or_else(|| Error::peer(format!("{} {how}", child.label)));
@@ -514,11 +421,11 @@ impl Hub {
                         Duration::from_millis(200)
                     };
                 while Instant::now() < until && !matches!(self.child(id)?.state, State::Failed(_)) {
-                    self.pump(20)?;
+                    self.pump(20, Some(id))?;
                 }
-                while self.pump(0)? > 0 {}
+                while self.pump(0, Some(id))? > 0 {}
             } else {
-                quiet = self.pump(POLL_MS)? == 0;
+                quiet = self.pump(POLL_MS, Some(id))? == 0;
             }
         }
     }
@@ -555,15 +462,12 @@ impl Hub {
 
     fn send_frames(&mut self, id: u32, frames: Vec<Vec<u8>>) -> Result<()> {
         let no_such_child = || Error::argument("no such child");
-        let child = self.children.get_mut(&id).ok_or_else(no_such_child)?;
-        let route = child
-            .route
-            .clone()
-            .ok_or_else(|| Error::peer(format!("{} is not connected", child.label)))?;
-        let mut all = Vec::with_capacity(frames.len() + 1);
-        all.push(route);
-        all.extend(frames);
-        match self.router.send_multipart(all, 0) {
+        let socket = self.router.as_ref().map(|r| &r.socket);
+        let child = self.children.get(&id).ok_or_else(no_such_child)?;
+        if child.pipe.is_none() && child.route.is_none() {
+            return Err(Error::peer(format!("{} is not connected", child.label)));
+        }
+        match child.send(socket, frames, 0) {
             Ok(()) => Ok(()),
             // The child disconnected: it is ending. Its last words (a failure) or its exit
             // status say why; give them a moment to arrive.
@@ -578,7 +482,7 @@ impl Hub {
                     if Instant::now() >= deadline {
                         return Err(Error::peer(format!("{} cannot be reached", child.label)));
                     }
-                    self.pump(20)?;
+                    self.pump(20, Some(id))?;
                 }
             }
         }
@@ -595,7 +499,7 @@ impl Hub {
     }
 
     pub fn exec(&mut self, id: u32, code: Vec<u8>, bytecode: bool) -> Result<()> {
-        self.pump(0)?;
+        self.pump(0, None)?;
         if self.usable(id)?.state == State::Running {
             // The code may be finishing (it sent its last result, its `Done` is on the way):
             // give it a while before calling this a mistake.
@@ -662,7 +566,7 @@ impl Hub {
     /// unless `noblock`.
     pub fn receive(&mut self, id: u32, noblock: bool) -> Result<Option<Vec<Vec<u8>>>> {
         if noblock {
-            self.pump(0)?;
+            self.pump(0, None)?;
         }
         let child = self.child(id)?;
         if let Some(m) = child.data.pop_front() {
@@ -704,7 +608,7 @@ impl Hub {
                 }
                 if child.ended.is_some() || matches!(child.state, State::Failed(_)) {
                     // What it sent before it went may still be on its way.
-                    while self.pump(20)? > 0 {}
+                    while self.pump(20, Some(id))? > 0 {}
                     let child = self.child(id)?;
                     if let Some(m) = child.data.pop_front() {
                         return Ok((id, Ok(m)));
@@ -719,7 +623,7 @@ impl Hub {
             if crate::repl::interrupt::pending() {
                 return Err(Error::peer("interrupted"));
             }
-            quiet = self.pump(POLL_MS)? == 0;
+            quiet = self.pump(POLL_MS, None)? == 0;
         }
     }
 
@@ -732,11 +636,11 @@ impl Hub {
                 .err()
                 .unwrap_or_else(|| Error::argument(format!("there is no child {id}"))));
         };
-        if let Some(route) = &child.route {
-            self.routes.remove(route);
+        if let (Some(route), Some(router)) = (&child.route, self.router.as_mut()) {
+            router.forget(route);
         }
         let trouble = child.trouble();
-        child.terminate(&self.router, trouble.is_none());
+        child.terminate(self.router.as_ref().map(|r| &r.socket), trouble.is_none());
         self.forget_segments(&child);
         self.gone.insert(id, "was synced (its process has ended)".into());
         match (waited, trouble) {
@@ -758,10 +662,10 @@ impl Hub {
     /// Kills child `id` (close, reset, a failed fork).
     pub fn kill(&mut self, id: u32, why: &str) {
         if let Some(mut child) = self.children.remove(&id) {
-            if let Some(route) = &child.route {
-                self.routes.remove(route);
+            if let (Some(route), Some(router)) = (&child.route, self.router.as_mut()) {
+                router.forget(route);
             }
-            child.terminate(&self.router, false);
+            child.terminate(None, false);
             self.forget_segments(&child);
             self.gone.insert(id, why.to_string());
         }

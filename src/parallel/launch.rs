@@ -5,6 +5,7 @@
 //! `link::watch_stdin`). Local processes also die with the parent through PDEATHSIG.
 
 use std::io::{Read, Write};
+use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -134,12 +135,29 @@ pub(crate) fn die_with_parent(cmd: &mut Command) {
 
 /// Starts the child and hands it the bootstrap line.
 pub fn spawn(spec: &Spec, bootstrap_line: &str) -> Result<Launched> {
+    spawn_with(spec, bootstrap_line, None)
+}
+
+/// `spawn`, the child also inheriting descriptor `keep` (close-on-exec here, so that no other
+/// process this one starts, at the same time or later, gets it).
+pub fn spawn_with(spec: &Spec, bootstrap_line: &str, keep: Option<RawFd>) -> Result<Launched> {
     let mut cmd = command(spec)?;
     cmd.stdin(Stdio::piped());
     if spec.host.is_some() {
         cmd.stderr(Stdio::piped());
     }
     die_with_parent(&mut cmd);
+    if let Some(fd) = keep {
+        // SAFETY: fcntl is async-signal-safe; it touches only the forked child's descriptor table.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::fcntl(fd, libc::F_SETFD, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
     let mut process = cmd.spawn().map_err(|e| {
         let what = cmd.get_program().to_string_lossy().into_owned();
         Error::io(format!("cannot start {what}: {e}"))

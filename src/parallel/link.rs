@@ -1,4 +1,5 @@
-//! The child side: the connection to the parent, read from the bootstrap line on stdin.
+//! The child side: the connection to the parent, read from the bootstrap line on stdin: the pipe
+//! it inherited (a local child, the fast path, `pipe.rs`) or a ZeroMQ DEALER.
 //!
 //! After the line, stdin stays open for as long as the parent lives; a thread waits for its end
 //! and ends the process then. For a remote child (whose parent is an ssh client far away) that is
@@ -9,8 +10,9 @@ use std::io::Read;
 use std::time::{Duration, Instant};
 
 use super::data::Reach;
-use super::envelope::{Bootstrap, Envelope};
+use super::envelope::{Bootstrap, Envelope, FD_SCHEME};
 use super::owed::{self, Peer};
+use super::pipe::{Got, Pipe};
 use super::{gate, shm};
 use crate::error::{Error, Result};
 use crate::wire::handshake;
@@ -19,12 +21,24 @@ use crate::wire::handshake;
 const WELCOME_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a failing child's last message may take to leave.
 const FLUSH_MS: i32 = 5000;
+const FLUSH: Duration = Duration::from_millis(FLUSH_MS as u64);
 /// How long a failing child waits for its parent to take the failure before exiting anyway.
 const FAILED_PATIENCE: Duration = Duration::from_secs(2);
 
+/// The DEALER and its context (dropped in this order: the context waits for the socket's
+/// queued messages to leave, up to the linger time).
+struct Dealer {
+    socket: zmq::Socket,
+    _ctx: zmq::Context,
+}
+
+enum Conn {
+    Zmq(Dealer),
+    Pipe(Pipe),
+}
+
 pub struct Link {
-    ctx: Option<zmq::Context>,
-    dealer: Option<zmq::Socket>,
+    conn: Option<Conn>,
     pub id: u32,
     pub run: String,
     pub reach: Reach,
@@ -94,6 +108,12 @@ impl Link {
         let boot =
             Bootstrap::parse(&line).ok_or_else(|| Error::argument("this process was not started by parallel.fork"))?;
         watch_stdin();
+        if let Some(fd) = boot.endpoint.strip_prefix(FD_SCHEME) {
+            let fd = fd
+                .parse()
+                .map_err(|_| Error::argument(format!("bad endpoint {}", boot.endpoint)))?;
+            return Link::connect_pipe(&boot, Pipe::inherited(fd)?);
+        }
         let ctx = zmq::Context::new();
         let dealer = ctx
             .socket(zmq::DEALER)
@@ -121,20 +141,11 @@ impl Link {
         if reach == Reach::Local {
             super::sweep::sweep_as_child(&boot.run);
         }
-        let mut link = Link {
-            ctx: Some(ctx),
-            dealer: Some(dealer),
-            id: boot.id,
-            run: boot.run.clone(),
-            reach,
-            joins: VecDeque::new(),
-            data: VecDeque::new(),
-            execs: VecDeque::new(),
-            quit: false,
-            rcvtimeo: -1,
-            failure_seen: false,
-            pool: shm::Pool::new(&boot.run),
-        };
+        let conn = Conn::Zmq(Dealer {
+            socket: dealer,
+            _ctx: ctx,
+        });
+        let mut link = Link::new(&boot, conn, reach);
         let deadline = Instant::now() + WELCOME_TIMEOUT;
         let mut answered = None;
         loop {
@@ -166,19 +177,65 @@ impl Link {
         }
     }
 
-    fn socket(&self) -> Result<&zmq::Socket> {
-        self.dealer
-            .as_ref()
-            .ok_or_else(|| Error::peer("the connection to the parent is closed"))
+    fn new(boot: &Bootstrap, conn: Conn, reach: Reach) -> Link {
+        Link {
+            conn: Some(conn),
+            id: boot.id,
+            run: boot.run.clone(),
+            reach,
+            joins: VecDeque::new(),
+            data: VecDeque::new(),
+            execs: VecDeque::new(),
+            quit: false,
+            rcvtimeo: -1,
+            failure_seen: false,
+            pool: shm::Pool::new(&boot.run),
+        }
     }
 
-    /// One message, waiting up to `timeout_ms` (-1: forever; 0: only what is there).
+    /// The fast path: the pipe is ours and the parent's alone, so there is nothing to prove. The
+    /// parent wrote the welcome before we started; our hello tells it we are up.
+    fn connect_pipe(boot: &Bootstrap, pipe: Pipe) -> Result<(Link, Vec<u8>)> {
+        super::sweep::sweep_as_child(&boot.run);
+        let mut link = Link::new(boot, Conn::Pipe(pipe), Reach::Local);
+        let hello = Envelope::Hello {
+            id: boot.id,
+            pid: std::process::id(),
+        };
+        link.send_frames(vec![hello.encode()])?;
+        let deadline = Instant::now() + WELCOME_TIMEOUT;
+        while Instant::now() < deadline {
+            let Some(frames) = link.recv(100)? else {
+                continue;
+            };
+            if let Some((Envelope::Welcome { .. }, body)) = frames.first().and_then(|f| Envelope::split(f)) {
+                return Ok((link, body.to_vec()));
+            }
+        }
+        Err(Error::peer("the parent did not answer"))
+    }
+
+    /// One message, waiting up to `timeout_ms` (0: only what is there).
     fn recv(&mut self, timeout_ms: i64) -> Result<Option<Vec<Vec<u8>>>> {
+        let closed = || Error::peer("the connection to the parent is closed");
+        let s = match self.conn.as_mut().ok_or_else(closed)? {
+            Conn::Pipe(p) => {
+                return match p.recv(timeout_ms)? {
+                    Got::Message(m) => Ok(Some(m)),
+                    Got::Nothing => Ok(None),
+                    // The parent is gone: as when stdin closes (see `watch_stdin`), and at
+                    // once, before this process could end some other way and leave the run's
+                    // segments behind.
+                    Got::Closed => {
+                        super::sweep::sweep_after_stdin_closed();
+                        // SAFETY: ends the process without running anything else.
+                        unsafe { libc::_exit(1) }
+                    }
+                };
+            }
+            Conn::Zmq(d) => &d.socket,
+        };
         let t = i32::try_from(timeout_ms).unwrap_or(i32::MAX);
-        let s = self
-            .dealer
-            .as_ref()
-            .ok_or_else(|| Error::peer("the connection to the parent is closed"))?;
         let flags = if t == 0 {
             zmq::DONTWAIT
         } else {
@@ -257,9 +314,14 @@ impl Link {
     }
 
     pub fn send_frames(&self, frames: Vec<Vec<u8>>) -> Result<()> {
-        self.socket()?
-            .send_multipart(gate::split(frames), 0)
-            .map_err(|e| zmq_err("cannot send to the parent", e))
+        match &self.conn {
+            Some(Conn::Pipe(p)) => p.send(frames).map_err(|e| e.context("cannot send to the parent")),
+            Some(Conn::Zmq(d)) => d
+                .socket
+                .send_multipart(gate::split(frames), 0)
+                .map_err(|e| zmq_err("cannot send to the parent", e)),
+            None => Err(Error::peer("the connection to the parent is closed")),
+        }
     }
 
     /// `parallel.yield()`: the next join's message, acknowledged.
@@ -301,10 +363,11 @@ impl Link {
     /// Reports a failure and makes sure it has left before the process ends.
     pub fn failed(&mut self, message: &str) -> Result<()> {
         let sent = self.send_frames(vec![Envelope::Failed.with_body(message.as_bytes())]);
-        // Stay connected until the parent has taken the failure (it answers FailureSeen) or a
-        // while has passed: a message from a peer that disconnected at once can
-        // sit unread in the parent's socket.
-        if sent.is_ok() {
+        // Over ZeroMQ, stay connected until the parent has taken the failure (it answers
+        // FailureSeen) or a while has passed: a message from a peer that disconnected at once can
+        // sit unread in the parent's socket. A pipe keeps it for the parent: flushing is enough.
+        let pipe = matches!(self.conn, Some(Conn::Pipe(_)));
+        if sent.is_ok() && !pipe {
             let deadline = std::time::Instant::now() + FAILED_PATIENCE;
             while std::time::Instant::now() < deadline && !self.failure_seen {
                 if self.pump(50).is_err() {
@@ -318,7 +381,9 @@ impl Link {
 
     /// Closes the connection, waiting (up to the linger time) for queued messages to leave.
     pub fn flush(&mut self) {
-        self.dealer = None;
-        self.ctx = None;
+        if let Some(Conn::Pipe(p)) = &self.conn {
+            p.flush(FLUSH);
+        }
+        self.conn = None;
     }
 }

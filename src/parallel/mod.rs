@@ -6,9 +6,12 @@ pub mod data;
 pub mod envelope;
 pub mod gate;
 pub mod hub;
+pub mod kid;
 pub mod launch;
 pub mod link;
 pub mod owed;
+pub mod pipe;
+pub mod router;
 pub mod shm;
 pub mod sweep;
 

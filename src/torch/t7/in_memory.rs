@@ -1,6 +1,6 @@
 //! Lua values to and from `.t7` bytes in memory, for other Rust code (parallel's and ipc's
 //! messages): one writeObject or readObject over a fresh MemoryFile, optionally with storages and
-//! handles carried beside the bytes.
+//! handles carried beside the bytes. Plain values (plain.rs) take a shorter way to the same bytes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -11,7 +11,7 @@ use super::codec::{FileCore, Kind};
 use super::context::{Ctx, FileObject, helpers};
 use super::refs::{OutOfBand, Refs};
 use super::stream::MemoryStream;
-use super::{read, write};
+use super::{plain, read, write};
 use crate::torch::storage::Storage;
 
 /// Serialization mode of the in-memory helpers.
@@ -44,6 +44,16 @@ fn with_memory_file<R>(lua: &Lua, bytes: Vec<u8>, mode: Mode, f: impl FnOnce(&Ct
 
 /// `torch.serialize(value, mode)` without the Lua wrapper: the bytes of one writeObject.
 pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
+    if mode == Mode::Binary
+        && let Some(bytes) = plain::encode(lua, value)
+    {
+        return Ok(bytes);
+    }
+    general_serialize(lua, value, mode)
+}
+
+/// `serialize` through the general walker, whatever the value.
+pub(crate) fn general_serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
     with_memory_file(lua, Vec::new(), mode, |ctx| {
         write::write_object(ctx, value.clone(), None, None)?;
         Ok(ctx.core.borrow().memory_data().map(|d| d.to_vec()).unwrap_or_default())
@@ -52,6 +62,16 @@ pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
 
 /// `torch.deserialize(bytes, mode)` without the Lua wrapper: one readObject.
 pub fn deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
+    if mode == Mode::Binary
+        && let Some(v) = plain::decode(lua, bytes)
+    {
+        return Ok(v);
+    }
+    general_deserialize(lua, bytes, mode)
+}
+
+/// `deserialize` through the general walker, whatever the bytes.
+pub(crate) fn general_deserialize(lua: &Lua, bytes: &[u8], mode: Mode) -> Result<Value> {
     with_memory_file(lua, bytes.to_vec(), mode, read::read_object)
 }
 
@@ -80,6 +100,9 @@ pub fn deserialize_with(lua: &Lua, bytes: &[u8], oob: OutOfBand) -> Result<Value
 /// size, are left out of the bytes and returned beside them, in the order [`deserialize_beside`]
 /// wants them back.
 pub fn serialize_beside(lua: &Lua, value: &Value, min_bytes: usize) -> Result<(Vec<u8>, Vec<Storage>)> {
+    if let Some(bytes) = plain::encode(lua, value) {
+        return Ok((bytes, Vec::new()));
+    }
     let oob = OutOfBand {
         min_bytes,
         device_storages: true,
@@ -90,6 +113,11 @@ pub fn serialize_beside(lua: &Lua, value: &Value, min_bytes: usize) -> Result<(V
 
 /// Reads what [`serialize_beside`] wrote, taking the large storages from `storages`.
 pub fn deserialize_beside(lua: &Lua, bytes: &[u8], storages: Vec<Storage>, min_bytes: usize) -> Result<Value> {
+    if storages.is_empty()
+        && let Some(v) = plain::decode(lua, bytes)
+    {
+        return Ok(v);
+    }
     let oob = OutOfBand {
         min_bytes,
         to_read: storages.into(),

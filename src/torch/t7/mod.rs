@@ -13,6 +13,7 @@ pub mod codec;
 pub mod context;
 pub mod file_object;
 pub mod in_memory;
+pub mod plain;
 pub mod read;
 pub mod refs;
 pub mod stream;
