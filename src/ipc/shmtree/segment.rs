@@ -457,8 +457,11 @@ impl Segment {
                 for _ in 0..64 {
                     if done(word.load(SeqCst)) {
                         let took = t0.elapsed().as_nanos() as u64;
-                        let next = (self.spin_ns.get() * 3 + 4 * took + MIN_SPIN_NS) / 4;
-                        self.spin_ns.set(next.min(spin.as_nanos() as u64));
+                        // The first wait starts from u64::MAX ("the whole spin"): saturate.
+                        let cap = spin.as_nanos() as u64;
+                        let prev = self.spin_ns.get().min(cap);
+                        let next = prev.saturating_mul(3).saturating_add(took.saturating_mul(4)).saturating_add(MIN_SPIN_NS) / 4;
+                        self.spin_ns.set(next.min(cap));
                         return Ok(());
                     }
                     std::hint::spin_loop();
