@@ -82,7 +82,11 @@ ours() {
    port=$((port + 1))
    for k in $(seq 1 "$nodes"); do
       if [ "$k" -le "$half" ]; then ns=1; else ns=2; fi
-      LUATORCH_TREE_SHM=0 timeout 300 ip netns exec $tag-h$ns "$th" "$here/ipc_allreduce_netns.lua" \
+      # One CPU per rank, as the rankfile gives MPI's ranks below: the two "hosts" share this
+      # machine's CPUs, where real hosts would not, and two ranks woken onto one CPU cost both
+      # sides alike. OURS_PIN=0 leaves ours to the kernel's placement.
+      pin=; [ "${OURS_PIN:-1}" = 1 ] && pin="taskset -c $(((k - 1) % cpus))"
+      LUATORCH_TREE_SHM=0 timeout 300 ip netns exec $tag-h$ns $pin "$th" "$here/ipc_allreduce_netns.lua" \
          "$k" "$nodes" "$(host 1)" "$port" "$(host $ns)" "$floats" "$reps" >"$work/ours.$k" 2>&1 &
       pids+=($!)
    done

@@ -59,13 +59,7 @@ local describe, visit = Setup.describe, Setup.visit
 local setupRoot, setupNode = Setup.setupRoot, Setup.setupNode
 local allPairs = Setup.allPairs
 
-local function fail(fname, msg)
-   error('ipc.' .. fname .. ': ' .. msg, 0)
-end
-
-local function isInteger(x)
-   return type(x) == 'number' and x == math.floor(x) and x > -2 ^ 53 and x < 2 ^ 53
-end
+local fail, isInteger = Setup.fail, Setup.isInteger
 
 local function isTensor(x)
    return torch.isTensor(x)
@@ -332,13 +326,14 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
    -- the number of nodes done, or nil when this call goes over the message sockets (on every
    -- node: they agree in the call).
    local shmLeaves, shmCopies = {}, {}
-   local shmOne = self.shm and self.shm:one()
+   -- The one-call path of a small sum (one number or tensor): see ipc.shmtree's header.
+   local nativeGroup = self.shm or self.net
+   local nativeOne = nativeGroup and nativeGroup:one()
    local function nativeFailed(g, err)
       local path = g == self.shm and 'shared-memory' or 'socket'
       fail('Tree.allReduce', string.format('%s, in the %s allreduce: %s', me, path,
          (tostring(err):gsub('^ipc%.%a+:allreduce: ', ''))))
    end
-   local function shmFailed(err) nativeFailed(self.shm, err) end
    local function nativeStep(g, parents, keys, reduce, numDone)
       local n = #keys
       local leaves, fast = shmLeaves, reduce == defaultReduce
@@ -460,9 +455,9 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
       end
       local wrapped = type(value) ~= 'table'
       local sockets = false
-      if wrapped and shmOne and reduce == defaultReduce then
+      if wrapped and nativeOne and reduce == defaultReduce then
          -- One number or contiguous tensor, the default sum: one native call, no walk, no garbage.
-         local total, sum = shmOne(value)
+         local total, sum = nativeOne(value)
          if total then
             lastBox[1] = value
             last, lastWrapped = lastBox, true
@@ -471,7 +466,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
             -- Every node's call goes over the sockets now (it has agreed on that already).
             sockets = true
          elseif sum ~= nil then
-            shmFailed(sum)
+            nativeFailed(nativeGroup, sum)
          end
       end
       local v = wrapped and { value } or value
@@ -517,7 +512,7 @@ local function construct(nodeIndex, numNodes, base, server, client, host, port, 
 
    -- Closes this node's connections (its children and parent then see it leave).
    function tree.close()
-      shmOne = nil
+      nativeOne, nativeGroup = nil, nil
       if self.shm then pcall(self.shm.close, self.shm); self.shm = nil end
       if self.net then pcall(self.net.close, self.net); self.net = nil end
       tree.sharedMemory = false

@@ -358,4 +358,5 @@ end
 
 S.describe, S.expect, S.send, S.visit = describe, expect, send, visit
 S.setupRoot, S.setupNode = setupRoot, setupNode
+S.fail, S.isInteger = fail, isInteger
 return S

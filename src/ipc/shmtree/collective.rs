@@ -53,7 +53,7 @@ fn align64(x: usize) -> usize {
 }
 
 /// A stream's shape: its leaves' types and sizes, hashed (FNV-1a).
-fn shape_of(leaves: &[Leaf]) -> u64 {
+pub fn shape_of(leaves: &[Leaf]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for l in leaves {
         for b in (l.kind as u64)
@@ -265,5 +265,11 @@ impl Group {
             });
         }
         Ok(Outcome::Summed)
+    }
+}
+
+impl super::calls::Collective for Group {
+    fn allreduce(&mut self, leaves: Option<&[Leaf]>) -> Result<Outcome> {
+        Group::allreduce(self, leaves)
     }
 }

@@ -460,7 +460,11 @@ impl Segment {
                         // The first wait starts from u64::MAX ("the whole spin"): saturate.
                         let cap = spin.as_nanos() as u64;
                         let prev = self.spin_ns.get().min(cap);
-                        let next = prev.saturating_mul(3).saturating_add(took.saturating_mul(4)).saturating_add(MIN_SPIN_NS) / 4;
+                        let next = prev
+                            .saturating_mul(3)
+                            .saturating_add(took.saturating_mul(4))
+                            .saturating_add(MIN_SPIN_NS)
+                            / 4;
                         self.spin_ns.set(next.min(cap));
                         return Ok(());
                     }

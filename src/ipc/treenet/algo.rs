@@ -13,7 +13,7 @@
 
 use super::link::{Link, Step, drive};
 use crate::error::{Error, Kind as ErrorKind, Result};
-use crate::ipc::shmtree::collective::{Leaf, Outcome};
+use crate::ipc::shmtree::collective::{Leaf, Outcome, shape_of};
 use crate::ipc::shmtree::sum::{Kind, sum};
 
 /// Leaves at least this long go by ring or pipelined tree; shorter ones in the small pass.
@@ -124,22 +124,6 @@ impl Header {
             ),
         )
     }
-}
-
-/// A hash of the leaves' types and sizes (FNV-1a).
-fn shape_of(leaves: &[Leaf]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for l in leaves {
-        for b in (l.kind as u64)
-            .to_le_bytes()
-            .into_iter()
-            .chain((l.bytes as u64).to_le_bytes())
-        {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    h
 }
 
 /// Where the links of a node are: indexes into `Group::links`.
@@ -580,5 +564,11 @@ impl Group {
                 Step::Waiting
             })
         })
+    }
+}
+
+impl crate::ipc::shmtree::calls::Collective for Group {
+    fn allreduce(&mut self, leaves: Option<&[Leaf]>) -> Result<Outcome> {
+        Group::allreduce(self, leaves)
     }
 }

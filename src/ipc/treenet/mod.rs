@@ -5,6 +5,7 @@
 //!    net, port = ipc.treenet(host)           -- listens on host, any free port
 //!    net:connect(node, numNodes, addresses, parent, children [, timeout])
 //!    net:allreduce(leaves) -> true (summed in place) | false (send this call over the messages)
+//!    one = net:one()   one(x) -> as ipc.shmtree's (one number or tensor, one native call)
 //!    net:close()
 //!
 //! `addresses[k] = {host = h, port = p}` is node k's treenet listener; `parent` (nil at the root)
@@ -23,6 +24,7 @@ mod link;
 use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
@@ -30,8 +32,7 @@ use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
 use crate::error::{Error, Named};
 use crate::ipc::net::conn::Conn;
 use crate::ipc::net::listener::Listener;
-use crate::ipc::shmtree::Scratch;
-use crate::ipc::shmtree::collective::Outcome;
+use crate::ipc::shmtree::calls::Native;
 use crate::torch::args::error;
 use algo::{Group, Wiring};
 use link::Link;
@@ -42,8 +43,7 @@ const TREE: u32 = 2;
 
 struct TreeNet {
     listener: RefCell<Option<Listener>>,
-    group: RefCell<Option<Group>>,
-    scratch: RefCell<Scratch>,
+    native: Rc<Native<Group>>,
 }
 
 fn hello(node: usize, n: usize, role: u32) -> [u8; 16] {
@@ -177,7 +177,7 @@ impl TreeNet {
             parent: parent_link,
             children: found[1..].iter().map(|f| f.unwrap_or(0)).collect(),
         };
-        *self.group.borrow_mut() = Some(Group::new(node, n, links, wiring));
+        *self.native.group.borrow_mut() = Some(Group::new(node, n, links, wiring));
         Ok(())
     }
 }
@@ -201,25 +201,13 @@ impl UserData for TreeNet {
             },
         );
         m.add_method("allreduce", |_, this, leaves: Option<Table>| {
-            const F: &str = "ipc.treenet:allreduce";
-            let mut g = this.group.borrow_mut();
-            let g = g.as_mut().ok_or_else(|| error(F, "not connected, or closed"))?;
-            let mut scratch = this.scratch.borrow_mut();
-            let fast = match &leaves {
-                Some(list) => scratch.load(list)?,
-                None => false,
-            };
-            let out = g.allreduce(fast.then(|| scratch.leaves())).named(F)?;
-            if out == Outcome::Summed
-                && let Some(list) = &leaves
-            {
-                scratch.store_numbers(list)?;
-            }
-            Ok(out == Outcome::Summed)
+            this.native
+                .allreduce("ipc.treenet:allreduce", "not connected, or closed", leaves)
         });
+        m.add_method("one", |lua, this, ()| this.native.one_function(lua));
         m.add_method("close", |_, this, ()| {
             this.listener.borrow_mut().take();
-            if let Some(g) = this.group.borrow_mut().take() {
+            if let Some(g) = this.native.group.borrow_mut().take() {
                 for l in &g.links {
                     l.shut();
                 }
@@ -236,8 +224,7 @@ fn create(lua: &Lua, host: Option<String>) -> Result<(Value, u16)> {
     let port = listener.port;
     let net = TreeNet {
         listener: RefCell::new(Some(listener)),
-        group: RefCell::new(None),
-        scratch: RefCell::new(Scratch::default()),
+        native: Native::new(None),
     };
     Ok((Value::UserData(lua.create_userdata(net)?), port))
 }

@@ -303,7 +303,10 @@ mod tests {
         }
         // A metatable without a torch class is not written (the walker writes the table alone).
         let with_mt: Value = lua.load("return setmetatable({}, {})").eval().unwrap();
-        assert!(encode(&lua, &with_mt).is_none(), "a table with a metatable taken as plain");
+        assert!(
+            encode(&lua, &with_mt).is_none(),
+            "a table with a metatable taken as plain"
+        );
         let c_function: Value = lua.load("return print").eval().unwrap();
         assert!(encode(&lua, &c_function).is_none(), "a C function taken as plain");
         // Truncated or trailing bytes, bad keys: the walker reports them.
