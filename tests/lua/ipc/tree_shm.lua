@@ -55,6 +55,14 @@ H.run({
       H.eq(tree.allReduce(me), sum, 'one number')
       H.eq(tree.allReduce(0.25 * me), 0.25 * sum, 'a fraction')
    end },
+   { 'one value on some nodes, a table of it on others (the one-call and the table paths meet)', function()
+      local t = torch.FloatTensor(5):fill(me)
+      local r = tree.allReduce(me % 2 == 0 and { t } or t)
+      H.all(t, sum, 'a tensor')
+      H.check(me % 2 == 0 and r[1] == t or r == t, 'the value given comes back')
+      local x = tree.allReduce(me % 2 == 1 and { me } or me)
+      H.eq(me % 2 == 1 and x[1] or x, sum, 'a number')
+   end },
    { 'uneven sizes, some over several chunks', function()
       for _, size in ipairs({ 1, 7, 1023, 8193, 300001, 3 * 262144 + 5 }) do
          local t = torch.range(1, size):mul(me)
