@@ -10,10 +10,12 @@ Prints one line per measure: NAME<TAB>SECONDS_PER_TASK. `pool` measures multipro
   float64 array (NumPy when it is installed, else a list of floats) and return the sum.
   Each pool is measured the way its documentation presents it: Pool.map and Executor.map hand the
   whole list at once (map chunks it), apply_async and submit one task per call, collected in order.
+  With `all`, MDP's ProcessScheduler too when mdp imports (2,000 tasks: it takes milliseconds each).
 """
 
 import concurrent.futures as cf
 import multiprocessing as mp
+import os
 import sys
 import time
 
@@ -21,6 +23,20 @@ try:
     import numpy as np
 except ImportError:  # pragma: no cover
     np = None
+
+try:
+    # MDP 3.6 (`pip install mdp 'numpy<1.24'`: it still reads numpy.typeDict).
+    import mdp.parallel as mdp_parallel
+except Exception:  # pragma: no cover
+    mdp_parallel = None
+
+# MDP's process workers unpickle the callable by module name: it must live in an importable
+# module, so main() reaches it through `import scheduler_peers`, not __main__.
+if mdp_parallel is not None:
+
+    class MdpIdentity(mdp_parallel.TaskCallable):
+        def __call__(self, data):
+            return data
 
 
 def identity(x):
@@ -70,6 +86,31 @@ def main():
         print("futures.Thread.submit empty\t%.3e" % timed(
             runs, n_empty, lambda: [f.result() for f in [ex.submit(identity, x) for x in data]]))
         print("futures.Thread.map tensor\t%.3e" % timed(runs, n_tensor, lambda: list(ex.map(tsum, arrays))))
+    mdp_row(workers, runs)
+
+
+def mdp_row(workers, runs):
+    """MDP's ProcessScheduler, add_task then get_results, as its documentation shows: 2,000
+    tasks (it takes milliseconds per task, so 10^5 would take hours)."""
+    if mdp_parallel is None:
+        print("# mdp.parallel.ProcessScheduler: skipped (mdp does not import here)")
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, here)
+    import scheduler_peers
+
+    n = 2000
+    s = mdp_parallel.ProcessScheduler(n_processes=workers, verbose=False, source_paths=[here])
+    try:
+
+        def run():
+            for i in range(n):
+                s.add_task(i, scheduler_peers.MdpIdentity())
+            assert len(s.get_results()) == n
+
+        print("mdp.ProcessScheduler add_task empty\t%.3e" % timed(runs, n, run))
+    finally:
+        s.shutdown()
 
 
 if __name__ == "__main__":
