@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use mlua::{Function, Lua, Result, Table, Value};
 
-use super::collective::{Leaf, Outcome};
+use super::collective::{Group, Leaf, Outcome};
 use super::sum::Kind;
 use crate::error::Named;
 use crate::torch::args::error;
@@ -19,6 +19,12 @@ use crate::torch::userdata::with_tensor;
 /// message sockets (and so does every node's).
 pub trait Collective {
     fn allreduce(&mut self, leaves: Option<&[Leaf]>) -> crate::error::Result<Outcome>;
+}
+
+impl Collective for Group {
+    fn allreduce(&mut self, leaves: Option<&[Leaf]>) -> crate::error::Result<Outcome> {
+        Group::allreduce(self, leaves)
+    }
 }
 
 /// A group (None once closed) and its scratch leaves, shared with the `one` function.

@@ -267,9 +267,3 @@ impl Group {
         Ok(Outcome::Summed)
     }
 }
-
-impl super::calls::Collective for Group {
-    fn allreduce(&mut self, leaves: Option<&[Leaf]>) -> Result<Outcome> {
-        Group::allreduce(self, leaves)
-    }
-}

@@ -127,10 +127,11 @@ pub fn deserialize_beside(lua: &Lua, bytes: &[u8], storages: Vec<Storage>, min_b
     deserialize_with(lua, bytes, oob)
 }
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn torch_state() -> Lua {
+    /// A Lua state with torch loaded (the t7 tests' starting point).
+    pub(crate) fn torch_state() -> Lua {
         let lua = crate::runtime::new_state().unwrap();
         lua.load("require 'torch'").exec().unwrap();
         lua

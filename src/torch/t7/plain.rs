@@ -230,13 +230,8 @@ unsafe fn read(state: *mut lua_State, bytes: &[u8], at: &mut usize, made: &mut i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::torch::t7::in_memory::tests::torch_state;
     use crate::torch::t7::in_memory::{Mode, general_deserialize, general_serialize};
-
-    fn torch_state() -> Lua {
-        let lua = crate::runtime::new_state().unwrap();
-        lua.load("require 'torch'").exec().unwrap();
-        lua
-    }
 
     /// Plain values: the same bytes as the walker's, and read back as the walker reads them.
     #[test]
