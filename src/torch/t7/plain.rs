@@ -7,6 +7,8 @@
 //! torch object, a function, a table twice, a metatable) is left to the walker, which then
 //! starts from scratch.
 
+use std::collections::HashSet;
+
 use mlua::ffi::{self, lua_State};
 use mlua::{Lua, Value};
 
@@ -34,7 +36,7 @@ pub fn encode(lua: &Lua, value: &Value) -> Option<Vec<u8>> {
         _ => return None,
     }
     let mut out = Vec::with_capacity(64);
-    let mut tables: Vec<*const std::ffi::c_void> = Vec::new();
+    let mut tables: HashSet<*const std::ffi::c_void> = HashSet::new();
     let mut plain = false;
     let (o, t, p) = (&mut out, &mut tables, &mut plain);
     // SAFETY: the closure uses the stack above the one argument it is given and leaves nothing
@@ -56,7 +58,7 @@ unsafe fn write(
     state: *mut lua_State,
     idx: i32,
     out: &mut Vec<u8>,
-    tables: &mut Vec<*const std::ffi::c_void>,
+    tables: &mut HashSet<*const std::ffi::c_void>,
     counter: &mut i32,
     depth: u32,
 ) -> bool {
@@ -89,12 +91,11 @@ unsafe fn write(
                     ffi::lua_settop(state, -2);
                     return false;
                 }
-                // A table met again is written as a reference: the walker's business.
-                let me = ffi::lua_topointer(state, idx);
-                if tables.contains(&me) {
+                // A table met again is written as a reference: the walker's business. (A set, not
+                // a list: a chunk of tasks can hold thousands of tables.)
+                if !tables.insert(ffi::lua_topointer(state, idx)) {
                     return false;
                 }
-                tables.push(me);
                 let Some(index) = counter.checked_add(1) else {
                     return false;
                 };
