@@ -300,10 +300,9 @@ impl Hub {
                 by_child.entry(id).or_default().push(o);
             }
         }
-        let socket = self.router.as_ref().map(|r| &r.socket);
         for (id, owed) in by_child {
             if let Some(child) = self.children.get(&id) {
-                let _ = child.send(socket, vec![Envelope::Release { owed }.encode()], zmq::DONTWAIT);
+                let _ = child.send(self.socket(), vec![Envelope::Release { owed }.encode()], zmq::DONTWAIT);
             }
         }
     }
@@ -462,12 +461,11 @@ impl Hub {
 
     fn send_frames(&mut self, id: u32, frames: Vec<Vec<u8>>) -> Result<()> {
         let no_such_child = || Error::argument("no such child");
-        let socket = self.router.as_ref().map(|r| &r.socket);
         let child = self.children.get(&id).ok_or_else(no_such_child)?;
         if child.pipe.is_none() && child.route.is_none() {
             return Err(Error::peer(format!("{} is not connected", child.label)));
         }
-        match child.send(socket, frames, 0) {
+        match child.send(self.socket(), frames, 0) {
             Ok(()) => Ok(()),
             // The child disconnected: it is ending. Its last words (a failure) or its exit
             // status say why; give them a moment to arrive.
@@ -640,7 +638,7 @@ impl Hub {
             router.forget(route);
         }
         let trouble = child.trouble();
-        child.terminate(self.router.as_ref().map(|r| &r.socket), trouble.is_none());
+        child.terminate(self.socket(), trouble.is_none());
         self.forget_segments(&child);
         self.gone.insert(id, "was synced (its process has ended)".into());
         match (waited, trouble) {
