@@ -17,6 +17,8 @@
 --
 -- A callable goes to each worker once (its bytecode and upvalues), then only the data travels:
 -- make it once and pass it, or pass nil to reuse the last one.
+local new_table = require 'table.new'
+
 local scheduler = {}
 
 local Scheduler = {}
@@ -26,18 +28,47 @@ local function fail(fname, msg)
    error('scheduler.' .. fname .. ': ' .. msg, 3)
 end
 
--- Result containers: add(index, value), then result() once every task is in.
+-- Result containers: add(index, value), or add_all(first, values, n) for the n results of the
+-- tasks first .. first+n-1 at once; then result() once every task is in.
 local containers = {}
 
-function containers.ordered()
-   local c = { list = {}, n = 0 }
+-- add_all from add, for the containers that have no faster way.
+local function each_added(c)
+   local add = c.add
+   function c.add_all(first, values, n)
+      for i = 1, n do add(first + i - 1, values[i]) end
+   end
+   return c
+end
+
+-- The ordered list is made with room for the indices it will hold (`size`, when known), and grown
+-- by doubling: chunks come back out of order, and a Lua table given index k beyond its array part
+-- would keep it, and the rest of that chunk, in its hash part until enough of the gap below is
+-- filled.
+function containers.ordered(size)
+   local c = { list = size and new_table(size, 0) or {}, n = 0, room = size or 0 }
+   local function make_room(last)
+      local room = math.max(last, 2 * c.room, 64)
+      local list, old = new_table(room, 0), c.list
+      for i = 1, c.n do list[i] = old[i] end
+      c.list, c.room = list, room
+   end
    function c.add(index, v)
+      if index > c.room then make_room(index) end
       c.list[index] = v
       if index > c.n then c.n = index end
    end
+   -- A chunk's results straight into their places: no call per task.
+   function c.add_all(first, values, n)
+      local at = first - 1
+      if at + n > c.room then make_room(at + n) end
+      local list = c.list
+      for i = 1, n do list[at + i] = values[i] end
+      if at + n > c.n then c.n = at + n end
+   end
    function c.result()
       local r = c.list
-      c.list, c.n = {}, 0
+      c.list, c.n, c.room = {}, 0, 0
       return r
    end
    return c
@@ -54,7 +85,7 @@ function containers.unordered()
       c.list, c.n = {}, 0
       return r
    end
-   return c
+   return each_added(c)
 end
 
 function containers.reduce(fold, initial)
@@ -72,7 +103,7 @@ function containers.reduce(fold, initial)
       acc, started = initial, initial ~= nil
       return r
    end
-   return c
+   return each_added(c)
 end
 
 local function container_of(fname, opts)
@@ -394,10 +425,10 @@ local function collect_one(self)
    self.inflight = self.inflight - 1
    local key, first, n = chunk[1], chunk[2], chunk[3]
    if ok then
-      local add = self.container.add
       if errors == nil then
-         for i = 1, n do add(first + i - 1, out[i]) end
+         self.container.add_all(first, out, n)
       else
+         local add = self.container.add
          for i = 1, n do
             if errors[i] == nil then
                add(first + i - 1, out[i])
@@ -521,7 +552,7 @@ function Scheduler:map(callable, list)
    local n = #list
    local key = key_of(self, callable)
    local own = self.container
-   self.container = containers.ordered()
+   self.container = containers.ordered(n)
    self.added = n
    local per = math.max(1, math.min(MAP_CHUNK, math.ceil(n / (4 * math.max(1, self.backend.n)))))
    local ahead = 2 * target(self)

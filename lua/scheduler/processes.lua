@@ -7,7 +7,7 @@
 -- never sent, and the remaining workers go on.
 local parallel = require 'parallel'
 local lib = require 'libparallel'
-local lib_threads = require 'libthreads'
+local blocks = require 'scheduler.blocks'
 
 local Backend = {}
 Backend.__index = Backend
@@ -21,7 +21,7 @@ local DEPTH = 4
 -- {n =, ...}.
 local function pack(list, from, n)
    if n >= 2 then
-      local block = lib_threads._stack(list, from, n)
+      local block = blocks.stack(list, from, n)
       if block then return { n = n, block = block } end
    end
    local datas = { n = n }
@@ -37,17 +37,17 @@ local function worker_loop()
    local traceback, tostring = debug.traceback, tostring
    local function traced(e) return traceback(tostring(e), 1) end
    local function missing() error('the callable was not received', 0) end
-   local blocks = require 'libthreads'
+   local blocks = require 'scheduler.blocks'
    -- The runner turns the list into the results in place (scheduler/init.lua); the results
    -- travel back as blocks when they can.
    local function run(runner, d)
       local list, n = d, d.n
       if d.block then
-         list = blocks._unstack(d.block)
+         list = blocks.unstack(d.block)
       end
       local elapsed, errors = runner(list, n)
       if n >= 2 and errors == nil then
-         local block = blocks._stack(list, 1, n)
+         local block = blocks.stack(list, 1, n)
          if block then
             return { elapsed = elapsed, block = block }
          end
@@ -252,7 +252,7 @@ function Backend:next()
          end
          local out = msg[3]
          if msg[2] and type(out) == 'table' then
-            local results = out.block and lib_threads._unstack(out.block) or out
+            local results = out.block and blocks.unstack(out.block) or out
             return msg[1], true, results, false, out.elapsed, out.errors
          end
          return msg[1], msg[2], out, false

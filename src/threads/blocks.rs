@@ -1,7 +1,7 @@
-//! A chunk of numbers, or of tensors of one type and size, as one block for the scheduler's
-//! workers in other processes: one tensor travels, its elements in one piece, instead of a `.t7`
-//! entry per number or a `.t7` object (and its size, stride and storage records) per tensor; the
-//! other side cuts it back into numbers or tensors.
+//! A chunk of tensors of one type and size as one block for the scheduler's workers in other
+//! processes: one tensor travels, its elements in one piece, instead of a `.t7` object (and its
+//! size, stride and storage records) per tensor; the other side cuts it back into tensors (or,
+//! for a 1-D block, numbers). lua/scheduler/blocks.lua does the same for numbers itself.
 
 use mlua::{Lua, Result, Table, Value};
 
@@ -9,24 +9,15 @@ use crate::torch::args::{error, type_name};
 use crate::torch::dtype::DType;
 use crate::torch::kernels::copy::copy;
 use crate::torch::kernels::element::read;
-use crate::torch::lua_list::{list, numbers};
-use crate::torch::storage::Storage;
+use crate::torch::lua_list::list;
 use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, tensor_of};
 
-/// `_stack(list, from, n)`: `list[from] .. list[from+n-1]` as one tensor: a DoubleTensor of n
-/// when they are all numbers (Lua's numbers are doubles: nothing is lost), a contiguous tensor of
-/// size n x (their size) when they are all host tensors of one type and size with at least one
-/// element; nil otherwise (the chunk travels as it is).
+/// `_stack(list, from, n)`: `list[from] .. list[from+n-1]` as one contiguous tensor of size
+/// n x (their size) when they are all host tensors of one type and size with at least one
+/// element; nil otherwise (the chunk travels as it is). Numbers are stacked by the Lua side
+/// (lua/scheduler/blocks.lua), through an FFI pointer, faster than the C API reads them here.
 fn stack(lua: &Lua, list: &Table, from: i64, n: usize) -> Result<Value> {
-    if n > 0 && matches!(list.raw_get::<Value>(from)?, Value::Number(_) | Value::Integer(_)) {
-        let mut values = Vec::with_capacity(n);
-        if !numbers(list, from, n, &mut values)? {
-            return Ok(Value::Nil);
-        }
-        let storage = Storage::from_slice(&values).map_err(|e| error("scheduler", e))?;
-        return push_tensor(lua, Tensor::of_storage(storage));
-    }
     let mut items: Vec<Tensor> = Vec::with_capacity(n);
     for i in 0..n {
         let Some(t) = tensor_of(&list.raw_get::<Value>(from + i as i64)?) else {

@@ -22,6 +22,37 @@ s:add_task(3)
 r = s:get_results()
 assert(#r == 1 and r[1] == 9)
 
+-- Many short tasks: large chunks, back from the two workers in any order, each result in its
+-- place; numbers keep every bit both ways, and a chunk of numbers with another value among them
+-- still travels.
+local identity = function(x) return x end
+local n = 200000
+for i = 1, n do s:add_task(i / 3, identity) end
+r = s:get_results()
+assert(#r == n, #r)
+for i = 1, n do assert(r[i] == i / 3, i) end
+local specials = { 0.1, -0.0, 1e308, -math.huge, math.huge, 2 ^ 53 + 2, -7.25, 0 / 0 }
+for i = 1, 5000 do s:add_task(specials[i % #specials + 1], identity) end
+r = s:get_results()
+for i = 1, 5000 do
+   local want, got = specials[i % #specials + 1], r[i]
+   if want ~= want then
+      assert(got ~= got, i)
+   else
+      assert(got == want and 1 / got == 1 / want, i)
+   end
+end
+for i = 1, 5000 do s:add_task(i == 2500 and 'x' or (i == 4000 and true or i), identity) end
+r = s:get_results()
+for i = 1, 5000 do assert(r[i] == (i == 2500 and 'x' or (i == 4000 and true or i)), i) end
+local doubled = s:map(function(x) return 2 * x end, (function()
+   local l = {}
+   for i = 1, n do l[i] = i end
+   return l
+end)())
+assert(#doubled == n)
+for i = 1, n do assert(doubled[i] == 2 * i, i) end
+
 -- Two callables interleaved, tables and tensors as data and results.
 local add = function(t) return t.a + t.b end
 local norm = function(x) return x:norm() end
