@@ -1,6 +1,12 @@
 -- The scheduler's workers as threads of this process (libthreads' pool): each has a Lua state of
 -- its own, keeps the callables it is sent, and shares tensors with this state by reference.
+--
+-- A chunk of numbers travels as one block (scheduler.blocks): a DoubleTensor, shared, that the
+-- worker cuts back into numbers and fills again with the results. The pool would otherwise copy
+-- each number between the two states through the C API, at several times the cost. Such chunks
+-- go to the runner kept under the negated key, which wraps the plain one.
 local C = require 'libthreads'
+local blocks = require 'scheduler.blocks'
 
 local Backend = {}
 Backend.__index = Backend
@@ -21,29 +27,67 @@ function Backend.new(n, init)
       end
    end
    core:specific(false)
-   return setmetatable({ core = core, n = n }, Backend)
+   return setmetatable({
+      core = core,
+      n = n,
+      runners = {},    -- key -> the runner kept under it
+      block_kept = {}, -- key -> true once its block runner is kept under -key
+      blocked = {},    -- chunk id -> true while a chunk sent as a block is out
+   }, Backend)
 end
 
-function Backend:keep(key, callable)
-   self.core:keep(key, callable)
+-- What a worker runs for a chunk sent as a block: the plain runner over the block's numbers; the
+-- results go back as a block when they are numbers too, else as the list (the pool copies it).
+local function block_runner(runner)
+   return function(list)
+      local blocks = require 'scheduler.blocks'
+      local values = blocks.unstack(list[1])
+      local n = #values
+      local elapsed, errors = runner(values, n)
+      list[1] = errors == nil and blocks.stack(values, 1, n) or values
+      return elapsed, errors
+   end
+end
+
+-- The block runner goes to the workers with the first chunk of numbers that needs it.
+function Backend:keep(key, runner)
+   self.core:keep(key, runner)
+   self.runners[key] = runner
+   if self.block_kept[key] then
+      self.core:keep(-key, runner and block_runner(runner))
+      self.block_kept[key] = runner ~= nil or nil
+   end
 end
 
 -- A chunk: the runner kept under key over list[from .. from+n-1].
 function Backend:submit(id, key, list, from, n)
-   self.core:chunk(id, key, list, from, n)
-end
-
-local function chunk_out(id, _, ok, elapsed, errors, results)
-   if not ok then
-      return id, false, elapsed, false
+   local block = n >= 2 and type(list[from]) == 'number' and blocks.stack(list, from, n)
+   if block then
+      if not self.block_kept[key] then
+         self.core:keep(-key, block_runner(self.runners[key]))
+         self.block_kept[key] = true
+      end
+      self.blocked[id] = true
+      self.core:chunk(id, -key, { block }, 1, 1)
+   else
+      self.core:chunk(id, key, list, from, n)
    end
-   return id, true, results, false, elapsed, errors
 end
 
 -- The next chunk back: its id, ok, its results (a list) or a message, whether the worker died
 -- (threads do not), the chunk's time and its errors by position.
 function Backend:next()
-   return chunk_out(self.core:take())
+   local id, _, ok, elapsed, errors, results = self.core:take()
+   local blocked = self.blocked[id]
+   self.blocked[id] = nil
+   if not ok then
+      return id, false, elapsed, false
+   end
+   if blocked then
+      local r = results[1]
+      results = type(r) == 'table' and r or blocks.unstack(r)
+   end
+   return id, true, results, false, elapsed, errors
 end
 
 function Backend:close()
