@@ -171,7 +171,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
             match frames {
                 Some(f) => Ok(Variadic::from_iter([
                     Value::Boolean(true),
-                    data::deserialize(lua, &f, owed::Peer::Child(id), M)?,
+                    data::deserialize(lua, f, owed::Peer::Child(id), M)?,
                 ])),
                 None => Ok(Variadic::from_iter([Value::Boolean(false)])),
             }
@@ -188,7 +188,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
                 Ok(f) => Variadic::from_iter([
                     Value::Integer(id.into()),
                     Value::Boolean(true),
-                    data::deserialize(lua, &f, owed::Peer::Child(id), M)?,
+                    data::deserialize(lua, f, owed::Peer::Child(id), M)?,
                 ]),
                 Err(why) => Variadic::from_iter([
                     Value::Integer(id.into()),
@@ -275,7 +275,7 @@ pub fn open(lua: &Lua) -> Result<Table> {
             match with_link(&s, M, |link| link.receive(noblock))? {
                 Some(f) => Ok(Variadic::from_iter([
                     Value::Boolean(true),
-                    data::deserialize(lua, &f, owed::Peer::Parent, M)?,
+                    data::deserialize(lua, f, owed::Peer::Parent, M)?,
                 ])),
                 None => Ok(Variadic::from_iter([Value::Boolean(false)])),
             }

@@ -94,6 +94,11 @@ impl FileCore {
         self.stream.as_ref()?.as_memory().map(|m| m.data())
     }
 
+    /// A memory file's bytes, moved out: what a serializer hands on without a copy.
+    pub fn take_memory_data(&mut self) -> Option<Vec<u8>> {
+        self.stream.as_mut()?.take_memory()
+    }
+
     fn check_read(&mut self) -> Result<()> {
         self.stream()?;
         if !self.readable {

@@ -56,7 +56,7 @@ pub fn serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
 pub(crate) fn general_serialize(lua: &Lua, value: &Value, mode: Mode) -> Result<Vec<u8>> {
     with_memory_file(lua, Vec::new(), mode, |ctx| {
         write::write_object(ctx, value.clone(), None, None)?;
-        Ok(ctx.core.borrow().memory_data().map(|d| d.to_vec()).unwrap_or_default())
+        Ok(ctx.core.borrow_mut().take_memory_data().unwrap_or_default())
     })
 }
 
@@ -84,13 +84,19 @@ pub fn serialize_with(lua: &Lua, value: &Value, oob: OutOfBand) -> Result<(Vec<u
         let mut core = ctx.core.borrow_mut();
         let oob = core.out_of_band.take().unwrap_or_default();
         written?;
-        Ok((core.memory_data().map(|d| d.to_vec()).unwrap_or_default(), oob))
+        Ok((core.take_memory_data().unwrap_or_default(), oob))
     })
 }
 
 /// Reads what [`serialize_with`] wrote, taking what went beside from `oob`.
 pub fn deserialize_with(lua: &Lua, bytes: &[u8], oob: OutOfBand) -> Result<Value> {
-    with_memory_file(lua, bytes.to_vec(), Mode::Binary, |ctx| {
+    deserialize_owned(lua, bytes.to_vec(), oob)
+}
+
+/// [`deserialize_with`] over bytes the caller gives up: the memory file reads them where they
+/// are.
+fn deserialize_owned(lua: &Lua, bytes: Vec<u8>, oob: OutOfBand) -> Result<Value> {
+    with_memory_file(lua, bytes, Mode::Binary, |ctx| {
         ctx.core.borrow_mut().out_of_band = Some(oob);
         read::read_object(ctx)
     })
@@ -118,13 +124,35 @@ pub fn deserialize_beside(lua: &Lua, bytes: &[u8], storages: Vec<Storage>, min_b
     {
         return Ok(v);
     }
-    let oob = OutOfBand {
+    deserialize_owned(lua, bytes.to_vec(), beside_oob(storages, min_bytes))
+}
+
+/// [`deserialize_beside`] of the bytes `message[start..]`, a received message the caller gives
+/// up: read in place (the bytes before `start` are moved out of the way), not copied anew.
+pub fn deserialize_beside_owned(
+    lua: &Lua,
+    mut message: Vec<u8>,
+    start: usize,
+    storages: Vec<Storage>,
+    min_bytes: usize,
+) -> Result<Value> {
+    let start = start.min(message.len());
+    if storages.is_empty()
+        && let Some(v) = plain::decode(lua, &message[start..])
+    {
+        return Ok(v);
+    }
+    message.drain(..start);
+    deserialize_owned(lua, message, beside_oob(storages, min_bytes))
+}
+
+fn beside_oob(storages: Vec<Storage>, min_bytes: usize) -> OutOfBand {
+    OutOfBand {
         min_bytes,
         to_read: storages.into(),
         device_storages: true,
         ..Default::default()
-    };
-    deserialize_with(lua, bytes, oob)
+    }
 }
 #[cfg(test)]
 pub(crate) mod tests {

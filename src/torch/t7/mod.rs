@@ -23,5 +23,6 @@ pub mod write;
 // The entry points other modules use, under the paths they have always had.
 pub use context::{DeviceClasses, device_classes, set_device_classes};
 pub use in_memory::{
-    Mode, deserialize, deserialize_beside, deserialize_with, serialize, serialize_beside, serialize_with,
+    Mode, deserialize, deserialize_beside, deserialize_beside_owned, deserialize_with, serialize, serialize_beside,
+    serialize_with,
 };

@@ -26,6 +26,10 @@ pub trait Stream {
     fn as_memory(&self) -> Option<&MemoryStream> {
         None
     }
+    /// A memory file's bytes, moved out (the file is left empty), for a caller done with it.
+    fn take_memory(&mut self) -> Option<Vec<u8>> {
+        None
+    }
     /// `DiskFile:noBuffer()`: write through at once (a no-op where there is no buffer).
     fn set_unbuffered(&mut self) {}
 }
@@ -106,6 +110,11 @@ impl Stream for MemoryStream {
 
     fn as_memory(&self) -> Option<&MemoryStream> {
         Some(self)
+    }
+
+    fn take_memory(&mut self) -> Option<Vec<u8>> {
+        self.pos = 0;
+        Some(std::mem::take(&mut self.data))
     }
 }
 
