@@ -230,6 +230,7 @@ fn run(cl: CommandLine, argv0: &OsString) -> u8 {
 }
 
 fn main() -> ExitCode {
+    luatorch::runtime::malloc::keep_message_buffers_warm();
     let mut args: Vec<OsString> = std::env::args_os().collect();
     let argv0 = if args.is_empty() {
         OsString::from("th")

@@ -4,6 +4,7 @@
 
 pub mod embedded;
 pub mod errors;
+pub mod malloc;
 #[cfg(feature = "module")]
 mod module;
 pub mod paths;
