@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Python's side of examples/bench_scheduler.lua: per-task overhead of Python's pools on the same
-tasks, worker counts and timing rule (seconds per task, the median of RUNS runs, pools started
-beforehand and warmed up).
+tasks, worker counts and timing rule (seconds per task, the median of RUNS runs, each measure
+after one untimed run of the same work, pools started beforehand).
 
 Usage: scheduler_peers.py WORKERS EMPTY_TASKS TENSOR_TASKS RUNS [all|pool]
 Prints one line per measure: NAME<TAB>SECONDS_PER_TASK. `pool` measures multiprocessing.Pool only
@@ -53,6 +53,7 @@ def median(v):
 
 
 def timed(runs, n, f):
+    f()
     per = []
     for _ in range(runs):
         t = time.perf_counter()

@@ -1,8 +1,9 @@
 -- Per-task overhead of the scheduler and of the threads pool, measured as
 -- benches/scheduler_peers.py measures Python's pools (run them side by side):
 --    th examples/bench_scheduler.lua [workers [empty_tasks [tensor_tasks [runs [reduce_tasks]]]]]
--- Prints NAME<TAB>SECONDS_PER_TASK, the median of `runs` runs, workers started and warmed up
--- beforehand. empty: tasks returning their argument (an integer); tensor: tasks summing a
+-- Prints NAME<TAB>SECONDS_PER_TASK, the median of `runs` runs, each measure after one untimed run
+-- of the same work (the steady state, on both sides: here the JIT has compiled its traces, and
+-- both sides' processes have their memory). empty: tasks returning their argument (an integer); tensor: tasks summing a
 -- 100-element DoubleTensor; `map` lines hand the whole list at once (s:map), as Pool.map does,
 -- the others add one task at a time. Then the resident memory before and after `reduce_tasks` tasks
 -- folded into one sum (it must stay flat).
@@ -22,6 +23,7 @@ local function median(v)
 end
 
 local function timed(n, f)
+   f()
    local per = {}
    for r = 1, runs do
       local t = torch.Timer()
