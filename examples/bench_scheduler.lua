@@ -3,9 +3,9 @@
 --    th examples/bench_scheduler.lua [workers [empty_tasks [tensor_tasks [runs [reduce_tasks]]]]]
 -- Prints NAME<TAB>SECONDS_PER_TASK, the median of `runs` runs, each measure after one untimed run
 -- of the same work (the steady state, on both sides: here the JIT has compiled its traces, and
--- both sides' processes have their memory). empty: tasks returning their argument (an integer); tensor: tasks summing a
--- 100-element DoubleTensor; `map` lines hand the whole list at once (s:map), as Pool.map does,
--- the others add one task at a time. Then the resident memory before and after `reduce_tasks` tasks
+-- both sides' processes have their memory). empty: tasks returning their argument (an integer);
+-- tensor: tasks summing a 100-element DoubleTensor; `map` lines hand the whole list at once
+-- (s:map), as Pool.map does, the others add one task at a time. Then the resident memory before and after `reduce_tasks` tasks
 -- folded into one sum (it must stay flat).
 local scheduler = require 'scheduler'
 local threads = require 'threads'
@@ -60,7 +60,6 @@ for _, kind in ipairs({ 'threads', 'processes' }) do
    -- The whole list at once, as Pool.map takes it.
    local ints = {}
    for i = 1, n_empty do ints[i] = i end
-   s:map(identity, ints)
    print(('scheduler.%s map empty\t%.3e'):format(kind, timed(n_empty, function()
       assert(#s:map(identity, ints) == n_empty)
    end)))

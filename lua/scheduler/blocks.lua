@@ -10,23 +10,28 @@ local new_table = require 'table.new'
 local type = type
 local blocks = {}
 
--- list[from .. from+n-1] as one tensor: a DoubleTensor of n when they are all numbers (Lua's
--- numbers are doubles: nothing is lost), n x (their size) when they are all host tensors of one
--- type and size; nil otherwise (the chunk travels as it is).
-function blocks.stack(list, from, n)
-   if n < 1 then return nil end
-   if type(list[from]) ~= 'number' then
-      return lib_threads._stack(list, from, n)
-   end
+-- list[from .. from+n-1] as a DoubleTensor of n when they are all numbers (Lua's numbers are
+-- doubles: nothing is lost); nil otherwise.
+function blocks.stack_numbers(list, from, n)
+   if n < 1 or type(list[from]) ~= 'number' then return nil end
    local block = torch.DoubleTensor(n)
    local p = block:data()
-   local base = from
    for i = 0, n - 1 do
-      local v = list[base + i]
+      local v = list[from + i]
       if type(v) ~= 'number' then return nil end
       p[i] = v
    end
    return block
+end
+
+-- list[from .. from+n-1] as one tensor: numbers as stack_numbers stacks them, host tensors of one
+-- type and size as one tensor of n x (their size); nil otherwise (the chunk travels as it is).
+function blocks.stack(list, from, n)
+   if n < 1 then return nil end
+   if type(list[from]) == 'number' then
+      return blocks.stack_numbers(list, from, n)
+   end
+   return lib_threads._stack(list, from, n)
 end
 
 -- A block back as a list: its numbers (1-D), or one tensor of its own per row.

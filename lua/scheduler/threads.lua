@@ -37,31 +37,34 @@ function Backend.new(n, init)
 end
 
 -- What a worker runs for a chunk sent as a block: the plain runner over the block's numbers; the
--- results go back as a block when they are numbers too, else as the list (the pool copies it).
+-- results go back as a block when they are numbers too, else as the list (the pool passes it,
+-- tensors in it shared as any result's are).
 local function block_runner(runner)
    return function(list)
       local blocks = require 'scheduler.blocks'
       local values = blocks.unstack(list[1])
       local n = #values
       local elapsed, errors = runner(values, n)
-      list[1] = errors == nil and blocks.stack(values, 1, n) or values
+      list[1] = errors == nil and blocks.stack_numbers(values, 1, n) or values
       return elapsed, errors
    end
 end
 
--- The block runner goes to the workers with the first chunk of numbers that needs it.
+-- A runner is kept once per key (scheduler/init.lua makes a new key for each callable), and
+-- forgotten with nil. Its block runner goes to the workers with the first chunk of numbers that
+-- needs it, and is forgotten with it.
 function Backend:keep(key, runner)
    self.core:keep(key, runner)
    self.runners[key] = runner
-   if self.block_kept[key] then
-      self.core:keep(-key, runner and block_runner(runner))
-      self.block_kept[key] = runner ~= nil or nil
+   if runner == nil and self.block_kept[key] then
+      self.core:keep(-key, nil)
+      self.block_kept[key] = nil
    end
 end
 
 -- A chunk: the runner kept under key over list[from .. from+n-1].
 function Backend:submit(id, key, list, from, n)
-   local block = n >= 2 and type(list[from]) == 'number' and blocks.stack(list, from, n)
+   local block = n >= 2 and blocks.stack_numbers(list, from, n)
    if block then
       if not self.block_kept[key] then
          self.core:keep(-key, block_runner(self.runners[key]))
