@@ -11,6 +11,7 @@ const SCRIPTS: &[&str] = &[
     "containers.lua",
     "core.lua",
     "criterions.lua",
+    "flatten.lua",
     "fused.lua",
     "layers.lua",
     "spatial.lua",
@@ -44,6 +45,11 @@ fn core() {
 #[test]
 fn criterions() {
     run_script("criterions.lua");
+}
+
+#[test]
+fn flatten() {
+    run_script("flatten.lua");
 }
 
 #[test]

@@ -75,11 +75,16 @@ end
 
 function Container:clearState()
    -- Containers often keep the children's outputs as their own: clear what is theirs, then theirs.
-   if self.output ~= nil then
-      if torch.isTensor(self.output) then self.output = self.output.new() else self.output = nil end
-   end
-   if self.gradInput ~= nil then
-      if torch.isTensor(self.gradInput) then self.gradInput = self.gradInput.new() else self.gradInput = nil end
+   -- A new value rather than a resize, since a child may still hold the old one.
+   for _, field in ipairs({ 'output', 'gradInput' }) do
+      local value = self[field]
+      if torch.isTensor(value) then
+         self[field] = value.new()
+      elseif type(value) == 'table' then
+         self[field] = {}
+      else
+         self[field] = nil
+      end
    end
    self:applyToModules(function(module) module:clearState() end)
    return self

@@ -193,24 +193,38 @@ local function reached_ranges(storage, views)
 end
 
 -- Moves the tensors of `list` into one new contiguous storage and returns a 1-D tensor over it.
--- Tensors that shared a storage share the new one at the same relative places, so shared
--- parameters stay shared; storage regions that no tensor reaches are left out.
+-- The layout is Torch7's: storages in the order they first appear, each contributing the elements
+-- its tensors reach, in storage order. Tensors that shared a storage share the new one at the same
+-- relative places, so shared parameters stay shared. A tensor may be listed more than once (dpnn
+-- lists every parameter twice): every new place is worked out from the old ones before any tensor
+-- moves, so a tensor already moved is never placed again by its new offset.
 function Module.flatten(list)
    if not list or #list == 0 then
       return torch.Tensor()
    end
    local Tensor = list[1].new
-   -- Group by storage, in the order storages first appear.
-   local order, by_storage = {}, {}
-   for _, t in ipairs(list) do
-      local storage = t:storage()
-      if storage then
-         local key = torch.pointer(storage)
-         if not by_storage[key] then
-            by_storage[key] = { storage = storage, views = {} }
-            order[#order + 1] = key
+   local kind = torch.type(list[1])
+   -- Group the distinct tensors by storage, in the order storages first appear; check everything
+   -- before anything moves, so that a refused list leaves the tensors as they were.
+   local order, by_storage, seen, unplaced = {}, {}, {}, {}
+   for i, t in ipairs(list) do
+      if torch.type(t) ~= kind then
+         error(string.format('nn.Module.flatten: parameter %d is a %s, but parameter 1 is a %s '
+            .. '(the tensors of one flat storage must be of one type)', i, torch.type(t), kind), 2)
+      end
+      if not seen[t] then
+         seen[t] = true
+         local storage = t:storage()
+         if storage and t:nElement() > 0 then
+            local key = torch.pointer(storage)
+            if not by_storage[key] then
+               by_storage[key] = { storage = storage, views = {} }
+               order[#order + 1] = key
+            end
+            table.insert(by_storage[key].views, t)
+         else
+            unplaced[#unplaced + 1] = t
          end
-         table.insert(by_storage[key].views, t)
       end
    end
    -- Where each reached range of each storage goes in the flat storage.
@@ -225,6 +239,7 @@ function Module.flatten(list)
    end
    local flat = Tensor(total)
    local flat_storage = flat:storage()
+   local moves = {}
    for _, key in ipairs(order) do
       local group = by_storage[key]
       local whole = Tensor():set(group.storage, 1, group.storage:size())
@@ -233,18 +248,22 @@ function Module.flatten(list)
          flat:narrow(1, r.at, n):copy(whole:narrow(1, r[1], n))
       end
       for _, t in ipairs(group.views) do
-         if t:nElement() > 0 then
-            local offset = t:storageOffset()
-            for _, r in ipairs(group.ranges) do
-               if offset >= r[1] and offset <= r[2] then
-                  t:set(flat_storage, r.at + offset - r[1], t:size(), t:stride())
-                  break
-               end
+         local offset = t:storageOffset()
+         for _, r in ipairs(group.ranges) do
+            if offset >= r[1] and offset <= r[2] then
+               moves[#moves + 1] = { t, r.at + offset - r[1] }
+               break
             end
-         else
-            t:set(flat_storage, 1, t:size(), t:stride())
          end
       end
+   end
+   for _, move in ipairs(moves) do
+      local t = move[1]
+      t:set(flat_storage, move[2], t:size(), t:stride())
+   end
+   -- Empty tensors reach nothing; they keep their shape, over the flat storage.
+   for _, t in ipairs(unplaced) do
+      t:set(flat_storage, 1, t:size(), t:stride())
    end
    return flat
 end
