@@ -1,6 +1,9 @@
 -- The `torch` package: the class system (luaT's, in Lua), the tensor and storage classes of the
 -- seven Torch types over the native `libtorch`, and the `torch.*` functions.
 
+-- As Torch7's did, `require 'torch'` makes `paths` a global too, in every Lua state: a threads or
+-- ipc worker's code (dcgan.torch's data loader, for one) calls paths.dofile without requiring it.
+require 'paths'
 local C = require 'libtorch'
 
 -- Torch gave LuaJIT these Lua 5.2 names, and Torch-era code (nn's tests, for one) uses them.
@@ -124,11 +127,16 @@ end
 
 -- The table users call to construct (`torch.FloatTensor(...)`, `nn.Linear(...)`): it reads and
 -- writes through to the class, and its protected metatable is the class (as luaT's).
+local function pass(...) return ... end
+
 local function constructor_table(name, class, new)
    local ctor = setmetatable({}, {
       __index = class,
       __newindex = class,
-      __call = function(_, ...) return new(...) end,
+      -- Not a tail call: the constructor's frame stays on the stack while `new` runs, as luaT's C
+      -- __call's did, so debug.getinfo(level) sees Torch7's depths (nngraph finds where a node
+      -- was declared by it).
+      __call = function(_, ...) return pass(new(...)) end,
       __tostring = function() return name end,
       __metatable = class,
    })
@@ -136,9 +144,37 @@ local function constructor_table(name, class, new)
    return ctor
 end
 
+-- luaT kept each class in the Lua registry both ways, and Lua code reads it there (torchnet's
+-- torch.isclass is `debug.getregistry()[obj] ~= nil`): name -> class and class -> name.
+local registry = debug.getregistry()
+local function register_class(name, class)
+   classes[name] = class
+   registry[name], registry[class] = class, name
+end
+
+-- As luaT's: asked again for a class that exists, it returns it, and only refuses to give it a
+-- second parent, constructor or factory.
+local function existing_metatable(name, class, parentName, constructor, factory)
+   local what = (parentName ~= nil and getmetatable(class) ~= nil and 'a parent class')
+      or (constructor ~= nil and 'a constructor') or (factory ~= nil and 'a factory')
+   if what then
+      error('torch.newmetatable: class ' .. name .. ' has been already assigned ' .. what, 3)
+   end
+   if parentName ~= nil then
+      local parent = classes[parentName]
+      if parent == nil then
+         error('torch.newmetatable: bad argument #2 (invalid parent class name ' .. tostring(parentName) .. ')', 3)
+      end
+      setmetatable(class, { __index = parent })
+   end
+   return class, parentName and classes[parentName], constructors[name]
+end
+
 function torch.newmetatable(name, parentName, constructor, destructor, factory, module)
    if type(name) ~= 'string' then error('torch.newmetatable: class name must be a string', 2) end
-   if classes[name] then error('torch.class: attempt to redefine Torch class <' .. name .. '>', 3) end
+   if classes[name] then
+      return existing_metatable(name, classes[name], parentName, constructor, factory)
+   end
    local parent
    if parentName ~= nil then
       parent = classes[parentName]
@@ -161,9 +197,20 @@ function torch.newmetatable(name, parentName, constructor, destructor, factory, 
          local target = a
          if typename(a) == nil or a[field] == nil then target = ... end
          local f = type(target) == 'table' and target[field]
-         if not f then error('attempt to perform ' .. op .. ' on a ' .. name .. ' value without ' .. field, 2) end
+         if not f then
+            -- luaT's default __eq compared identity: two distinct modules are just unequal.
+            if op == 'eq' then return rawequal(a, ...) end
+            error('attempt to perform ' .. op .. ' on a ' .. name .. ' value without ' .. field, 2)
+         end
          return f(a, ...)
       end
+   end
+   -- `module(input)` keeps this frame on the stack while __call__ runs, as the C frame of luaT's
+   -- __call did (see constructor_table).
+   class.__call = function(a, ...)
+      local f = a.__call__
+      if not f then error('attempt to call a ' .. name .. ' value without __call__', 2) end
+      return pass(f(a, ...))
    end
    class.__factory = factory or function() return setmetatable({}, class) end
    local new = constructor or function(...)
@@ -173,7 +220,7 @@ function torch.newmetatable(name, parentName, constructor, destructor, factory, 
       return self
    end
    class.new = new
-   classes[name] = class
+   register_class(name, class)
    local ctor = constructor_table(name, class, new)
    install_constructor(name, ctor, module)
    return class, parent, ctor
@@ -183,6 +230,7 @@ function torch.class(name, parentName, module)
    if type(parentName) == 'table' and module == nil then
       module, parentName = parentName, nil
    end
+   if classes[name] then error('torch.class: attempt to redefine Torch class <' .. name .. '>', 2) end
    local class, parent = torch.newmetatable(name, parentName, nil, nil, nil, module)
    return class, parent
 end
@@ -220,6 +268,16 @@ local function native_classes(N, T, tname, sname)
    tclass.__factory, sclass.__factory = new_tensor, new_storage
    tclass.__tostring__ = N.tostring
    sclass.__tostring__ = N.tostring
+   -- Torch7's elementSize ignored its arguments, and code calls it on the class itself
+   -- (torchnet: `torch.FloatStorage.elementSize()`).
+   for _, c in ipairs { { tclass, tname, new_tensor }, { sclass, sname, new_storage } } do
+      local class, name, new = c[1], c[2], c[3]
+      local of_instance = class.elementSize
+      class.elementSize = function(self)
+         if typename(self) ~= name then self = new() end
+         return of_instance(self)
+      end
+   end
 
    local tindex, tnewindex = N.tensorIndex, N.tensorNewIndex
    local tmeta = tensor_operators(tclass)
@@ -249,7 +307,14 @@ local function native_classes(N, T, tname, sname)
    }
    N.register(T, tmeta, smeta)
 
-   classes[tname], classes[sname] = tclass, sclass
+   register_class(tname, tclass)
+   register_class(sname, sclass)
+   -- The userdata's own metatables (mlua makes them from tmeta and smeta) name their class too,
+   -- as luaT_typename reads them. A device class without a device makes no instance: skipped.
+   for _, c in ipairs { { new_tensor, tname }, { new_storage, sname } } do
+      local ok, instance = pcall(c[1])
+      if ok then registry[debug_getmetatable(instance)] = c[2] end
+   end
    return constructor_table(tname, tclass, new_tensor), constructor_table(sname, sclass, new_storage)
 end
 torch._nativeClasses = native_classes

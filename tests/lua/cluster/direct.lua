@@ -35,6 +35,13 @@ assert(r[1] == 6 + 10 * ids[1] + 1 and r[2] == 6 + 10 * ids[2] + 1, 'apply with 
 local made = dv:apply(function() return torch.FloatTensor(2 ^ 19):fill(__engineid) end)
 assert(made[1]:size(1) == 2 ^ 19 and made[1]:min() == ids[1] and made[2]:max() == ids[2], 'results as tensors')
 
+-- An engine's `require 'torch'` leaves torch, paths and include as globals, as in Torch7.
+local globals = dv:apply(function()
+   require 'torch'
+   return type(torch) .. ' ' .. type(paths) .. ' ' .. type(include)
+end)
+assert(globals[1] == 'table table function' and globals[2] == globals[1], 'engine globals: ' .. tostring(globals[1]))
+
 -- require on every engine, as a global.
 dv:require('nn')
 local has = dv:apply(function() return type(nn) == 'table' and nn.Linear ~= nil end)

@@ -1,0 +1,39 @@
+//! What Torch7-era code assumes of the runtime beyond the torch API, through the real `th`: the
+//! Lua 5.2 compatibility of Torch's LuaJIT, the globals `require 'torch'` leaves in every kind of
+//! worker, luaT's registry conventions and Torch7's call depths, and moses with the 1.x API.
+//! Each script asserts the behaviour itself and prints `ok` (moses: its counts).
+
+mod common;
+
+use common::{lua_dir, run_th_in};
+
+fn run(dir: &str, script: &str, last_line: &str) {
+    let out = run_th_in(&lua_dir().join(dir), &[script], "", &[]);
+    assert!(
+        out.status == Some(0) && out.stdout.lines().last() == Some(last_line),
+        "{dir}/{script} failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+}
+
+#[test]
+fn lua52_compatibility() {
+    run("compat", "lua52.lua", "ok");
+}
+
+#[test]
+fn every_worker_state_gets_torchs_globals() {
+    run("compat", "worker_globals.lua", "ok");
+}
+
+#[test]
+fn luat_registry_conventions_and_call_depths() {
+    run("compat", "torch_conventions.lua", "ok");
+}
+
+#[test]
+fn moses_has_the_1x_api() {
+    run("moses", "api.lua", "65 passed, 0 failed");
+}
