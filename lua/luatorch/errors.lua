@@ -4,12 +4,14 @@ local M = {}
 
 -- pcall, xpcall and coroutine.resume give Lua code string messages, as Torch code expects.
 function M.install_string_errors(message)
-   local rawpcall, rawxpcall, rawresume = pcall, xpcall, coroutine.resume
+   local rawxpcall, rawresume = xpcall, coroutine.resume
    local function finish(ok, ...)
       if ok then return true, ... end
       return false, message((...))
    end
-   function pcall(f, ...) return finish(rawpcall(f, ...)) end
+   -- A tail call, so that this function leaves no frame of its own: `error(msg, 2)` in `f` names
+   -- the caller of pcall, as with the plain one, and never this file.
+   function pcall(f, ...) return rawxpcall(f, message, ...) end
    function xpcall(f, handler, ...)
       return rawxpcall(f, function(e) return handler(message(e)) end, ...)
    end

@@ -88,15 +88,18 @@ fn value_lua_string(text: &str) -> Option<mlua::Value> {
 /// name of the function as Lua knows it.
 pub fn message_of(err: &mlua::Error) -> String {
     match err {
-        mlua::Error::CallbackError { cause, traceback } => match cause.as_ref() {
-            mlua::Error::BadArgument {
-                to: None, pos, cause, ..
-            } => {
-                let name = caller_name(traceback).unwrap_or_else(|| "?".into());
-                format!("bad argument #{pos} to '{name}' ({})", message_of(cause))
-            }
-            other => message_of(other),
-        },
+        mlua::Error::CallbackError { cause, traceback } => {
+            let text = match cause.as_ref() {
+                mlua::Error::BadArgument {
+                    to: None, pos, cause, ..
+                } => {
+                    let name = caller_name(traceback).unwrap_or_else(|| "?".into());
+                    format!("bad argument #{pos} to '{name}' ({})", message_of(cause))
+                }
+                other => message_of(other),
+            };
+            located(text, traceback)
+        }
         mlua::Error::BadArgument {
             to: Some(to),
             pos,
@@ -111,6 +114,57 @@ pub fn message_of(err: &mlua::Error) -> String {
         },
         other => describe(other),
     }
+}
+
+/// The message with the place of the Lua code that called the Rust function in front, as
+/// luaL_error put it in Torch7 (`[luatorch]/nn/Linear.lua:57: addmv: size mismatch ...`): so an
+/// error inside an nn module names the module's file and line. The torch package's own Lua
+/// wrappers stand where Torch7 had C functions, so their frames are passed over for the code that
+/// called them. A message that already has a place (a Lua error passing through) is left alone,
+/// and so is one whose caller is not Lua code (`pcall(t.mv, ...)`), as luaL_where leaves it.
+fn located(text: String, traceback: &str) -> String {
+    if has_location(&text) {
+        return text;
+    }
+    // The first frame is the Rust function itself.
+    let frames = traceback
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("(tail call)") && !l.starts_with("..."))
+        .skip(1);
+    for frame in frames {
+        let Some((place, _)) = frame.split_once(": in ") else {
+            return text;
+        };
+        if place.starts_with("[C]") {
+            return text;
+        }
+        if place.starts_with("[luatorch]/torch/") || place.starts_with("[luatorch]/luatorch/") {
+            continue;
+        }
+        return if ends_with_line(place) {
+            format!("{place}: {text}")
+        } else {
+            text
+        };
+    }
+    text
+}
+
+/// `file:12`: a place with a line number.
+fn ends_with_line(place: &str) -> bool {
+    place
+        .rsplit_once(':')
+        .is_some_and(|(_, line)| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Whether the message starts with a place (`script.lua:3: boom`), as Lua's `error` adds one.
+fn has_location(text: &str) -> bool {
+    let first_line = text.lines().next().unwrap_or("");
+    first_line
+        .split_once(": ")
+        .is_some_and(|(place, _)| ends_with_line(place))
 }
 
 /// `[C]: in function 'sys.isatty'` -> `sys.isatty`, from the first frame of a traceback.
@@ -133,4 +187,28 @@ pub fn install_string_errors(lua: &Lua) -> Result<()> {
     let convert = lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?;
     let install: Function = errors_module(lua)?.get("install_string_errors")?;
     install.call::<()>(convert)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TRACEBACK: &str = "stack traceback:\n\t[C]: in function 'addmv'\n\t[luatorch]/torch/math.lua:40: in function 'addmv'\n\t[luatorch]/nn/Linear.lua:57: in function 'updateOutput'\n\t[C]: in function 'pcall'";
+
+    #[test]
+    fn a_rust_error_is_placed_at_its_lua_caller() {
+        assert_eq!(
+            located("addmv: size mismatch".into(), TRACEBACK),
+            "[luatorch]/nn/Linear.lua:57: addmv: size mismatch"
+        );
+    }
+
+    #[test]
+    fn a_placed_message_or_a_c_caller_gets_no_place() {
+        assert_eq!(located("x.lua:3: boom".into(), TRACEBACK), "x.lua:3: boom");
+        let from_pcall =
+            "stack traceback:\n\t[C]: in function 'mv'\n\t[C]: in function 'pcall'\n\tx.lua:1: in main chunk";
+        assert_eq!(located("mv: bad".into(), from_pcall), "mv: bad");
+        assert_eq!(located("mv: bad".into(), "<traceback unavailable>"), "mv: bad");
+    }
 }
