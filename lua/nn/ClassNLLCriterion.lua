@@ -35,11 +35,16 @@ local function classTargets(self, target, n)
    else
       error('nn.ClassNLLCriterion: the target must be a class number or a tensor of them', 4)
    end
+   if self.target:dim() > 1 and self.target:nElement() ~= n then
+      error('nn.ClassNLLCriterion: multi-target not supported (the target must hold one class per sample)', 4)
+   end
    local classes = self.target:contiguous():view(-1)
-   if classes:size(1) ~= n then
+   if classes:size(1) < n then
       error(string.format('nn.ClassNLLCriterion: %d targets for %d samples', classes:size(1), n), 4)
    end
-   return classes
+   -- Torch7 reads the first n classes of a longer vector of them (one sample takes the first):
+   -- Element-Research/rnn's tests rely on it.
+   return classes:size(1) > n and classes:narrow(1, 1, n) or classes
 end
 
 -- The input as N x C rows; the targets as an N x 1 LongTensor in which ignored samples point at

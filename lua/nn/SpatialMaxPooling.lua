@@ -33,8 +33,10 @@ function SpatialMaxPooling:poolSpec()
 end
 
 function SpatialMaxPooling:updateOutput(input)
+   -- The input's shape is checked (and named in the error) before its sizes are read.
+   local output = nn.pooling.maxForward(self, input, self:poolSpec())
    self.iheight, self.iwidth = input:size(input:dim() - 1), input:size(input:dim())
-   return (nn.pooling.maxForward(self, input, self:poolSpec()))
+   return output
 end
 
 function SpatialMaxPooling:updateGradInput(input, gradOutput)

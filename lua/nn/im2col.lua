@@ -68,6 +68,22 @@ function im2col.outSize(n, k, d, pad, ceil, dil)
    return out
 end
 
+-- Window sizes, steps and dilations below 1, or negative padding, give no sensible output size
+-- (a step of 0 divides by zero): refused in words that name the module and the setting.
+function im2col.checkWindow(name, k, d, pad, dil)
+   for j = 1, #k do
+      local function refuse(what, v, least)
+         -- Level 4: the pass that set the module up (refuse, checkWindow, setup, pass); the
+         -- module's own method is often gone by then, having tail-called the pass.
+         error(string.format('%s: the %s must be at least %d, got %s', name, what, least, tostring(v)), 4)
+      end
+      if not (k[j] >= 1) then refuse('kernel size', k[j], 1) end
+      if not (d[j] >= 1) then refuse('stride', d[j], 1) end
+      if not (pad[j] >= 0) then refuse('padding', pad[j], 0) end
+      if dil and dil[j] and not (dil[j] >= 1) then refuse('dilation', dil[j], 1) end
+   end
+end
+
 -- A geometry (see the top of this file); dil defaults to ones, out to the floor rule.
 function im2col.geometry(size, k, d, pad, dil, out)
    local n = #size
@@ -534,6 +550,7 @@ local function convSetup(self, input)
    if x:size(2) ~= spec.nIn then
       error(string.format('%s: input has %d planes, expected %d', name, x:size(2), spec.nIn), 3)
    end
+   im2col.checkWindow(name, spec.k, spec.d, spec.pad, spec.dil)
    local size = {}
    for j = 1, spec.n do size[j] = x:size(2 + j) end
    local g = im2col.geometry(size, spec.k, spec.d, spec.pad, spec.dil)
@@ -604,6 +621,7 @@ local function fullSetup(self, input)
    local x, target = input, nil
    if type(input) == 'table' and not torch.isTensor(input) then x, target = input[1], input[2] end
    local xb, isBatch = im2col.batch(x, spec.n, name)
+   im2col.checkWindow(name, spec.k, spec.d, spec.pad, spec.dil)
    if xb:size(2) ~= spec.nIn then
       error(string.format('%s: input has %d planes, expected %d', name, xb:size(2), spec.nIn), 3)
    end

@@ -161,6 +161,7 @@ function pooling.geometry(self, x, spec)
    local name = torch.type(self)
    local size, out = {}, {}
    local dil = spec.dil or {}
+   nn.im2col.checkWindow(name, spec.k, spec.d, spec.pad, dil)
    for j = 1, spec.n do
       size[j] = x:size(2 + j)
       dil[j] = dil[j] or 1

@@ -134,4 +134,19 @@ H.case('gradients of the core layers', function()
    H.gradients(bn, torch.Tensor(6, 3), 'BatchNormalization', { { 'weight', 'gradWeight' }, { 'bias', 'gradBias' } })
 end)
 
+H.case('errors inside a module name it, with its file and line, as Torch7', function()
+   local ok, err = pcall(function() return nn.Linear(10, 5):forward(torch.randn(7)) end)
+   H.check(not ok and tostring(err):find('nn/Linear%.lua:%d+: ') and tostring(err):find('size mismatch'),
+      'Linear: %s', tostring(err))
+   ok, err = pcall(function() return nn.SpatialConvolution(1, 16, 3, 3, 0, 0):forward(torch.randn(1, 9, 9)) end)
+   H.check(not ok and tostring(err):find('nn.SpatialConvolution: the stride must be at least 1, got 0'),
+      'stride 0: %s', tostring(err))
+   H.check(tostring(err):find('^%[luatorch%]/nn/'), 'stride 0 error not located in nn: %s', tostring(err))
+   ok, err = pcall(function() return nn.SpatialMaxPooling(2, 2):forward(torch.randn(5)) end)
+   H.check(not ok and tostring(err):find('nn.SpatialMaxPooling: input must be 3D'), 'max pooling of 1-D: %s', tostring(err))
+   ok, err = pcall(function() return nn.SpatialMaxPooling(2, 2, 0, 1):forward(torch.randn(1, 4, 4)) end)
+   H.check(not ok and tostring(err):find('nn.SpatialMaxPooling: the stride must be at least 1, got 0'),
+      'pooling stride 0: %s', tostring(err))
+end)
+
 H.finish()
