@@ -176,3 +176,28 @@ fn modules_are_globals_in_th() {
     out.assert_ok();
     assert_eq!(out.stdout.trim(), "ok");
 }
+
+#[test]
+fn xlua_extras() {
+    let out = common::run_th_in(
+        &common::lua_dir(),
+        &[&script("xlua_extras.lua")],
+        "",
+        &[
+            ("XLUA_LR", "0.5"),
+            ("XLUA_NESTEROV", "false"),
+            ("XLUA_NAME", "resnet"),
+            ("XLUA_FLAG_T", "True"),
+            ("XLUA_BAD_NUM", "abc"),
+            ("XLUA_BAD_BOOL", "yes"),
+        ],
+    );
+    out.assert_ok();
+    // xlua.log copies stdout into its file: what the script logged reached stdout as well.
+    assert!(
+        out.stdout.contains("hello 42\nprinted    1\nmore\nfresh\n"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.ends_with("ok\n"), "{}", out.stdout);
+}

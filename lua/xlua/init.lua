@@ -1,10 +1,18 @@
 -- xlua: the progress bar and the small helpers Torch-era scripts take from xlua (string.split,
--- table.splice, xlua.require, xlua.unpack, ...). `xlua` is also a global.
+-- table.splice, xlua.require, xlua.unpack, envparams, clearall, log, ...), with OptionParser and
+-- Profiler in files of their own. `xlua` is also a global.
 
 local sys = require 'sys'
+local paths = require 'paths'
 
 local xlua = rawget(_G, 'xlua')
 if type(xlua) ~= 'table' then xlua = {} end
+
+-- The globals that exist before any user code, which clearall and who leave alone (under th, see
+-- is_environment below).
+local startup_names = {}
+for k in pairs(_G) do startup_names[k] = true end
+for _, k in ipairs { 'xlua', 'xprint', 'xerror', 'xrequire' } do startup_names[k] = true end
 
 local floor, max, min = math.floor, math.max, math.min
 
@@ -320,5 +328,253 @@ function xlua.unpack_class(object, args, funcname, description, ...)
    end
 end
 
+----------------------------------------------------------------------------------------------------
+-- The global namespace: clearall, who, log
+----------------------------------------------------------------------------------------------------
+
+-- Torch's th loaded xlua at start-up, so xlua's snapshot of _G was the environment and nothing else.
+-- th here loads xlua on first use, when the script may already have globals of its own; trepl's
+-- _preloaded_ (the globals at start-up, plus the names trepl makes global on first use: torch,
+-- paths, sys, penlight's modules) draws that line instead.
+local function is_environment(k, v, libraries)
+   if k == 'xlua' or k == 'xprint' or k == 'xerror' or k == 'xrequire' then return true end
+   -- Libraries stay loaded: a torch class cannot be defined twice, so nn, once dropped from
+   -- package.loaded, could never be required again.
+   if libraries[v] then return true end
+   -- and so do the helpers th's own libraries make global (torch's include)
+   if type(v) == 'function' then
+      local info = debug.getinfo(v, 'S')
+      if info and info.source:sub(1, 12) == '@[luatorch]/' then return true end
+   end
+   local preloaded = rawget(_G, '_preloaded_')
+   if type(preloaded) ~= 'table' then return startup_names[k] == true end
+   -- trepl defines these after taking its snapshot
+   if k == '_preloaded_' or k == 'who' or k == '_RESULTS' or k == '_LAST' then return true end
+   -- A name trepl only reserves (torch, data, List, ...) is the environment's while it holds the
+   -- library, seen to above; a user variable that happens to be called `data` is the user's.
+   return preloaded[k] == true and startup_names[k] == true
+end
+
+-- The values of package.loaded, to tell a library from a user's table.
+local function library_values()
+   local set = {}
+   for _, m in pairs(package.loaded) do
+      if type(m) == 'table' or type(m) == 'userdata' then set[m] = true end
+   end
+   return set
+end
+
+-- clearall(): removes every global the user made. Loaded libraries and th's environment stay
+-- (unlike xlua's, which also unloaded the modules loaded since, something torch classes do not
+-- survive).
+function xlua.clearall()
+   local libraries = library_values()
+   for k, v in pairs(_G) do
+      if not is_environment(k, v, libraries) then rawset(_G, k, nil) end
+   end
+   collectgarbage()
+end
+
+-- who(): the global libraries, then the user's globals, printed with xlua.print.
+function xlua.who()
+   local libraries = library_values()
+   local libs, user = {}, {}
+   for k, v in pairs(_G) do
+      if k ~= '_G' and (package.loaded[k] ~= nil or libraries[v]) then
+         libs[#libs + 1] = tostring(k)
+      elseif not is_environment(k, v, libraries) then
+         user[k] = v
+      end
+   end
+   table.sort(libs)
+   xlua.print('')
+   xlua.print('Global Libs:')
+   xlua.print(libs)
+   xlua.print('')
+   xlua.print('Global Vars:')
+   xlua.print(user)
+   xlua.print('')
+end
+
+-- log(file[, append]): from now on, what io.write and print write to stdout also goes to `file`.
+-- print becomes xlua.print, which writes through io.write. The originals stay in io._write and
+-- _print, as xlua kept them.
+do
+   local log_file, stdout_write
+   function xlua.log(file, append)
+      if type(file) ~= 'string' or file == '' then
+         error('xlua.log: bad argument #1 (file name expected, got ' .. type(file) .. ')', 2)
+      end
+      local dir = paths.dirname(file)
+      if dir and dir ~= '' and not paths.dirp(dir) then
+         local made, why = paths.mkdir(dir)
+         if not made then error('xlua.log: cannot create ' .. dir .. ': ' .. tostring(why), 2) end
+      end
+      local f, err = io.open(file, append and 'a' or 'w')
+      if not f then error('xlua.log: cannot open ' .. file .. ': ' .. tostring(err), 2) end
+      if log_file then
+         -- a second call moves the log rather than teeing through the previous tee
+         log_file:close()
+      else
+         stdout_write = io.write
+         io._write = stdout_write
+         rawset(_G, '_print', rawget(_G, 'print'))
+      end
+      log_file = f
+      rawset(_G, 'print', xlua.print)
+      io.write = function(...)
+         local result = { stdout_write(...) }
+         log_file:write(...)
+         log_file:flush()
+         return unpack(result)
+      end
+   end
+end
+
+----------------------------------------------------------------------------------------------------
+-- trycatch, envparams, table2string, usage_module
+----------------------------------------------------------------------------------------------------
+
+local function after_try(catch, ok, ...)
+   if ok then return ... end
+   if catch then return catch((...)) end
+end
+
+-- trycatch(try, catch): calls try(); if it raises an error, catch(err). Returns what the one that
+-- ran last returned.
+function xlua.trycatch(try, catch)
+   if type(try) ~= 'function' then
+      error('xlua.trycatch: bad argument #1 (function expected, got ' .. type(try) .. ')', 2)
+   end
+   if catch ~= nil and type(catch) ~= 'function' then
+      error('xlua.trycatch: bad argument #2 (function or nil expected, got ' .. type(catch) .. ')', 2)
+   end
+   return after_try(catch, pcall(try))
+end
+
+-- envparams(defaults): a copy of `defaults` where each key that names an environment variable takes
+-- its value, converted to the default's type (`lr=1e-3 nesterov=false th train.lua`).
+function xlua.envparams(defaults)
+   if type(defaults) ~= 'table' then
+      error('xlua.envparams: bad argument #1 (table of defaults expected, got ' .. type(defaults) .. ')', 2)
+   end
+   local params = {}
+   for k, v in pairs(defaults) do
+      params[k] = v
+      local text = type(k) == 'string' and os.getenv(k) or nil
+      if text ~= nil then
+         if type(v) == 'number' then
+            local n = tonumber(text)
+            if n == nil then
+               error(string.format('xlua.envparams: environment variable %s=%q is not a number', k, text), 2)
+            end
+            params[k] = n
+         elseif type(v) == 'boolean' then
+            if text == 'true' or text == 'True' then
+               params[k] = true
+            elseif text == 'false' or text == 'False' then
+               params[k] = false
+            else
+               error(string.format('xlua.envparams: environment variable %s=%q is not a boolean '
+                  .. '(true, True, false or False)', k, text), 2)
+            end
+         else
+            params[k] = text
+         end
+      end
+   end
+   return params
+end
+
+do
+   local table2string
+
+   local function value_string(v, open)
+      if type(v) == 'string' then
+         v = v:gsub('\n', '\\n')
+         -- single quotes spare the escapes when the only quotes inside are double ones
+         if v:gsub('[^\'"]', ''):match('^"+$') then return "'" .. v .. "'" end
+         return '"' .. v:gsub('"', '\\"') .. '"'
+      elseif type(v) == 'table' then
+         if open[v] then return tostring(v) end -- a cycle would never end
+         return table2string(v, false, open)
+      end
+      return tostring(v)
+   end
+
+   local function key_string(k, open)
+      if type(k) == 'string' and k:match('^[_%a][_%w]*$') then return k end
+      return '[' .. value_string(k, open) .. ']'
+   end
+
+   -- pairs() has no order; numbers first, then the rest by name, so the text is reproducible
+   local function key_before(a, b)
+      local ta, tb = type(a), type(b)
+      if ta ~= tb then
+         if ta == 'number' then return true end
+         if tb == 'number' then return false end
+         return ta < tb
+      end
+      if ta == 'number' or ta == 'string' then return a < b end
+      return tostring(a) < tostring(b)
+   end
+
+   function table2string(tbl, newline, open)
+      open[tbl] = true
+      local parts, listed = {}, {}
+      for i, v in ipairs(tbl) do
+         parts[#parts + 1] = value_string(v, open)
+         listed[i] = true
+      end
+      local keys = {}
+      for k in pairs(tbl) do
+         if not listed[k] then keys[#keys + 1] = k end
+      end
+      table.sort(keys, key_before)
+      local sep = newline and ' : ' or '='
+      for _, k in ipairs(keys) do
+         parts[#parts + 1] = key_string(k, open) .. sep .. value_string(tbl[k], open)
+      end
+      open[tbl] = nil
+      if newline then return '{\n   ' .. table.concat(parts, '\n   ') .. '\n}' end
+      return '{' .. table.concat(parts, ',') .. '}'
+   end
+
+   -- table2string(t[, newline]): t as Lua-like text, {1,2,key="v"}; with newline, one entry a line
+   -- and `key : value`. Nested tables are written on one line.
+   function xlua.table2string(tbl, newline)
+      if type(tbl) ~= 'table' then
+         error('xlua.table2string: bad argument #1 (table expected, got ' .. type(tbl) .. ')', 2)
+      end
+      return table2string(tbl, newline, {})
+   end
+end
+
+-- usage_module(module, name[, description]): the banner that tostring(module) shows from now on;
+-- also returned.
+function xlua.usage_module(module, name, description)
+   if type(module) ~= 'table' then
+      error('xlua.usage_module: bad argument #1 (table expected, got ' .. type(module) .. ')', 2)
+   end
+   if type(name) ~= 'string' then
+      error('xlua.usage_module: bad argument #2 (string expected, got ' .. type(name) .. ')', 2)
+   end
+   local c = sys.COLORS
+   local text = c.magenta .. string.rep('+', 69) .. '\n' .. 'PACKAGE:\n' .. name .. '\n'
+   if description then text = text .. '\nDESC:\n' .. tostring(description) .. '\n' end
+   text = text .. string.rep('+', 70) .. c.none
+   local mt = getmetatable(module)
+   if mt == nil then
+      mt = {}
+      setmetatable(module, mt)
+   end
+   mt.__tostring = function() return text end
+   return text
+end
+
+-- The classes in files of their own find xlua through the global, as they install themselves in it.
 rawset(_G, 'xlua', xlua)
+xlua.OptionParser = require 'xlua.OptionParser'
+xlua.Profiler = require 'xlua.Profiler'
+
 return xlua
