@@ -14,8 +14,9 @@ math.randomseed(os.time())
 local profile = 'example' .. os.time() .. '_' .. math.random(1e6)
 -- thcluster beside this th (arg[0] is th's own path), else on PATH.
 local thcluster = (arg[0]:match('^(.*/)th$') or '') .. 'thcluster'
-assert(os.execute(string.format('%s start -n %d --profile %s --daemonize', thcluster, engines, profile)) == 0,
-   'thcluster start failed')
+-- os.execute gives true on success (Lua 5.2's form, as Torch's LuaJIT had it; 0 in plain 5.1).
+local started = os.execute(string.format('%s start -n %d --profile %s --daemonize', thcluster, engines, profile))
+assert(started == true or started == 0, 'thcluster start failed')
 
 local ok, err = pcall(function()
    local c = cluster.client(profile)

@@ -572,7 +572,7 @@ fn puc_lua_says_the_modules_need_luajit() {
     assert_eq!(out.status, Some(1), "{}", show(&out));
     assert!(
         out.stderr
-            .contains("libtorch: luatorch's native modules need LuaJIT 2.1, not Lua 5.1"),
+            .contains(": luatorch's native modules need LuaJIT 2.1, not Lua 5.1"),
         "{}",
         show(&out)
     );

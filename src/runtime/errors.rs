@@ -140,7 +140,7 @@ fn located(text: String, traceback: &str) -> String {
         if place.starts_with("[C]") {
             return text;
         }
-        if place.starts_with("[luatorch]/torch/") || place.starts_with("[luatorch]/luatorch/") {
+        if is_native_wrapper(place) {
             continue;
         }
         return if ends_with_line(place) {
@@ -150,6 +150,30 @@ fn located(text: String, traceback: &str) -> String {
         };
     }
     text
+}
+
+/// Our Lua files that stand where the originals had C functions (torch's methods, parallel's,
+/// torch-ipc's, ...): their frames are not the place of an error, their caller is. nn's modules
+/// and the other Lua packages are, as in Torch7.
+fn is_native_wrapper(place: &str) -> bool {
+    const WRAPPERS: &[&str] = &[
+        "torch",
+        "luatorch",
+        "paths",
+        "sys",
+        "parallel",
+        "ipc",
+        "threads",
+        "scheduler",
+        "cluster",
+        "cutorch",
+        "nccl",
+        "gnuplot",
+    ];
+    place
+        .strip_prefix("[luatorch]/")
+        .and_then(|rest| rest.split('/').next())
+        .is_some_and(|package| WRAPPERS.contains(&package))
 }
 
 /// `file:12`: a place with a line number.
@@ -210,5 +234,7 @@ mod tests {
             "stack traceback:\n\t[C]: in function 'mv'\n\t[C]: in function 'pcall'\n\tx.lua:1: in main chunk";
         assert_eq!(located("mv: bad".into(), from_pcall), "mv: bad");
         assert_eq!(located("mv: bad".into(), "<traceback unavailable>"), "mv: bad");
+        let from_wrapper = "stack traceback:\n\t[C]: in function 'connect'\n\t[luatorch]/cluster/init.lua:257: in function 'client'\n\t[C]: in function 'pcall'";
+        assert_eq!(located("no answer".into(), from_wrapper), "no answer");
     }
 }
