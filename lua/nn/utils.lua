@@ -43,8 +43,9 @@ function utils.recursiveType(param, type_name, cache)
          param = converted
       end
    elseif torch.typename(param) and type(param.type) == 'function' and param ~= nil then
-      -- A module or criterion held in a field: it converts its own fields.
-      param = param:type(type_name, cache)
+      -- A module or criterion held in a field: it converts its own fields, in place. What its
+      -- :type() returns is not used, as in Torch7 (a custom :type() may return nothing).
+      param:type(type_name, cache)
    end
    return param
 end
