@@ -5,17 +5,8 @@
 
 mod common;
 
-use common::{lua_dir, run_th_in};
-
 fn run(dir: &str, script: &str, last_line: &str) {
-    let out = run_th_in(&lua_dir().join(dir), &[script], "", &[]);
-    assert!(
-        out.status == Some(0) && out.stdout.lines().last() == Some(last_line),
-        "{dir}/{script} failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        out.stdout,
-        out.stderr
-    );
+    common::assert_lua_script(dir, script, &[], last_line);
 }
 
 #[test]

@@ -5,21 +5,8 @@
 
 mod common;
 
-use common::{lua_dir, run_th_in};
-
 fn run(script: &str, args: &[&str]) {
-    let dir = lua_dir().join("mdp");
-    let path = dir.join(script).to_string_lossy().into_owned();
-    let mut argv = vec![path.as_str()];
-    argv.extend_from_slice(args);
-    let out = run_th_in(&dir, &argv, "", &[]);
-    assert!(
-        out.status == Some(0) && out.stdout.lines().last() == Some("ok"),
-        "{script} failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        out.stdout,
-        out.stderr
-    );
+    common::assert_lua_script("mdp", script, args, "ok");
 }
 
 #[test]

@@ -5,17 +5,8 @@
 
 mod common;
 
-use common::{lua_dir, run_th_in};
-
 fn run(script: &str) {
-    let out = run_th_in(&lua_dir().join("nngraph"), &[script], "", &[]);
-    assert!(
-        out.status == Some(0) && out.stdout.lines().last() == Some("ok"),
-        "{script} failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        out.stdout,
-        out.stderr
-    );
+    common::assert_lua_script("nngraph", script, &[], "ok");
 }
 
 #[test]

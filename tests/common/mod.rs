@@ -146,6 +146,24 @@ pub fn run_cmd_group(cmd: &mut Command, timeout: Duration) -> Output {
 }
 
 /// Runs `th args` in `cwd` with `stdin` fed in, extra environment `env`, waiting at most TIMEOUT.
+/// Runs tests/lua/`dir`/`script` (by its full path, from that folder) with `args`, and fails
+/// unless it exits 0 with `last_line` as the last line it printed: the scripts that assert their
+/// behaviour themselves.
+pub fn assert_lua_script(dir: &str, script: &str, args: &[&str], last_line: &str) {
+    let folder = lua_dir().join(dir);
+    let path = folder.join(script).to_string_lossy().into_owned();
+    let mut argv = vec![path.as_str()];
+    argv.extend_from_slice(args);
+    let out = run_th_in(&folder, &argv, "", &[]);
+    assert!(
+        out.status == Some(0) && out.stdout.lines().last() == Some(last_line),
+        "{dir}/{script} failed (status {:?})\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        out.stdout,
+        out.stderr
+    );
+}
+
 pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(th_path());
     cmd.args(args).current_dir(cwd);
