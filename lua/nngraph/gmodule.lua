@@ -239,6 +239,17 @@ function gModule:type(typename, tensorCache)
    return self
 end
 
+-- Empties each node's list `field` in place (the lists of the last pass; other references to
+-- them see the change, as the original's in-place clearing gave).
+local function emptyLists(nodes, field)
+   for _, node in ipairs(nodes) do
+      local list = node.data[field]
+      if list then
+         for i = #list, 1, -1 do list[i] = nil end
+      end
+   end
+end
+
 function gModule:updateOutput(input)
    return self:runForwardFunction('updateOutput', input)
 end
@@ -315,12 +326,7 @@ function gModule:runForwardFunction(func, input)
       error(string.format('Got %s inputs instead of %s', #input, nInputs))
    end
    -- empty the input lists of the last pass (in place)
-   for _, node in ipairs(self.forwardnodes) do
-      local list = node.data.input
-      if list then
-         for i = #list, 1, -1 do list[i] = nil end
-      end
-   end
+   emptyLists(self.forwardnodes, 'input')
    -- the inputs are copied into innode's list, the caller's table is left alone
    local indata = self.innode.data
    indata.input = indata.input or {}
@@ -384,12 +390,7 @@ function gModule:updateGradInput(input, gradOutput)
    end
 
    checkGradOutput(self, gradOutput)
-   for _, node in ipairs(self.backwardnodes) do
-      local list = node.data.gradOutput
-      if list then
-         for i = #list, 1, -1 do list[i] = nil end
-      end
-   end
+   emptyLists(self.backwardnodes, 'gradOutput')
    local outdata = self.outnode.data
    outdata.gradOutput = outdata.gradOutput or {}
    outdata.gradOutput[1] = gradOutput
