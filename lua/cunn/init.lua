@@ -4,7 +4,7 @@
 -- :cuda(). There are no separate CUDA classes: the nn modules are written against the tensor
 -- API, which dispatches to the device kernels (src/cuda), and nn's window passes (im2col,
 -- col2im, max pooling) have device kernels under the host kernels' names (cutorch._C._nn, see
--- nn.im2col.kernels); the other host kernels (threshold, direct convolutions) fall back to the
+-- nn.engine.kernels); the other host kernels (threshold, direct convolutions) fall back to the
 -- tensor API on the device.
 --
 -- What is not here: nn.DataParallelTable (one process driving several GPUs); run one process

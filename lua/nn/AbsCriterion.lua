@@ -2,6 +2,8 @@
 -- unless sizeAverage is false. The target has the input's element count (any shape; elements are
 -- matched in order).
 
+local kernels = require 'nn.engine.kernels'
+
 local AbsCriterion, parent = torch.class('nn.AbsCriterion', 'nn.Criterion')
 
 function AbsCriterion:__init(sizeAverage)
@@ -37,7 +39,7 @@ end
 
 function AbsCriterion:updateOutput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   local k = kernels.fused('pointwiseLoss', input, target)
    if k then
       -- One pass in Rust (kernels::nn_loss).
       self.output = k('abs', input:contiguous(), target:contiguous(), nil, nil)
@@ -50,7 +52,7 @@ end
 
 function AbsCriterion:updateGradInput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   local k = kernels.fused('pointwiseGrad', input, target, self.gradInput)
    if k then
       self.gradInput:resizeAs(input)
       k('abs', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)

@@ -3,6 +3,8 @@
 -- count unless sizeAverage is false. `weights` (optional) is a vector: as long as the input when
 -- the input is a vector, else as long as its last dimension (one weight per column of a batch).
 
+local kernels = require 'nn.engine.kernels'
+
 local BCECriterion, parent = torch.class('nn.BCECriterion', 'nn.Criterion')
 
 -- Keeps log(0) finite, as the original does.
@@ -85,7 +87,7 @@ end
 
 function BCECriterion:updateOutput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   local k = kernels.fused('pointwiseLoss', input, target)
    if k then
       -- One pass in Rust (kernels::nn_loss), which checks the range too.
       self.output = k('bce', input:contiguous(), target:contiguous(), kernelWeights(self.weights, input))
@@ -100,7 +102,7 @@ end
 
 function BCECriterion:updateGradInput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   local k = kernels.fused('pointwiseGrad', input, target, self.gradInput)
    if k then
       self.gradInput:resizeAs(input)
       k('bce', self.gradInput, input:contiguous(), target:contiguous(), kernelWeights(self.weights, input),

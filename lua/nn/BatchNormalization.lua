@@ -4,6 +4,8 @@
 -- the Spatial and Volumetric versions normalise per plane over N x H x W (x D) by seeing their
 -- input as rows of features (`nDim` says how many dimensions a batch has).
 
+local kernels = require 'nn.engine.kernels'
+
 local BN, parent = torch.class('nn.BatchNormalization', 'nn.Module')
 
 BN.__version = 2
@@ -99,7 +101,7 @@ end
 -- The fused kernel `name` when the module's tensors have the input's type and are contiguous,
 -- else nil (the tensor-method path: other types, device tensors).
 local function fused(self, name, input, ...)
-   local k = nn.im2col.fused(name, input, self.weight, self.bias, self.running_mean, self.running_var, ...)
+   local k = kernels.fused(name, input, self.weight, self.bias, self.running_mean, self.running_var, ...)
    if not k or input:nElement() == 0 then return nil end
    for _, t in ipairs({ self.weight or false, self.bias or false, self.running_mean, self.running_var }) do
       if t and not t:isContiguous() then return nil end

@@ -4,6 +4,8 @@
 -- Samples whose target is ignoreIndex (default -100) count for nothing. forward returns the loss
 -- and the total weight.
 
+local kernels = require 'nn.engine.kernels'
+
 local ClassNLLCriterion, parent = torch.class('nn.ClassNLLCriterion', 'nn.Criterion')
 
 function ClassNLLCriterion:__init(weights, sizeAverage, ignoreIndex)
@@ -78,7 +80,7 @@ end
 -- N longs (the kernel checks their range), the weights in the input's type; nil when the input
 -- is not a float or double tensor.
 local function fusedOperands(self, input, target, name)
-   local k = torch.isTensor(input) and nn.im2col.fused(name, input)
+   local k = torch.isTensor(input) and kernels.fused(name, input)
    if not k or (input:dim() ~= 1 and input:dim() ~= 2) then return nil end
    local rows = input:contiguous()
    rows = rows:dim() == 1 and rows:view(1, -1) or rows

@@ -3,6 +3,8 @@
 -- t (log t - x); divided by the element count unless sizeAverage is false. Input and target have
 -- the same size (any shape).
 
+local kernels = require 'nn.engine.kernels'
+
 local DistKLDivCriterion, parent = torch.class('nn.DistKLDivCriterion', 'nn.Criterion')
 
 -- The original took no argument (sizeAverage was only set as a field); nn's own tests pass one,
@@ -38,7 +40,7 @@ end
 
 function DistKLDivCriterion:updateOutput(input, target)
    target = checked(input, target)
-   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   local k = kernels.fused('pointwiseLoss', input, target)
    if k then
       -- One pass in Rust (kernels::nn_loss).
       self.output = k('kldiv', input:contiguous(), target:contiguous(), nil, nil)
@@ -51,7 +53,7 @@ end
 
 function DistKLDivCriterion:updateGradInput(input, target)
    target = checked(input, target)
-   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   local k = kernels.fused('pointwiseGrad', input, target, self.gradInput)
    if k then
       self.gradInput:resizeAs(input)
       k('kldiv', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)

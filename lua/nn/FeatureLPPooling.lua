@@ -3,6 +3,9 @@
 -- dimension: the first of F [x d1 [x d2]] inputs, the second with batch_mode (B x F ...). The
 -- feature dimension becomes (F - width) / stride + 1; the others are kept.
 
+local windows = require 'nn.engine.windows'
+local pooling = require 'nn.engine.pooling'
+
 local FeatureLPPooling, parent = torch.class('nn.FeatureLPPooling', 'nn.Module')
 
 function FeatureLPPooling:__init(width, stride, power, batch_mode)
@@ -29,7 +32,7 @@ local function setup(self, input)
    end
    local B = self.batch_mode and input:size(1) or 1
    local R = input:nElement() / (B * F)
-   local g = nn.im2col.geometry({ F }, { self.width }, { self.stride }, { 0 })
+   local g = windows.geometry({ F }, { self.width }, { self.stride }, { 0 })
    local outSize = input:size()
    outSize[first] = g.out[1]
    self._buffer = self._buffer or input.new()
@@ -39,7 +42,7 @@ end
 
 function FeatureLPPooling:updateOutput(input)
    local planes, g, outSize, B, R = setup(self, input)
-   local out = nn.pooling.regularLp(planes, g, self.power, self._buffer)
+   local out = pooling.regularLp(planes, g, self.power, self._buffer)
    self.output:resize(outSize)
    self.output:view(B, g.O, R):copy(out:view(B, R, g.O):transpose(2, 3))
    return self.output
@@ -51,7 +54,7 @@ function FeatureLPPooling:updateGradInput(input, gradOutput)
    local go = gradOutput:contiguous():view(B, g.O, R):transpose(2, 3):contiguous():view(B * R, g.O)
    local out = self.output:contiguous():view(B, g.O, R):transpose(2, 3):contiguous():view(B * R, g.O)
    local gradPlanes = planes.new(B * R, F)
-   nn.pooling.regularLpBackward(gradPlanes, go, planes, out, g, self.power, self._buffer)
+   pooling.regularLpBackward(gradPlanes, go, planes, out, g, self.power, self._buffer)
    self.gradInput:resizeAs(input)
    self.gradInput:view(B, F, R):copy(gradPlanes:view(B, R, F):transpose(2, 3))
    return self.gradInput

@@ -1,11 +1,13 @@
 -- nn.LogSoftMax: x_i - log(sum_j exp(x_j)), along the dimension nn.SoftMax uses, computed with
 -- the maximum taken out so that large inputs do not overflow.
 
+local kernels = require 'nn.engine.kernels'
+
 local LogSoftMax = torch.class('nn.LogSoftMax', 'nn.Module')
 
 function LogSoftMax:updateOutput(input)
    local d = nn.softmaxDim(input:dim(), 'nn.LogSoftMax')
-   local fused = nn.im2col.fused('logSoftMax', input, self.output)
+   local fused = kernels.fused('logSoftMax', input, self.output)
    if fused then
       -- One pass in Rust (kernels::nn_norm) over a contiguous copy.
       local x = input:contiguous()
@@ -23,7 +25,7 @@ end
 -- gradInput = gradOutput - exp(y) * sum(gradOutput)
 function LogSoftMax:updateGradInput(input, gradOutput)
    local d = nn.softmaxDim(input:dim(), 'nn.LogSoftMax')
-   local fused = nn.im2col.fused('logSoftMaxBackward', self.output, gradOutput, self.gradInput)
+   local fused = kernels.fused('logSoftMaxBackward', self.output, gradOutput, self.gradInput)
    if fused and self.output:isContiguous() and gradOutput:isSameSizeAs(self.output) then
       self.gradInput:resizeAs(self.output)
       fused(self.gradInput, gradOutput:contiguous(), self.output, d)

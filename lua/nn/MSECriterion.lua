@@ -2,6 +2,8 @@
 -- count unless sizeAverage is false. The target has the input's element count (any shape; elements
 -- are matched in order).
 
+local kernels = require 'nn.engine.kernels'
+
 local MSECriterion, parent = torch.class('nn.MSECriterion', 'nn.Criterion')
 
 function MSECriterion:__init(sizeAverage)
@@ -35,7 +37,7 @@ end
 
 function MSECriterion:updateOutput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   local k = kernels.fused('pointwiseLoss', input, target)
    if k then
       -- One pass in Rust (kernels::nn_loss).
       self.output = k('mse', input:contiguous(), target:contiguous(), nil, nil)
@@ -48,7 +50,7 @@ end
 
 function MSECriterion:updateGradInput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   local k = kernels.fused('pointwiseGrad', input, target, self.gradInput)
    if k then
       self.gradInput:resizeAs(input)
       k('mse', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)

@@ -1,6 +1,8 @@
 -- nn.MarginCriterion([margin]): the two-class hinge loss, sum max(0, margin - x_i y_i) with labels
 -- y_i of 1 or -1 (margin 1 by default), divided by the element count unless sizeAverage is false.
 
+local kernels = require 'nn.engine.kernels'
+
 local MarginCriterion, parent = torch.class('nn.MarginCriterion', 'nn.Criterion')
 
 function MarginCriterion:__init(margin)
@@ -32,7 +34,7 @@ end
 
 function MarginCriterion:updateOutput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   local k = kernels.fused('pointwiseLoss', input, target)
    if k then
       -- One pass in Rust (kernels::nn_loss).
       self.output = k('margin', input:contiguous(), target:contiguous(), nil, self.margin)
@@ -45,7 +47,7 @@ end
 
 function MarginCriterion:updateGradInput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   local k = kernels.fused('pointwiseGrad', input, target, self.gradInput)
    if k then
       self.gradInput:resizeAs(input)
       k('margin', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, self.margin)

@@ -5,6 +5,8 @@
 -- or a batch N x C (target a vector of N classes); the batch loss is averaged over samples unless
 -- sizeAverage is false.
 
+local kernels = require 'nn.engine.kernels'
+
 local MultiMarginCriterion, parent = torch.class('nn.MultiMarginCriterion', 'nn.Criterion')
 
 function MultiMarginCriterion:__init(p, weights, margin)
@@ -79,7 +81,7 @@ end
 -- targets as N longs (the kernel checks their range) and the weights in the input's type; nil
 -- when the input is not a float or double tensor.
 local function fusedOperands(self, input, target, name)
-   local k = torch.isTensor(input) and nn.im2col.fused(name, input)
+   local k = torch.isTensor(input) and kernels.fused(name, input)
    if not k or (input:dim() ~= 1 and input:dim() ~= 2) or (type(target) ~= 'number' and not torch.isTensor(target)) then
       return nil
    end

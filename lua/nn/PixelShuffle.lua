@@ -4,6 +4,8 @@
 --   output[c][h][w] = input[(c-1)*r^2 + ((h-1) % r)*r + ((w-1) % r) + 1][ceil(h/r)][ceil(w/r)].
 -- A pure permutation of the elements: its backward pass is the inverse permutation.
 
+local windows = require 'nn.engine.windows'
+
 local PixelShuffle, parent = torch.class('nn.PixelShuffle', 'nn.Module')
 
 function PixelShuffle:__init(upscaleFactor)
@@ -14,7 +16,7 @@ end
 
 -- The input as N x C x r x r x H x W.
 local function split(self, input)
-   local x = nn.im2col.batch(input, 2, 'nn.PixelShuffle')
+   local x = windows.batch(input, 2, 'nn.PixelShuffle')
    local r = self.upscaleFactor
    local N, Cr2, H, W = x:size(1), x:size(2), x:size(3), x:size(4)
    if Cr2 % self.upscaleFactorSquared ~= 0 then
@@ -30,7 +32,7 @@ function PixelShuffle:updateOutput(input)
    -- N x C x H x r x W x r, then rows and columns merged.
    self.output:resize(N, C, H, r, W, r):copy(x:permute(1, 2, 5, 3, 6, 4))
    self.output = self.output:view(N, C, H * r, W * r)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 

@@ -2,6 +2,8 @@
 -- 0.5 d^2 where |d| < 1, |d| - 0.5 elsewhere (d = x - y); divided by the element count unless
 -- sizeAverage is false. The target has the input's element count (elements matched in order).
 
+local kernels = require 'nn.engine.kernels'
+
 local SmoothL1Criterion, parent = torch.class('nn.SmoothL1Criterion', 'nn.Criterion')
 
 function SmoothL1Criterion:__init(sizeAverage)
@@ -37,7 +39,7 @@ end
 
 function SmoothL1Criterion:updateOutput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseLoss', input, target)
+   local k = kernels.fused('pointwiseLoss', input, target)
    if k then
       -- One pass in Rust (kernels::nn_loss).
       self.output = k('smoothl1', input:contiguous(), target:contiguous(), nil, nil)
@@ -50,7 +52,7 @@ end
 
 function SmoothL1Criterion:updateGradInput(input, target)
    target = matched(input, target)
-   local k = nn.im2col.fused('pointwiseGrad', input, target, self.gradInput)
+   local k = kernels.fused('pointwiseGrad', input, target, self.gradInput)
    if k then
       self.gradInput:resizeAs(input)
       k('smoothl1', self.gradInput, input:contiguous(), target:contiguous(), nil, self.sizeAverage and 1 / input:nElement() or 1, nil)

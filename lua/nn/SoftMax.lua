@@ -1,6 +1,8 @@
 -- nn.SoftMax: exp(x_i) / sum_j exp(x_j) over the feature dimension: the only one of a vector,
 -- the second of a batch (N x C), the first of C x H x W maps, the second of N x C x H x W.
 
+local kernels = require 'nn.engine.kernels'
+
 local SoftMax, _ = torch.class('nn.SoftMax', 'nn.Module')
 
 -- The dimension the softmax runs along, for an input of `nDim` dimensions.
@@ -12,7 +14,7 @@ end
 
 function SoftMax:updateOutput(input)
    local d = nn.softmaxDim(input:dim(), 'nn.SoftMax')
-   local fused = nn.im2col.fused('softMax', input, self.output)
+   local fused = kernels.fused('softMax', input, self.output)
    if fused then
       -- One pass in Rust (kernels::nn_norm) over a contiguous copy.
       local x = input:contiguous()
@@ -30,7 +32,7 @@ end
 -- gradInput = y * (gradOutput - sum(gradOutput * y))
 function SoftMax:updateGradInput(input, gradOutput)
    local d = nn.softmaxDim(input:dim(), 'nn.SoftMax')
-   local fused = nn.im2col.fused('softMaxBackward', self.output, gradOutput, self.gradInput)
+   local fused = kernels.fused('softMaxBackward', self.output, gradOutput, self.gradInput)
    if fused and self.output:isContiguous() and gradOutput:isSameSizeAs(self.output) then
       self.gradInput:resizeAs(self.output)
       fused(self.gradInput, gradOutput:contiguous(), self.output, d)

@@ -1,6 +1,9 @@
 -- nn.SpatialAdaptiveAveragePooling(W, H): average pooling whose windows adapt to the input so
 -- that the output is always H x W (the windows of nn.SpatialAdaptiveMaxPooling).
 
+local windows = require 'nn.engine.windows'
+local pooling = require 'nn.engine.pooling'
+
 local SpatialAdaptiveAveragePooling, parent = torch.class('nn.SpatialAdaptiveAveragePooling', 'nn.Module')
 
 function SpatialAdaptiveAveragePooling:__init(W, H)
@@ -9,30 +12,31 @@ function SpatialAdaptiveAveragePooling:__init(W, H)
    self.H = H
 end
 
-local function windows(self, input)
-   local x, isBatch = nn.im2col.batch(input, 2, torch.type(self))
-   local idx, count = nn.pooling.adaptiveIndex({ x:size(3), x:size(4) }, { self.H, self.W })
+-- The batch, whether the input was one, the index map and each window's element count.
+local function setup(self, input)
+   local x, isBatch = windows.batch(input, 2, torch.type(self))
+   local idx, count = pooling.adaptiveIndex({ x:size(3), x:size(4) }, { self.H, self.W })
    self._buffer = self._buffer or x.new()
    return x, isBatch, idx, count:typeAs(x):view(1, -1)
 end
 
 function SpatialAdaptiveAveragePooling:updateOutput(input)
-   local x, isBatch, idx, count = windows(self, input)
+   local x, isBatch, idx, count = setup(self, input)
    local N, C = x:size(1), x:size(2)
-   local sums = nn.pooling.sum(nn.pooling.planes(x, 2), idx, self._buffer)
+   local sums = pooling.sum(pooling.planes(x, 2), idx, self._buffer)
    self.output:resize(N, C, self.H, self.W):copy(sums:cdiv(count:expandAs(sums)))
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
 function SpatialAdaptiveAveragePooling:updateGradInput(input, gradOutput)
-   local x, isBatch, idx, count = windows(self, input)
+   local x, isBatch, idx, count = setup(self, input)
    local N, C = x:size(1), x:size(2)
    local g = gradOutput:contiguous():view(N * C, -1)
    g = torch.cdiv(g, count:expandAs(g))
    self.gradInput:resize(x:size())
-   nn.pooling.sumBackward(self.gradInput:view(N * C, -1), g, idx, self._buffer)
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   pooling.sumBackward(self.gradInput:view(N * C, -1), g, idx, self._buffer)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

@@ -4,6 +4,8 @@
 -- (the default, :setCountIncludePad()) or inside the image (:setCountExcludePad()). Models saved
 -- with divide = false get the mean times kW*kH.
 
+local pooling = require 'nn.engine.pooling'
+
 local SpatialAveragePooling, parent = torch.class('nn.SpatialAveragePooling', 'nn.Module')
 
 function SpatialAveragePooling:__init(kW, kH, dW, dH, padW, padH)
@@ -55,14 +57,14 @@ function SpatialAveragePooling:poolSpec()
 end
 
 function SpatialAveragePooling:updateOutput(input)
-   nn.pooling.averageForward(self, input, self:poolSpec())
+   pooling.averageForward(self, input, self:poolSpec())
    if not self.divide then self.output:mul(self.kW * self.kH) end
    return self.output
 end
 
 function SpatialAveragePooling:updateGradInput(input, gradOutput)
    if not self.gradInput then return end
-   nn.pooling.averageGradInput(self, input, gradOutput, self:poolSpec())
+   pooling.averageGradInput(self, input, gradOutput, self:poolSpec())
    if not self.divide then self.gradInput:mul(self.kW * self.kH) end
    return self.gradInput
 end

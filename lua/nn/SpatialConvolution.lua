@@ -2,6 +2,8 @@
 -- convolution over C x H x W images (or a batch N x C x H x W), as one matrix product per image
 -- over its columns (im2col). The weight is nOutputPlane x nInputPlane x kH x kW.
 
+local convolution = require 'nn.engine.convolution'
+
 local SpatialConvolution, parent = torch.class('nn.SpatialConvolution', 'nn.Module')
 
 function SpatialConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH, padW, padH)
@@ -50,8 +52,8 @@ function SpatialConvolution:backCompatibility()
    self.padH = self.padH or 0
 end
 
--- The geometry for the shared convolution passes (nn.im2col): kernel, step, padding, dilation
--- in the tensor's order (height, width).
+-- The geometry for the shared convolution passes (nn.engine.convolution): kernel, step,
+-- padding, dilation in the tensor's order (height, width).
 function SpatialConvolution:convSpec()
    self:backCompatibility()
    return {
@@ -66,15 +68,15 @@ function SpatialConvolution:convWeights(w)
 end
 
 function SpatialConvolution:updateOutput(input)
-   return nn.im2col.moduleForward(self, input)
+   return convolution.moduleForward(self, input)
 end
 
 function SpatialConvolution:updateGradInput(input, gradOutput)
-   return nn.im2col.moduleGradInput(self, input, gradOutput)
+   return convolution.moduleGradInput(self, input, gradOutput)
 end
 
 function SpatialConvolution:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.moduleAccGrad(self, input, gradOutput, scale)
+   return convolution.moduleAccGrad(self, input, gradOutput, scale)
 end
 
 function SpatialConvolution:type(type, tensorCache)

@@ -6,6 +6,8 @@
 -- Each output position is one small matrix product over the images' columns at that position:
 -- batched over the positions (bmm).
 
+local windows = require 'nn.engine.windows'
+
 local SpatialConvolutionLocal, parent = torch.class('nn.SpatialConvolutionLocal', 'nn.Module')
 
 function SpatialConvolutionLocal:__init(nInputPlane, nOutputPlane, iW, iH, kW, kH, dW, dH, padW, padH)
@@ -39,12 +41,12 @@ end
 
 -- The input as a batch, checked against the sizes the module was made for, and the geometry.
 local function setup(self, input)
-   local x, isBatch = nn.im2col.batch(input, 2, 'nn.SpatialConvolutionLocal')
+   local x, isBatch = windows.batch(input, 2, 'nn.SpatialConvolutionLocal')
    if x:size(2) ~= self.nInputPlane or x:size(3) ~= self.iH or x:size(4) ~= self.iW then
       error(string.format('nn.SpatialConvolutionLocal: input of %dx%dx%d planes, expected %dx%dx%d', x:size(2),
          x:size(3), x:size(4), self.nInputPlane, self.iH, self.iW), 3)
    end
-   local g = nn.im2col.geometry({ self.iH, self.iW }, { self.kH, self.kW }, { self.dH, self.dW },
+   local g = windows.geometry({ self.iH, self.iW }, { self.kH, self.kW }, { self.dH, self.dW },
       { self.padH, self.padW }, { 1, 1 }, { self.oH, self.oW })
    self.finput = self.finput or x.new()
    self.fgradInput = self.fgradInput or x.new()
@@ -74,11 +76,11 @@ function SpatialConvolutionLocal:updateOutput(input)
    self.output:resize(N, nOut, self.oH, self.oW)
    local out = self.output:view(N, nOut, g.O)
    for n = 1, N do
-      local cols = nn.im2col.unfold(self.finput, x:narrow(1, n, 1), g, self.fgradInput):view(1, C * g.K, g.O)
+      local cols = windows.unfold(self.finput, x:narrow(1, n, 1), g, self.fgradInput):view(1, C * g.K, g.O)
       out:narrow(1, n, 1):copy(forwardChunk(w, cols):permute(3, 2, 1))
    end
    out:add(self.bias:view(1, nOut, g.O):expand(N, nOut, g.O))
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -92,9 +94,9 @@ function SpatialConvolutionLocal:updateGradInput(input, gradOutput)
    for n = 1, N do
       local goT = go:narrow(1, n, 1):permute(3, 2, 1):contiguous() -- O x nOut x 1
       local gcols = torch.bmm(wT, goT):permute(3, 2, 1):contiguous() -- 1 x CK x O
-      nn.im2col.fold(self.gradInput:narrow(1, n, 1), gcols:view(C, g.K, g.O), g, self.fgradInput)
+      windows.fold(self.gradInput:narrow(1, n, 1), gcols:view(C, g.K, g.O), g, self.fgradInput)
    end
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 
@@ -106,7 +108,7 @@ function SpatialConvolutionLocal:accGradParameters(input, gradOutput, scale)
    local go = batchedGrad(gradOutput, isBatch):contiguous():view(N, nOut, g.O)
    local gw = matrices(self, self.gradWeight)
    for n = 1, N do
-      local cols = nn.im2col.unfold(self.finput, x:narrow(1, n, 1), g, self.fgradInput):view(1, C * g.K, g.O)
+      local cols = windows.unfold(self.finput, x:narrow(1, n, 1), g, self.fgradInput):view(1, C * g.K, g.O)
       local colsT = cols:permute(3, 1, 2):contiguous() -- O x 1 x CK
       local goT = go:narrow(1, n, 1):permute(3, 2, 1):contiguous() -- O x nOut x 1
       gw:baddbmm(1, gw, scale, goT, colsT)

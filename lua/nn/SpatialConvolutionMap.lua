@@ -6,6 +6,8 @@
 -- The kernels are laid into a dense nOutputPlane x nInputPlane weight (zeros where nothing is
 -- connected) so that the convolution is the shared matrix-product one.
 
+local convolution = require 'nn.engine.convolution'
+
 local SpatialConvolutionMap, parent = torch.class('nn.SpatialConvolutionMap', 'nn.Module')
 
 nn.tables = nn.tables or {}
@@ -135,12 +137,12 @@ local function usedPlanes(self, input)
 end
 
 function SpatialConvolutionMap:updateOutput(input)
-   return nn.im2col.moduleForward(self, usedPlanes(self, input))
+   return convolution.moduleForward(self, usedPlanes(self, input))
 end
 
 function SpatialConvolutionMap:updateGradInput(input, gradOutput)
    local used, planeDim = usedPlanes(self, input)
-   local gradInput = nn.im2col.moduleGradInput(self, used, gradOutput)
+   local gradInput = convolution.moduleGradInput(self, used, gradOutput)
    if planeDim and gradInput then
       self._gradUsed = gradInput
       self.gradInput = input.new():resizeAs(input):zero()
@@ -150,7 +152,7 @@ function SpatialConvolutionMap:updateGradInput(input, gradOutput)
 end
 
 function SpatialConvolutionMap:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.moduleAccGrad(self, usedPlanes(self, input), gradOutput, scale)
+   return convolution.moduleAccGrad(self, usedPlanes(self, input), gradOutput, scale)
 end
 
 function SpatialConvolutionMap:decayParameters(decay)

@@ -4,6 +4,8 @@
 -- (planes c - floor((size-1)/2) .. c + floor(size/2), those outside left out). alpha defaults
 -- to 1e-4, beta to 0.75, k to 1. `scale` keeps the sums' k + alpha/size * ... term.
 
+local windows = require 'nn.engine.windows'
+
 local SpatialCrossMapLRN, parent = torch.class('nn.SpatialCrossMapLRN', 'nn.Module')
 
 function SpatialCrossMapLRN:__init(size, alpha, beta, k)
@@ -28,7 +30,7 @@ local function batched(input)
    if input:dim() ~= 3 and input:dim() ~= 4 then
       error('nn.SpatialCrossMapLRN: input must be 3D (C x H x W) or 4D (N x C x H x W)', 3)
    end
-   return nn.im2col.batch(input, 2, 'nn.SpatialCrossMapLRN')
+   return windows.batch(input, 2, 'nn.SpatialCrossMapLRN')
 end
 
 function SpatialCrossMapLRN:updateOutput(input)
@@ -38,8 +40,8 @@ function SpatialCrossMapLRN:updateOutput(input)
    self.scale = self.scale or x.new()
    self.scale:resizeAs(x):copy(planeWindows(torch.cmul(x, x), before, after)):mul(self.alpha / self.size):add(self.k)
    self.output:resizeAs(x):copy(torch.pow(self.scale, -self.beta)):cmul(x)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
-   self.scale = nn.im2col.unbatch(self.scale, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
+   self.scale = windows.unbatch(self.scale, isBatch)
    return self.output
 end
 
@@ -55,7 +57,7 @@ function SpatialCrossMapLRN:updateGradInput(input, gradOutput)
    local sums = planeWindows(ratio, after, before)
    self.gradInput:resizeAs(x):copy(torch.pow(scale, -self.beta)):cmul(g)
    self.gradInput:add(-2 * self.alpha * self.beta / self.size, torch.cmul(x, sums))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

@@ -4,6 +4,8 @@
 --   s = sqrt(E(x^2)) / coef;  output = x / (s > threshold ? s : thresval)
 -- threshold defaults to 1e-4, thresval to threshold.
 
+local windows = require 'nn.engine.windows'
+
 require 'nn.SpatialSubtractiveNormalization'
 local SpatialDivisiveNormalization, parent = torch.class('nn.SpatialDivisiveNormalization', 'nn.Module')
 
@@ -40,7 +42,7 @@ function SpatialDivisiveNormalization:updateOutput(input)
    local x, isBatch = Sub.batched(self, input)
    local _, _, divisor = deviations(self, x)
    self.output:resizeAs(x):copy(x):cdiv(divisor:expandAs(x))
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -57,7 +59,7 @@ function SpatialDivisiveNormalization:updateGradInput(input, gradOutput)
    local back = Sub.localSumAdjoint(self, q, self.kernel)
    self.gradInput:resizeAs(x):copy(g):cdiv(divisor:expandAs(x))
    self.gradInput:add(torch.cmul(x, back:expandAs(x)):mul(2))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

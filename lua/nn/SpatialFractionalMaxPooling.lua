@@ -4,6 +4,8 @@
 -- giving outH x outW, or floor(H * ratioH) x floor(W * ratioW) with ratios in (0, 1). The
 -- windows are drawn anew at each forward unless :fixPoolingRegions() is called.
 
+local pooling = require 'nn.engine.pooling'
+
 local SpatialFractionalMaxPooling, parent = torch.class('nn.SpatialFractionalMaxPooling', 'nn.Module')
 
 function SpatialFractionalMaxPooling:__init(poolSizeW, poolSizeH, arg1, arg2)
@@ -49,12 +51,12 @@ end
 function SpatialFractionalMaxPooling:updateOutput(input)
    local outW, outH = self:getOutputSizes_(input)
    -- Sample column 1 places the columns, column 2 the rows.
-   return nn.pooling.fractionalForward(self, input, 2, { self.poolSizeH, self.poolSizeW }, { outH, outW }, { 2, 1 })
+   return pooling.fractionalForward(self, input, 2, { self.poolSizeH, self.poolSizeW }, { outH, outW }, { 2, 1 })
 end
 
 function SpatialFractionalMaxPooling:updateGradInput(input, gradOutput)
    assert(self.randomSamples ~= nil, 'nn.SpatialFractionalMaxPooling: forward must be called first')
-   return nn.pooling.maxGradInput(self, input, gradOutput, 2)
+   return pooling.maxGradInput(self, input, gradOutput, 2)
 end
 
 function SpatialFractionalMaxPooling:empty()

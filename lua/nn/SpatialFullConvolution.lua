@@ -6,6 +6,8 @@
 -- (adj chosen for it) and the target's gradient is zero. The weight is nInputPlane x
 -- nOutputPlane x kH x kW.
 
+local convolution = require 'nn.engine.convolution'
+
 local SpatialFullConvolution, parent = torch.class('nn.SpatialFullConvolution', 'nn.Module')
 
 function SpatialFullConvolution:__init(nInputPlane, nOutputPlane, kW, kH, dW, dH, padW, padH, adjW, adjH)
@@ -55,15 +57,15 @@ function SpatialFullConvolution:convWeights(w)
 end
 
 function SpatialFullConvolution:updateOutput(input)
-   return nn.im2col.fullForward(self, input)
+   return convolution.fullForward(self, input)
 end
 
 function SpatialFullConvolution:updateGradInput(input, gradOutput)
-   return nn.im2col.fullGradInput(self, input, gradOutput)
+   return convolution.fullGradInput(self, input, gradOutput)
 end
 
 function SpatialFullConvolution:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.fullAccGrad(self, input, gradOutput, scale)
+   return convolution.fullAccGrad(self, input, gradOutput, scale)
 end
 
 function SpatialFullConvolution:type(type, tensorCache)

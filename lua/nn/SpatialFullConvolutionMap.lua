@@ -3,6 +3,8 @@
 -- k maps input plane connTable[k][1] into output plane connTable[k][2]); the output is
 -- (H - 1) * dH + kH by (W - 1) * dW + kW. See nn.SpatialConvolutionMap for the tables.
 
+local convolution = require 'nn.engine.convolution'
+
 require 'nn.SpatialConvolutionMap'
 local SpatialFullConvolutionMap, parent = torch.class('nn.SpatialFullConvolutionMap', 'nn.Module')
 
@@ -47,15 +49,15 @@ function SpatialFullConvolutionMap:convGradDone(dense)
 end
 
 function SpatialFullConvolutionMap:updateOutput(input)
-   return nn.im2col.fullForward(self, input)
+   return convolution.fullForward(self, input)
 end
 
 function SpatialFullConvolutionMap:updateGradInput(input, gradOutput)
-   return nn.im2col.fullGradInput(self, input, gradOutput)
+   return convolution.fullGradInput(self, input, gradOutput)
 end
 
 function SpatialFullConvolutionMap:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.fullAccGrad(self, input, gradOutput, scale)
+   return convolution.fullAccGrad(self, input, gradOutput, scale)
 end
 
 function SpatialFullConvolutionMap:clearState()

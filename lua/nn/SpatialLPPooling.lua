@@ -5,6 +5,9 @@
 -- The original built this as a Sequential (power, average pooling, scaling, root); a model it
 -- saved is read here with pnorm taken from its first module.
 
+local windows = require 'nn.engine.windows'
+local pooling = require 'nn.engine.pooling'
+
 local SpatialLPPooling, parent = torch.class('nn.SpatialLPPooling', 'nn.Module')
 
 function SpatialLPPooling:__init(nInputPlane, pnorm, kW, kH, dW, dH)
@@ -24,17 +27,17 @@ local function norm(self)
 end
 
 local function setup(self, input)
-   local x, isBatch = nn.im2col.batch(input, 2, 'nn.SpatialLPPooling')
-   local g = nn.pooling.geometry(self, x, { n = 2, k = { self.kH, self.kW }, d = { self.dH, self.dW }, pad = { 0, 0 } })
+   local x, isBatch = windows.batch(input, 2, 'nn.SpatialLPPooling')
+   local g = pooling.geometry(self, x, { n = 2, k = { self.kH, self.kW }, d = { self.dH, self.dW }, pad = { 0, 0 } })
    self._buffer = self._buffer or x.new()
    return x, isBatch, g
 end
 
 function SpatialLPPooling:updateOutput(input)
    local x, isBatch, g = setup(self, input)
-   local out = nn.pooling.regularLp(x, g, norm(self), self._buffer)
+   local out = pooling.regularLp(x, g, norm(self), self._buffer)
    self.output:resize(x:size(1), x:size(2), g.out[1], g.out[2]):copy(out)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -42,9 +45,9 @@ function SpatialLPPooling:updateGradInput(input, gradOutput)
    local x, isBatch, g = setup(self, input)
    local L = x:size(1) * x:size(2)
    self.gradInput:resize(x:size())
-   nn.pooling.regularLpBackward(self.gradInput, gradOutput:contiguous():view(L, g.O), x,
+   pooling.regularLpBackward(self.gradInput, gradOutput:contiguous():view(L, g.O), x,
       self.output:contiguous():view(L, g.O), g, norm(self), self._buffer)
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

@@ -4,6 +4,8 @@
 -- each maximum was (its 1-based position in the H x W plane), for the backward pass and for
 -- nn.SpatialMaxUnpooling.
 
+local pooling = require 'nn.engine.pooling'
+
 local SpatialMaxPooling, parent = torch.class('nn.SpatialMaxPooling', 'nn.Module')
 
 function SpatialMaxPooling:__init(kW, kH, dW, dH, padW, padH)
@@ -34,13 +36,13 @@ end
 
 function SpatialMaxPooling:updateOutput(input)
    -- The input's shape is checked (and named in the error) before its sizes are read.
-   local output = nn.pooling.maxForward(self, input, self:poolSpec())
+   local output = pooling.maxForward(self, input, self:poolSpec())
    self.iheight, self.iwidth = input:size(input:dim() - 1), input:size(input:dim())
    return output
 end
 
 function SpatialMaxPooling:updateGradInput(input, gradOutput)
-   return nn.pooling.maxGradInput(self, input, gradOutput, 2)
+   return pooling.maxGradInput(self, input, gradOutput, 2)
 end
 
 function SpatialMaxPooling:empty()

@@ -3,6 +3,8 @@
 -- last forward found its maximum, everything else is zero; the output has the pooled input's
 -- size.
 
+local pooling = require 'nn.engine.pooling'
+
 local SpatialMaxUnpooling, parent = torch.class('nn.SpatialMaxUnpooling', 'nn.Module')
 
 function SpatialMaxUnpooling:__init(poolingModule)
@@ -22,12 +24,12 @@ end
 
 function SpatialMaxUnpooling:updateOutput(input)
    self:setParams()
-   return nn.pooling.unpoolForward(self, input, { self.oheight, self.owidth })
+   return pooling.unpoolForward(self, input, { self.oheight, self.owidth })
 end
 
 function SpatialMaxUnpooling:updateGradInput(input, gradOutput)
    self:setParams()
-   return nn.pooling.unpoolGradInput(self, input, gradOutput, { self.oheight, self.owidth })
+   return pooling.unpoolGradInput(self, input, gradOutput, { self.oheight, self.owidth })
 end
 
 function SpatialMaxUnpooling:empty()

@@ -3,6 +3,8 @@
 -- mirrored about its edge rows and columns (the edge itself not repeated); each padding must be
 -- smaller than the input. A negative padding crops.
 
+local resampling = require 'nn.engine.resampling'
+
 local SpatialReflectionPadding, parent = torch.class('nn.SpatialReflectionPadding', 'nn.Module')
 
 function SpatialReflectionPadding:__init(pad_l, pad_r, pad_t, pad_b)
@@ -27,13 +29,13 @@ local function rules(self, input)
          self.pad_r, self.pad_t, self.pad_b, H, W), 3)
    end
    return { d - 1, d }, {
-      nn.sampling.pad(H, self.pad_t, self.pad_b, 'reflect'), nn.sampling.pad(W, self.pad_l, self.pad_r, 'reflect'),
+      resampling.pad(H, self.pad_t, self.pad_b, 'reflect'), resampling.pad(W, self.pad_l, self.pad_r, 'reflect'),
    }
 end
 
 function SpatialReflectionPadding:updateOutput(input)
    local dims, r = rules(self, input)
-   local y = nn.sampling.forward(input, dims, r)
+   local y = resampling.forward(input, dims, r)
    self.output:resizeAs(y):copy(y)
    return self.output
 end
@@ -44,7 +46,7 @@ function SpatialReflectionPadding:updateGradInput(input, gradOutput)
    if gradOutput:dim() ~= d or gradOutput:size(d - 1) ~= r[1].a:size(1) or gradOutput:size(d) ~= r[2].a:size(1) then
       error('nn.SpatialReflectionPadding: input and gradOutput must be compatible in size')
    end
-   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   self.gradInput:resizeAs(input):copy(resampling.backward(gradOutput, input:size(), dims, r))
    return self.gradInput
 end
 

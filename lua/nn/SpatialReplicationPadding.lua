@@ -2,6 +2,8 @@
 -- (or a batch) on the left, right, top and bottom (pad_l on every side not given) with the
 -- input's edge rows and columns repeated. A negative padding crops.
 
+local resampling = require 'nn.engine.resampling'
+
 local SpatialReplicationPadding, parent = torch.class('nn.SpatialReplicationPadding', 'nn.Module')
 
 function SpatialReplicationPadding:__init(pad_l, pad_r, pad_t, pad_b)
@@ -21,13 +23,13 @@ local function rules(self, input)
       error('nn.SpatialReplicationPadding: the output would be empty', 3)
    end
    return { d - 1, d }, {
-      nn.sampling.pad(H, self.pad_t, self.pad_b, 'replicate'), nn.sampling.pad(W, self.pad_l, self.pad_r, 'replicate'),
+      resampling.pad(H, self.pad_t, self.pad_b, 'replicate'), resampling.pad(W, self.pad_l, self.pad_r, 'replicate'),
    }
 end
 
 function SpatialReplicationPadding:updateOutput(input)
    local dims, r = rules(self, input)
-   local y = nn.sampling.forward(input, dims, r)
+   local y = resampling.forward(input, dims, r)
    self.output:resizeAs(y):copy(y)
    return self.output
 end
@@ -38,7 +40,7 @@ function SpatialReplicationPadding:updateGradInput(input, gradOutput)
    if gradOutput:dim() ~= d or gradOutput:size(d - 1) ~= r[1].a:size(1) or gradOutput:size(d) ~= r[2].a:size(1) then
       error('nn.SpatialReplicationPadding: input and gradOutput must be compatible in size')
    end
-   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   self.gradInput:resizeAs(input):copy(resampling.backward(gradOutput, input:size(), dims, r))
    return self.gradInput
 end
 

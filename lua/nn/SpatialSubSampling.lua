@@ -2,6 +2,9 @@
 -- dW, dH (default 1), times that plane's weight plus its bias:
 --   output[c][i][j] = bias[c] + weight[c] * sum of input[c] over window (i, j).
 
+local windows = require 'nn.engine.windows'
+local pooling = require 'nn.engine.pooling'
+
 local SpatialSubSampling, parent = torch.class('nn.SpatialSubSampling', 'nn.Module')
 
 function SpatialSubSampling:__init(nInputPlane, kW, kH, dW, dH)
@@ -28,11 +31,11 @@ end
 
 -- The input as a batch and the windows' geometry.
 local function setup(self, input)
-   local x, isBatch = nn.im2col.batch(input, 2, 'nn.SpatialSubSampling')
+   local x, isBatch = windows.batch(input, 2, 'nn.SpatialSubSampling')
    if x:size(2) ~= self.nInputPlane then
       error(string.format('nn.SpatialSubSampling: input has %d planes, expected %d', x:size(2), self.nInputPlane), 3)
    end
-   local g = nn.pooling.geometry(self, x, { n = 2, k = { self.kH, self.kW }, d = { self.dH, self.dW }, pad = { 0, 0 } })
+   local g = pooling.geometry(self, x, { n = 2, k = { self.kH, self.kW }, d = { self.dH, self.dW }, pad = { 0, 0 } })
    self._buffer = self._buffer or x.new()
    return x, isBatch, g
 end
@@ -40,10 +43,10 @@ end
 function SpatialSubSampling:updateOutput(input)
    local x, isBatch, g = setup(self, input)
    local N, C = x:size(1), x:size(2)
-   local sums = nn.pooling.regularSum(x, g, self._buffer):view(N, C, g.O)
+   local sums = pooling.regularSum(x, g, self._buffer):view(N, C, g.O)
    sums:cmul(self.weight:view(1, C, 1):expandAs(sums)):add(self.bias:view(1, C, 1):expandAs(sums))
    self.output:resize(N, C, g.out[1], g.out[2]):copy(sums)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -54,8 +57,8 @@ function SpatialSubSampling:updateGradInput(input, gradOutput)
    local go = gradOutput:contiguous():view(N, C, g.O)
    go = torch.cmul(go, self.weight:view(1, C, 1):expandAs(go))
    self.gradInput:resize(x:size())
-   nn.pooling.regularSumBackward(self.gradInput, go:view(N * C, g.O), g, self._buffer)
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   pooling.regularSumBackward(self.gradInput, go:view(N * C, g.O), g, self._buffer)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 
@@ -64,7 +67,7 @@ function SpatialSubSampling:accGradParameters(input, gradOutput, scale)
    local x, _, g = setup(self, input)
    local N, C = x:size(1), x:size(2)
    local go = gradOutput:contiguous():view(N, C, g.O)
-   local sums = nn.pooling.regularSum(x, g, self._buffer):view(N, C, g.O)
+   local sums = pooling.regularSum(x, g, self._buffer):view(N, C, g.O)
    self.gradWeight:add(scale, sums:cmul(go):sum(3):sum(1):view(C))
    self.gradBias:add(scale, go:sum(3):sum(1):view(C))
 end

@@ -6,7 +6,10 @@
 --
 -- The local weighted sum over planes, E(x) = conv2d(sum over planes of x, K) with zero padding
 -- keeping the size, is shared with nn.SpatialDivisiveNormalization; it is one single-plane
--- convolution (nn.im2col), and its adjoint the matching col2im pass.
+-- convolution (nn.engine.convolution), and its adjoint the matching col2im pass.
+
+local windows = require 'nn.engine.windows'
+local convolution = require 'nn.engine.convolution'
 
 local SpatialSubtractiveNormalization, parent =
    torch.class('nn.SpatialSubtractiveNormalization', 'nn.Module')
@@ -36,7 +39,7 @@ function SpatialSubtractiveNormalization.estimator(kernel, H, W)
    local k2 = kernel
    if kernel:nDimension() == 1 then k2 = torch.ger(kernel, kernel) end
    local kH, kW = k2:size(1), k2:size(2)
-   local g = nn.im2col.geometry({ H, W }, { kH, kW }, { 1, 1 }, { math.floor(kH / 2), math.floor(kW / 2) })
+   local g = windows.geometry({ H, W }, { kH, kW }, { 1, 1 }, { math.floor(kH / 2), math.floor(kW / 2) })
    return { k2:contiguous():view(1, kH * kW) }, g
 end
 
@@ -46,7 +49,7 @@ function SpatialSubtractiveNormalization.localSum(self, x, kernel)
    self._cols = self._cols or x.new()
    self._scratch = self._scratch or x.new()
    local planes = x:sum(2)
-   return nn.im2col.convForward(x.new(), planes, weights, nil, g, self._cols, self._scratch)
+   return convolution.forward(x.new(), planes, weights, nil, g, self._cols, self._scratch)
 end
 
 -- The adjoint of E: t (N x 1 x H x W) back to one plane, to be repeated over the C planes.
@@ -55,7 +58,7 @@ function SpatialSubtractiveNormalization.localSumAdjoint(self, t, kernel)
    self._cols = self._cols or t.new()
    self._scratch = self._scratch or t.new()
    local out = t.new(t:size(1), 1, t:size(3), t:size(4))
-   return nn.im2col.convBackward(out, t, weights, g, self._cols, self._scratch)
+   return convolution.backward(out, t, weights, g, self._cols, self._scratch)
 end
 
 -- E of a plane of ones (1 x 1 x H x W): the weight the mean covers at each pixel.
@@ -71,7 +74,7 @@ function SpatialSubtractiveNormalization.coefficients(self, x, kernel)
 end
 
 local function batched(self, input)
-   local x, isBatch = nn.im2col.batch(input, 2, torch.type(self))
+   local x, isBatch = windows.batch(input, 2, torch.type(self))
    if x:size(2) ~= self.nInputPlane then
       error(string.format('%s: input has %d planes, expected %d', torch.type(self), x:size(2), self.nInputPlane), 3)
    end
@@ -85,7 +88,7 @@ function SpatialSubtractiveNormalization:updateOutput(input)
    local mean = SpatialSubtractiveNormalization.localSum(self, x, self.kernel)
    mean:cdiv(coef:expandAs(mean))
    self.output:resizeAs(x):copy(x):add(-1, mean:expandAs(x))
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -98,7 +101,7 @@ function SpatialSubtractiveNormalization:updateGradInput(input, gradOutput)
    t:cdiv(coef:expandAs(t))
    local back = SpatialSubtractiveNormalization.localSumAdjoint(self, t, self.kernel)
    self.gradInput:resizeAs(x):copy(g):add(-1, back:expandAs(x))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

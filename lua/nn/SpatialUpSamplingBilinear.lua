@@ -3,6 +3,8 @@
 -- integer), or to oheight x owidth. The corner pixels of input and output are aligned: output
 -- row i (0-based) samples input row i * (H - 1) / (oheight - 1), and columns likewise.
 
+local resampling = require 'nn.engine.resampling'
+
 local SpatialUpSamplingBilinear, parent = torch.class('nn.SpatialUpSamplingBilinear', 'nn.Module')
 
 function SpatialUpSamplingBilinear:__init(params)
@@ -43,14 +45,14 @@ local function rules(self, input)
    if d ~= 3 and d ~= 4 then error('nn.SpatialUpSamplingBilinear: input must be 3D or 4D', 3) end
    self:setSize(input)
    return { d - 1, d }, {
-      nn.sampling.linear(input:size(d - 1), self.outputSize[d - 1]),
-      nn.sampling.linear(input:size(d), self.outputSize[d]),
+      resampling.linear(input:size(d - 1), self.outputSize[d - 1]),
+      resampling.linear(input:size(d), self.outputSize[d]),
    }
 end
 
 function SpatialUpSamplingBilinear:updateOutput(input)
    local dims, r = rules(self, input)
-   local y = nn.sampling.forward(input, dims, r)
+   local y = resampling.forward(input, dims, r)
    self.output:resizeAs(y):copy(y)
    return self.output
 end
@@ -60,7 +62,7 @@ function SpatialUpSamplingBilinear:updateGradInput(input, gradOutput)
       error('nn.SpatialUpSamplingBilinear: input and gradOutput must have the same number of dimensions')
    end
    local dims, r = rules(self, input)
-   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   self.gradInput:resizeAs(input):copy(resampling.backward(gradOutput, input:size(), dims, r))
    return self.gradInput
 end
 

@@ -2,6 +2,8 @@
 -- dimensions are height and width) repeated into a scale x scale block:
 --   output(u, v) = input(floor((u-1)/scale)+1, floor((v-1)/scale)+1), scale a positive integer.
 
+local resampling = require 'nn.engine.resampling'
+
 local SpatialUpSamplingNearest, parent = torch.class('nn.SpatialUpSamplingNearest', 'nn.Module')
 
 function SpatialUpSamplingNearest:__init(scale)
@@ -25,20 +27,20 @@ local function rules(self, input)
    self.outputSize[d - 1] = input:size(d - 1) * self.scale_factor
    self.outputSize[d] = input:size(d) * self.scale_factor
    return { d - 1, d }, {
-      nn.sampling.nearest(input:size(d - 1), self.scale_factor), nn.sampling.nearest(input:size(d), self.scale_factor),
+      resampling.nearest(input:size(d - 1), self.scale_factor), resampling.nearest(input:size(d), self.scale_factor),
    }
 end
 
 function SpatialUpSamplingNearest:updateOutput(input)
    local dims, r = rules(self, input)
-   local y = nn.sampling.forward(input, dims, r)
+   local y = resampling.forward(input, dims, r)
    self.output:resizeAs(y):copy(y)
    return self.output
 end
 
 function SpatialUpSamplingNearest:updateGradInput(input, gradOutput)
    local dims, r = rules(self, input)
-   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   self.gradInput:resizeAs(input):copy(resampling.backward(gradOutput, input:size(), dims, r))
    return self.gradInput
 end
 

@@ -2,6 +2,9 @@
 -- (default kW), per feature, over a sequence nInputFrame x frameSize (or a batch N x
 -- nInputFrame x frameSize). `indices` keeps, in the output's shape, each maximum's frame.
 
+local windows = require 'nn.engine.windows'
+local pooling = require 'nn.engine.pooling'
+
 local TemporalMaxPooling, parent = torch.class('nn.TemporalMaxPooling', 'nn.Module')
 
 function TemporalMaxPooling:__init(kW, dW)
@@ -22,7 +25,7 @@ local function setup(self, input)
       error(string.format('nn.TemporalMaxPooling: input sequence of %d frames is shorter than the kernel (%d)', T,
          self.kW), 3)
    end
-   local g = nn.im2col.geometry({ T }, { self.kW }, { self.dW }, { 0 })
+   local g = windows.geometry({ T }, { self.kW }, { self.dW }, { 0 })
    return x, d == 3, g
 end
 
@@ -31,12 +34,12 @@ function TemporalMaxPooling:updateOutput(input)
    local N, T, F = x:size(1), x:size(2), x:size(3)
    local planes = x:transpose(2, 3):contiguous():view(N * F, T)
    self._buffer = self._buffer or x.new()
-   local values, positions = nn.pooling.regularMax(planes, g, self._buffer)
+   local values, positions = pooling.regularMax(planes, g, self._buffer)
    local oT = g.out[1]
    self.output:resize(N, oT, F):copy(values:view(N, F, oT):transpose(2, 3))
    self.indices = positions:view(N, F, oT):transpose(2, 3):contiguous()
-   self.output = nn.im2col.unbatch(self.output, isBatch)
-   self.indices = nn.im2col.unbatch(self.indices, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
+   self.indices = windows.unbatch(self.indices, isBatch)
    return self.output
 end
 
@@ -47,9 +50,9 @@ function TemporalMaxPooling:updateGradInput(input, gradOutput)
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
    local positions = nn.utils.indexTensor(self.indices):contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
    local planes = x.new(N * F, T)
-   nn.pooling.maxBackward(planes, go, positions)
+   pooling.maxBackward(planes, go, positions)
    self.gradInput:resize(N, T, F):copy(planes:view(N, F, T):transpose(2, 3))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

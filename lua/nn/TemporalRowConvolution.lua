@@ -4,6 +4,8 @@
 --   output[t][i] = bias[i] + sum_{k=1..kW} weight[i][1][k] * input[dW*(t-1)+k][i].
 -- The weight is inputFrameSize x 1 x kW; :noBias() drops the bias.
 
+local windows = require 'nn.engine.windows'
+
 local TemporalRowConvolution, parent = torch.class('nn.TemporalRowConvolution', 'nn.Module')
 
 function TemporalRowConvolution:__init(inputFrameSize, kW, dW, featFirst)
@@ -51,7 +53,7 @@ local function setup(self, input)
       error(string.format('nn.TemporalRowConvolution: input sequence of %d frames is shorter than the kernel (%d)',
          x:size(3), self.kW), 3)
    end
-   local g = nn.im2col.geometry({ x:size(3) }, { self.kW }, { self.dW }, { 0 })
+   local g = windows.geometry({ x:size(3) }, { self.kW }, { self.dW }, { 0 })
    self.finput = self.finput or x.new()
    self.fgradInput = self.fgradInput or x.new()
    return x, d == 3, g
@@ -72,7 +74,7 @@ end
 function TemporalRowConvolution:updateOutput(input)
    local x, isBatch, g = setup(self, input)
    local N, F = x:size(1), x:size(2)
-   local cols = nn.im2col.unfold(self.finput, x, g, self.fgradInput):view(N, F, g.K, g.O)
+   local cols = windows.unfold(self.finput, x, g, self.fgradInput):view(N, F, g.K, g.O)
    local out = torch.cmul(cols, taps(self):expandAs(cols)):sum(3):view(N, F, g.O)
    if self.bias then out:add(self.bias:view(1, F, 1):expandAs(out)) end
    local y = back(self, out, isBatch)
@@ -91,7 +93,7 @@ function TemporalRowConvolution:updateGradInput(input, gradOutput)
    local gcols = go:contiguous():view(N, F, 1, g.O):expand(N, F, g.K, g.O):clone()
    gcols:cmul(w:expandAs(gcols))
    local gx = x.new(N, F, x:size(3)):zero()
-   nn.im2col.fold(gx, gcols:view(N * F, g.K, g.O), g, self.fgradInput)
+   windows.fold(gx, gcols:view(N * F, g.K, g.O), g, self.fgradInput)
    local y = back(self, gx, isBatch)
    self.gradInput:resize(y:size()):copy(y)
    return self.gradInput
@@ -105,7 +107,7 @@ function TemporalRowConvolution:accGradParameters(input, gradOutput, scale)
    if not isBatch then go = nn.utils.addSingletonDimension(go, 1) end
    if not self.featFirst then go = go:transpose(2, 3) end
    go = go:contiguous():view(N, F, 1, g.O)
-   local cols = nn.im2col.unfold(self.finput, x, g, self.fgradInput):view(N, F, g.K, g.O)
+   local cols = windows.unfold(self.finput, x, g, self.fgradInput):view(N, F, g.K, g.O)
    local gw = torch.cmul(cols, go:expandAs(cols)):sum(4):sum(1):view(F, 1, g.K)
    self.gradWeight:add(scale, gw)
    if self.bias then

@@ -3,6 +3,9 @@
 -- per feature, times that feature's weight plus its bias:
 --   output[t][i] = bias[i] + weight[i] * sum_{k=1..kW} input[dW*(t-1)+k][i].
 
+local windows = require 'nn.engine.windows'
+local pooling = require 'nn.engine.pooling'
+
 local TemporalSubSampling, parent = torch.class('nn.TemporalSubSampling', 'nn.Module')
 
 function TemporalSubSampling:__init(inputFrameSize, kW, dW)
@@ -43,7 +46,7 @@ local function setup(self, input)
       error(string.format('nn.TemporalSubSampling: input sequence of %d frames is shorter than the kernel (%d)', T,
          self.kW), 3)
    end
-   local g = nn.im2col.geometry({ T }, { self.kW }, { self.dW }, { 0 })
+   local g = windows.geometry({ T }, { self.kW }, { self.dW }, { 0 })
    self._buffer = self._buffer or x.new()
    return x, d == 3, x:transpose(2, 3):contiguous():view(N * F, T), g, g.out[1]
 end
@@ -51,10 +54,10 @@ end
 function TemporalSubSampling:updateOutput(input)
    local x, isBatch, planes, g, oT = setup(self, input)
    local N, F = x:size(1), x:size(3)
-   local sums = nn.pooling.regularSum(planes, g, self._buffer):view(N, F, oT)
+   local sums = pooling.regularSum(planes, g, self._buffer):view(N, F, oT)
    sums:cmul(self.weight:view(1, F, 1):expandAs(sums)):add(self.bias:view(1, F, 1):expandAs(sums))
    self.output:resize(N, oT, F):copy(sums:transpose(2, 3))
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -65,9 +68,9 @@ function TemporalSubSampling:updateGradInput(input, gradOutput)
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3)
    go = torch.cmul(go, self.weight:view(1, F, 1):expandAs(go))
    local planes = x.new(N * F, T)
-   nn.pooling.regularSumBackward(planes, go:contiguous():view(N * F, oT), g, self._buffer)
+   pooling.regularSumBackward(planes, go:contiguous():view(N * F, oT), g, self._buffer)
    self.gradInput:resize(N, T, F):copy(planes:view(N, F, T):transpose(2, 3))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 
@@ -76,7 +79,7 @@ function TemporalSubSampling:accGradParameters(input, gradOutput, scale)
    local x, _, planes, g, oT = setup(self, input)
    local N, F = x:size(1), x:size(3)
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3)
-   local sums = nn.pooling.regularSum(planes, g, self._buffer):view(N, F, oT)
+   local sums = pooling.regularSum(planes, g, self._buffer):view(N, F, oT)
    self.gradWeight:add(scale, sums:cmul(go):sum(3):sum(1):view(F))
    self.gradBias:add(scale, go:sum(3):sum(1):view(F))
 end

@@ -1,6 +1,8 @@
 -- nn.Threshold(th, v[, ip]): y = x where x > th, else v. In place (ip) it overwrites its input
 -- and its gradOutput.
 
+local kernels = require 'nn.engine.kernels'
+
 local Threshold, parent = torch.class('nn.Threshold', 'nn.Module')
 
 function Threshold:__init(th, v, ip)
@@ -27,13 +29,13 @@ end
 
 function Threshold:updateOutput(input)
    self:validateParameters()
-   if nn.im2col.hasKernel(input, 'threshold') and input:isContiguous() then
+   if kernels.has(input, 'threshold') and input:isContiguous() then
       if self.inplace then
          self.output:set(input)
       else
          self.output:resizeAs(input)
       end
-      nn.im2col.kernels(input).threshold(self.output, input, self.threshold, self.val)
+      kernels.of(input).threshold(self.output, input, self.threshold, self.val)
       return self.output
    end
    local below = input:le(self.threshold)
@@ -49,14 +51,14 @@ end
 
 function Threshold:updateGradInput(input, gradOutput)
    self:validateParameters()
-   if nn.im2col.hasKernel(input, 'threshold') and input:isContiguous() and gradOutput:isContiguous()
+   if kernels.has(input, 'threshold') and input:isContiguous() and gradOutput:isContiguous()
       and gradOutput:type() == input:type() and gradOutput:nElement() == input:nElement() then
       if self.inplace then
          self.gradInput:set(gradOutput)
       else
          self.gradInput:resizeAs(gradOutput)
       end
-      nn.im2col.kernels(input).thresholdBackward(self.gradInput, input, gradOutput, self.threshold)
+      kernels.of(input).thresholdBackward(self.gradInput, input, gradOutput, self.threshold)
       return self.gradInput
    end
    -- In place the input holds the output, which is at or below the threshold exactly where the

@@ -4,6 +4,8 @@
 -- (bilinear / trilinear, corners aligned as in nn.SpatialUpSamplingBilinear), by an integer scale
 -- or to the given sizes (linear only).
 
+local resampling = require 'nn.engine.resampling'
+
 local UpSampling, parent = torch.class('nn.UpSampling', 'nn.Module')
 
 function UpSampling:__init(params, mode)
@@ -58,9 +60,9 @@ local function rules(self, input)
    for i = first, d do
       dims[#dims + 1] = i
       if self.mode == 'nearest' then
-         r[#r + 1] = nn.sampling.nearest(input:size(i), self.scale_factor)
+         r[#r + 1] = resampling.nearest(input:size(i), self.scale_factor)
       else
-         r[#r + 1] = nn.sampling.linear(input:size(i), self.outputSize[i])
+         r[#r + 1] = resampling.linear(input:size(i), self.outputSize[i])
       end
    end
    return dims, r
@@ -68,7 +70,7 @@ end
 
 function UpSampling:updateOutput(input)
    local dims, r = rules(self, input)
-   local y = nn.sampling.forward(input, dims, r)
+   local y = resampling.forward(input, dims, r)
    self.output:resizeAs(y):copy(y)
    return self.output
 end
@@ -78,7 +80,7 @@ function UpSampling:updateGradInput(input, gradOutput)
       error('nn.UpSampling: input and gradOutput must have the same number of dimensions')
    end
    local dims, r = rules(self, input)
-   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   self.gradInput:resizeAs(input):copy(resampling.backward(gradOutput, input:size(), dims, r))
    return self.gradInput
 end
 

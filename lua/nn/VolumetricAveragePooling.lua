@@ -2,6 +2,8 @@
 -- moved by dT, dH, dW (default: the window size) over each plane of C x T x H x W volumes (or a
 -- batch).
 
+local pooling = require 'nn.engine.pooling'
+
 local VolumetricAveragePooling, parent = torch.class('nn.VolumetricAveragePooling', 'nn.Module')
 
 function VolumetricAveragePooling:__init(kT, kW, kH, dT, dW, dH)
@@ -18,11 +20,11 @@ function VolumetricAveragePooling:poolSpec()
 end
 
 function VolumetricAveragePooling:updateOutput(input)
-   return nn.pooling.averageForward(self, input, self:poolSpec())
+   return pooling.averageForward(self, input, self:poolSpec())
 end
 
 function VolumetricAveragePooling:updateGradInput(input, gradOutput)
-   return nn.pooling.averageGradInput(self, input, gradOutput, self:poolSpec())
+   return pooling.averageGradInput(self, input, gradOutput, self:poolSpec())
 end
 
 function VolumetricAveragePooling:empty()

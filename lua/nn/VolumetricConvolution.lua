@@ -1,7 +1,9 @@
 -- nn.VolumetricConvolution(nInputPlane, nOutputPlane, kT, kW, kH[, dT, dW, dH, padT, padW,
 -- padH]): a 3-D convolution over C x T x H x W volumes (or a batch N x C x T x H x W), as one
--- matrix product per volume over its columns (nn.im2col). The weight is nOutputPlane x
--- nInputPlane x kT x kH x kW.
+-- matrix product per volume over its columns (nn.engine.convolution). The weight is
+-- nOutputPlane x nInputPlane x kT x kH x kW.
+
+local convolution = require 'nn.engine.convolution'
 
 local VolumetricConvolution, parent = torch.class('nn.VolumetricConvolution', 'nn.Module')
 
@@ -50,15 +52,15 @@ function VolumetricConvolution:convWeights(w)
 end
 
 function VolumetricConvolution:updateOutput(input)
-   return nn.im2col.moduleForward(self, input)
+   return convolution.moduleForward(self, input)
 end
 
 function VolumetricConvolution:updateGradInput(input, gradOutput)
-   return nn.im2col.moduleGradInput(self, input, gradOutput)
+   return convolution.moduleGradInput(self, input, gradOutput)
 end
 
 function VolumetricConvolution:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.moduleAccGrad(self, input, gradOutput, scale)
+   return convolution.moduleAccGrad(self, input, gradOutput, scale)
 end
 
 function VolumetricConvolution:type(type, tensorCache)

@@ -3,6 +3,8 @@
 -- nn.SpatialFractionalMaxPooling) in three dimensions. As in the original, the input is
 -- C x H x W x T (or a batch of those): height, width, then time.
 
+local pooling = require 'nn.engine.pooling'
+
 local VolumetricFractionalMaxPooling, parent = torch.class('nn.VolumetricFractionalMaxPooling', 'nn.Module')
 
 function VolumetricFractionalMaxPooling:__init(poolSizeT, poolSizeW, poolSizeH, arg1, arg2, arg3)
@@ -47,13 +49,13 @@ end
 function VolumetricFractionalMaxPooling:updateOutput(input)
    local outT, outW, outH = self:getOutputSizes_(input)
    -- Sample columns: 1 time, 2 width, 3 height.
-   return nn.pooling.fractionalForward(self, input, 3, { self.poolSizeH, self.poolSizeW, self.poolSizeT },
+   return pooling.fractionalForward(self, input, 3, { self.poolSizeH, self.poolSizeW, self.poolSizeT },
       { outH, outW, outT }, { 3, 2, 1 })
 end
 
 function VolumetricFractionalMaxPooling:updateGradInput(input, gradOutput)
    assert(self.randomSamples ~= nil, 'nn.VolumetricFractionalMaxPooling: forward must be called first')
-   return nn.pooling.maxGradInput(self, input, gradOutput, 3)
+   return pooling.maxGradInput(self, input, gradOutput, 3)
 end
 
 function VolumetricFractionalMaxPooling:empty()

@@ -4,6 +4,8 @@
 -- may be {input, target}, the output then taking the target's last three sizes. The weight is
 -- nInputPlane x nOutputPlane x kT x kH x kW.
 
+local convolution = require 'nn.engine.convolution'
+
 local VolumetricFullConvolution, parent = torch.class('nn.VolumetricFullConvolution', 'nn.Module')
 
 function VolumetricFullConvolution:__init(nInputPlane, nOutputPlane, kT, kW, kH, dT, dW, dH, padT, padW, padH,
@@ -70,15 +72,15 @@ function VolumetricFullConvolution:convWeights(w)
 end
 
 function VolumetricFullConvolution:updateOutput(input)
-   return nn.im2col.fullForward(self, input)
+   return convolution.fullForward(self, input)
 end
 
 function VolumetricFullConvolution:updateGradInput(input, gradOutput)
-   return nn.im2col.fullGradInput(self, input, gradOutput)
+   return convolution.fullGradInput(self, input, gradOutput)
 end
 
 function VolumetricFullConvolution:accGradParameters(input, gradOutput, scale)
-   return nn.im2col.fullAccGrad(self, input, gradOutput, scale)
+   return convolution.fullAccGrad(self, input, gradOutput, scale)
 end
 
 function VolumetricFullConvolution:type(type, tensorCache)

@@ -3,6 +3,8 @@
 -- the output size up. Padding counts as minus infinity; `indices` keeps each maximum's 1-based
 -- position in its T x H x W plane.
 
+local pooling = require 'nn.engine.pooling'
+
 local VolumetricMaxPooling, parent = torch.class('nn.VolumetricMaxPooling', 'nn.Module')
 
 VolumetricMaxPooling.__version = 2
@@ -37,11 +39,11 @@ end
 function VolumetricMaxPooling:updateOutput(input)
    local d = input:dim()
    self.itime, self.iheight, self.iwidth = input:size(d - 2), input:size(d - 1), input:size(d)
-   return (nn.pooling.maxForward(self, input, self:poolSpec()))
+   return (pooling.maxForward(self, input, self:poolSpec()))
 end
 
 function VolumetricMaxPooling:updateGradInput(input, gradOutput)
-   return nn.pooling.maxGradInput(self, input, gradOutput, 3)
+   return pooling.maxGradInput(self, input, gradOutput, 3)
 end
 
 function VolumetricMaxPooling:empty()

@@ -2,6 +2,8 @@
 -- whose windows do not overlap (kernel = stride): each value goes back to where the pooling
 -- module's last forward found its maximum, everything else is zero.
 
+local pooling = require 'nn.engine.pooling'
+
 local VolumetricMaxUnpooling, parent = torch.class('nn.VolumetricMaxUnpooling', 'nn.Module')
 
 function VolumetricMaxUnpooling:__init(poolingModule)
@@ -25,12 +27,12 @@ end
 
 function VolumetricMaxUnpooling:updateOutput(input)
    self:setParams()
-   return nn.pooling.unpoolForward(self, input, { self.otime, self.oheight, self.owidth })
+   return pooling.unpoolForward(self, input, { self.otime, self.oheight, self.owidth })
 end
 
 function VolumetricMaxUnpooling:updateGradInput(input, gradOutput)
    self:setParams()
-   return nn.pooling.unpoolGradInput(self, input, gradOutput, { self.otime, self.oheight, self.owidth })
+   return pooling.unpoolGradInput(self, input, gradOutput, { self.otime, self.oheight, self.owidth })
 end
 
 function VolumetricMaxUnpooling:empty()

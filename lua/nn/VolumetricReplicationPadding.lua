@@ -3,6 +3,8 @@
 -- columns, ptop and pbottom rows, pfront and pback frames (pleft on every side not given). A
 -- negative padding crops.
 
+local resampling = require 'nn.engine.resampling'
+
 local VolumetricReplicationPadding, parent = torch.class('nn.VolumetricReplicationPadding', 'nn.Module')
 
 function VolumetricReplicationPadding:__init(pleft, pright, ptop, pbottom, pfront, pback)
@@ -23,15 +25,15 @@ local function rules(self, input)
       error('nn.VolumetricReplicationPadding: the output would be empty', 3)
    end
    return { d - 2, d - 1, d }, {
-      nn.sampling.pad(T, self.pfront, self.pback, 'replicate'),
-      nn.sampling.pad(H, self.ptop, self.pbottom, 'replicate'),
-      nn.sampling.pad(W, self.pleft, self.pright, 'replicate'),
+      resampling.pad(T, self.pfront, self.pback, 'replicate'),
+      resampling.pad(H, self.ptop, self.pbottom, 'replicate'),
+      resampling.pad(W, self.pleft, self.pright, 'replicate'),
    }
 end
 
 function VolumetricReplicationPadding:updateOutput(input)
    local dims, r = rules(self, input)
-   local y = nn.sampling.forward(input, dims, r)
+   local y = resampling.forward(input, dims, r)
    self.output:resizeAs(y):copy(y)
    return self.output
 end
@@ -43,7 +45,7 @@ function VolumetricReplicationPadding:updateGradInput(input, gradOutput)
          error('nn.VolumetricReplicationPadding: input and gradOutput must be compatible in size')
       end
    end
-   self.gradInput:resizeAs(input):copy(nn.sampling.backward(gradOutput, input:size(), dims, r))
+   self.gradInput:resizeAs(input):copy(resampling.backward(gradOutput, input:size(), dims, r))
    return self.gradInput
 end
 

@@ -15,9 +15,10 @@ local function load(name)
 end
 
 -- The base classes first; a module whose parent is another module requires its parent itself.
+-- The passes the modules share (nn/engine/: kernels, windows, convolution, pooling, ...) are
+-- required by the modules that use them.
 for _, name in ipairs {
-   'utils', 'im2col', 'pooling', 'sampling', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian',
-   'SparseJacobian', 'hessian',
+   'utils', 'Module', 'Container', 'Sequential', 'Criterion', 'Jacobian', 'SparseJacobian', 'hessian',
 } do
    load(name)
 end

@@ -717,10 +717,11 @@ end
 -- The window passes run on device kernels (cutorch._nn), not on the tensor-method fallbacks.
 function cases.deviceKernelsAreUsed()
    setup()
+   local kernels = require 'nn.engine.kernels'
    for _, ty in ipairs { 'torch.CudaTensor', 'torch.CudaDoubleTensor' } do
       local t = torch.getmetatable(ty).new()
       for _, name in ipairs { 'unfold', 'fold', 'maxPool', 'maxPoolBackward' } do
-         H.check(nn.im2col.hasKernel(t, name), 'no device kernel %s for %s', name, ty)
+         H.check(kernels.has(t, name), 'no device kernel %s for %s', name, ty)
       end
    end
    local m = nn.SpatialMaxPooling(2, 2):cuda()

@@ -295,9 +295,10 @@ end)
 
 -- Other types keep the tensor-method path (cunn's CudaTensor relies on it).
 H.case('other types take the Lua path', function()
-   H.check(nn.im2col.fused('softMax', torch.IntTensor()) == nil, 'an IntTensor has no fused softmax')
-   H.check(nn.im2col.fused('softMax', torch.FloatTensor(), torch.DoubleTensor()) == nil, 'mixed types are not fused')
-   H.check(nn.im2col.fused('softMax', torch.FloatTensor()) ~= nil, 'a FloatTensor is fused')
+   local kernels = require 'nn.engine.kernels'
+   H.check(kernels.fused('softMax', torch.IntTensor()) == nil, 'an IntTensor has no fused softmax')
+   H.check(kernels.fused('softMax', torch.FloatTensor(), torch.DoubleTensor()) == nil, 'mixed types are not fused')
+   H.check(kernels.fused('softMax', torch.FloatTensor()) ~= nil, 'a FloatTensor is fused')
 end)
 
 local function errors(f, pattern, what)

@@ -1,22 +1,24 @@
 -- Pooling over windows, shared by the max, average, sum, LP, adaptive and fractional pooling
 -- modules in 1 to 3 dimensions.
 --
--- Regular windows (a geometry, nn.im2col) are read as strided views of the padded planes, one
--- kernel offset at a time. Irregular windows (adaptive, fractional) go through an index map:
--- the planes are rows, x2 is L x S (L planes of S elements, the pooled dimensions flattened),
--- and the windows are `idx` (B x O x K, B = 1 when every plane has the same windows,
+-- Regular windows (a geometry, nn.engine.windows) are read as strided views of the padded
+-- planes, one kernel offset at a time. Irregular windows (adaptive, fractional) go through an
+-- index map: the planes are rows, x2 is L x S (L planes of S elements, the pooled dimensions
+-- flattened), and the windows are `idx` (B x O x K, B = 1 when every plane has the same windows,
 -- else L): window o of plane l holds the elements idx[l][o][1..K], 1-based positions in the
 -- plane, S + 1 marking an element outside it (padding, or a shorter window); see
--- nn.im2col.combine and nn.im2col.indexMap. Each function below is one pass with plain tensor
+-- windows.combine and windows.indexMap. Each function below is one pass with plain tensor
 -- inputs and outputs, so that a kernel can replace it.
 
+local kernels = require 'nn.engine.kernels'
+local windows = require 'nn.engine.windows'
+
 local pooling = {}
-nn.pooling = pooling
 
 -- Irregular windows (index maps) ------------------------------------------------------------------
 
 -- Index maps are made on the host; device data take them as CudaLongTensors, converted once per
--- map (maps are cached by geometry, see nn.im2col.indexMap) rather than at every use.
+-- map (maps are cached by geometry, see windows.indexMap) rather than at every use.
 local onDevice = setmetatable({}, { __mode = 'k' })
 local function indexFor(idx, like)
    if nn.utils.indexType(like) == torch.type(idx) then return idx end
@@ -95,36 +97,36 @@ end
 
 -- The sum of each window.
 function pooling.regularSum(x, g, buffer)
-   local p, P, L = nn.im2col.padded(x, g, 0, buffer)
-   local out = x.new(nn.im2col.shape({ L }, g, 'out')):zero()
-   nn.im2col.eachOffset(p, g, P, L, function(_, v) out:add(v) end)
+   local p, P, L = windows.padded(x, g, 0, buffer)
+   local out = x.new(windows.shape({ L }, g, 'out')):zero()
+   windows.eachOffset(p, g, P, L, function(_, v) out:add(v) end)
    return out:view(L, g.O)
 end
 
 -- gradX (lead... x size..., cleared here) = gradOut (L x O) spread over each window's elements.
 function pooling.regularSumBackward(gradX, gradOut, g, scratch)
-   local go = gradOut:contiguous():view(nn.im2col.shape({ gradOut:size(1) }, g, 'out'))
+   local go = gradOut:contiguous():view(windows.shape({ gradOut:size(1) }, g, 'out'))
    gradX:zero()
-   return nn.im2col.foldEach(gradX, g, scratch, function() return go end)
+   return windows.foldEach(gradX, g, scratch, function() return go end)
 end
 
 -- The largest element of each window and its 1-based position in its plane (LongTensor). Padding
 -- counts as minus infinity; ties go to the first element in the window.
 function pooling.regularMax(x, g, buffer)
-   if nn.im2col.hasKernel(x, 'maxPool') then
+   if kernels.has(x, 'maxPool') then
       local L = x:nElement() / g.S
       local values = x.new(L, g.O)
       local positions = torch.getmetatable(nn.utils.indexType(x)).new(L, g.O)
-      nn.im2col.kernels(x).maxPool(values, positions, x:contiguous(), g)
+      kernels.of(x).maxPool(values, positions, x:contiguous(), g)
       return values, positions
    end
-   local p, P, L = nn.im2col.padded(x, g, -math.huge, buffer)
+   local p, P, L = windows.padded(x, g, -math.huge, buffer)
    local values, arg
    -- Host masks are ByteTensors; device ones are of the data's type (cutorch's comparisons), and
    -- so is the running arg there, converted to an index once at the end.
    local host = nn.utils.indexType(x) == 'torch.LongTensor'
    local better = host and torch.ByteTensor() or x.new()
-   nn.im2col.eachOffset(p, g, P, L, function(kk, v)
+   windows.eachOffset(p, g, P, L, function(kk, v)
       if kk == 1 then
          values = v:clone()
          arg = (host and torch.LongTensor() or x.new()):resize(values:size()):fill(1)
@@ -134,7 +136,7 @@ function pooling.regularMax(x, g, buffer)
          arg:maskedFill(better, kk)
       end
    end)
-   local idx = indexFor(nn.im2col.indexMap(g), x)
+   local idx = indexFor(windows.indexMap(g), x)
    local positions = idx:expand(L, g.O, g.K):gather(3, nn.utils.indexTensor(arg):view(L, g.O, 1))
    return values:view(L, g.O), positions:view(L, g.O)
 end
@@ -161,20 +163,20 @@ function pooling.geometry(self, x, spec)
    local name = torch.type(self)
    local size, out = {}, {}
    local dil = spec.dil or {}
-   nn.im2col.checkWindow(name, spec.k, spec.d, spec.pad, dil)
+   windows.checkWindow(name, spec.k, spec.d, spec.pad, dil)
    for j = 1, spec.n do
       size[j] = x:size(2 + j)
       dil[j] = dil[j] or 1
       if spec.pad[j] * 2 > spec.k[j] then
          error(string.format('%s: padding (%d) must be at most half the window (%d)', name, spec.pad[j], spec.k[j]), 3)
       end
-      out[j] = nn.im2col.outSize(size[j], spec.k[j], spec.d[j], spec.pad[j], spec.ceil, dil[j])
+      out[j] = windows.outSize(size[j], spec.k[j], spec.d[j], spec.pad[j], spec.ceil, dil[j])
       if out[j] < 1 then
          error(string.format('%s: input of size %d is too small for a window of %d (padding %d, dilation %d)', name,
             size[j], spec.k[j], spec.pad[j], dil[j]), 3)
       end
    end
-   return nn.im2col.geometry(size, spec.k, spec.d, spec.pad, dil, out)
+   return windows.geometry(size, spec.k, spec.d, spec.pad, dil, out)
 end
 
 -- The batch x as planes (N*C x S), contiguous.
@@ -187,19 +189,19 @@ end
 -- The largest elements of regular windows: fills self.output and self.indices (the maxima's
 -- 1-based positions in their plane, N x C x out..., as the original keeps them).
 function pooling.maxForward(self, input, spec)
-   local x, isBatch = nn.im2col.batch(input, spec.n, torch.type(self))
+   local x, isBatch = windows.batch(input, spec.n, torch.type(self))
    local g = pooling.geometry(self, x, spec)
    local N, C = x:size(1), x:size(2)
-   local shape = nn.im2col.shape({ N, C }, g, 'out')
-   if nn.im2col.hasKernel(x, 'maxPool') and self.output:type() == x:type() then
+   local shape = windows.shape({ N, C }, g, 'out')
+   if kernels.has(x, 'maxPool') and self.output:type() == x:type() then
       -- The kernel writes the maxima and their positions in place: no buffers, no copies.
       self.indices = nn.utils.indexBuffer(self.indices, x)
       self.output:resize(shape)
       self.indices:resize(shape)
       if self.output:isContiguous() and self.indices:isContiguous() then
-         nn.im2col.kernels(x).maxPool(self.output, self.indices, x:contiguous(), g)
-         self.output = nn.im2col.unbatch(self.output, isBatch)
-         self.indices = nn.im2col.unbatch(self.indices, isBatch)
+         kernels.of(x).maxPool(self.output, self.indices, x:contiguous(), g)
+         self.output = windows.unbatch(self.output, isBatch)
+         self.indices = windows.unbatch(self.indices, isBatch)
          return self.output, g
       end
    end
@@ -207,29 +209,29 @@ function pooling.maxForward(self, input, spec)
    local values, positions = pooling.regularMax(x, g, self._buffer)
    self.output:resize(shape):copy(values:view(shape))
    self.indices = positions:view(shape)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
-   self.indices = nn.im2col.unbatch(self.indices, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
+   self.indices = windows.unbatch(self.indices, isBatch)
    return self.output, g
 end
 
 -- The gradient of pooling.maxForward.
 function pooling.maxGradInput(self, input, gradOutput, n)
-   local x, isBatch = nn.im2col.batch(input, n, torch.type(self))
+   local x, isBatch = windows.batch(input, n, torch.type(self))
    local N, C = x:size(1), x:size(2)
    if not self.indices or self.indices:nElement() ~= gradOutput:nElement() then
       error(torch.type(self) .. ': gradOutput does not match the last forward', 3)
    end
    self.gradInput:resize(x:size())
-   if nn.im2col.hasKernel(self.gradInput, 'maxPoolBackward') and self.gradInput:isContiguous()
+   if kernels.has(self.gradInput, 'maxPoolBackward') and self.gradInput:isContiguous()
       and gradOutput:type() == x:type() and torch.type(self.indices) == nn.utils.indexType(x) then
-      nn.im2col.kernels(x).maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
+      kernels.of(x).maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
          self.indices:contiguous():view(N * C, -1))
-      self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+      self.gradInput = windows.unbatch(self.gradInput, isBatch)
       return self.gradInput
    end
    pooling.maxBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
       nn.utils.indexTensor(self.indices):contiguous():view(N * C, -1))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 
@@ -276,7 +278,7 @@ function pooling.adaptiveIndex(sizes, outs)
       pos[j] = p
       count = torch.ger(count, torch.Tensor(len)):view(-1)
    end
-   return nn.im2col.combine(pos, sizes), count
+   return windows.combine(pos, sizes), count
 end
 
 -- Pseudorandom fractional windows (Graham, "Fractional Max-Pooling"): for each of the L planes, a
@@ -305,7 +307,7 @@ end
 -- windows. Fills self.output and self.indices.
 function pooling.fractionalForward(self, input, n, k, out, column)
    local name = torch.type(self)
-   local x, isBatch = nn.im2col.batch(input, n, name)
+   local x, isBatch = windows.batch(input, n, name)
    local N, C = x:size(1), x:size(2)
    local sizes = {}
    for j = 1, n do
@@ -326,21 +328,21 @@ function pooling.fractionalForward(self, input, n, k, out, column)
       pos[j] = pooling.fractionalPositions(u:select(2, column[j]), sizes[j], k[j], out[j])
    end
    self._buffer = self._buffer or x.new()
-   local values, positions = pooling.max(pooling.planes(x, n), nn.im2col.combine(pos, sizes), self._buffer)
+   local values, positions = pooling.max(pooling.planes(x, n), windows.combine(pos, sizes), self._buffer)
    local shape = { N, C }
    for j = 1, n do shape[2 + j] = out[j] end
    shape = torch.LongStorage(shape)
    self.output:resize(shape):copy(values)
    self.indices = positions:view(shape)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
-   self.indices = nn.im2col.unbatch(self.indices, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
+   self.indices = windows.unbatch(self.indices, isBatch)
    return self.output
 end
 
 -- The averages of regular windows (spec as for pooling.geometry), each divided by the elements
 -- it covers inside the padded input (spec.includePad) or inside the input. Fills self.output.
 local function averageSetup(self, input, spec)
-   local x, isBatch = nn.im2col.batch(input, spec.n, torch.type(self))
+   local x, isBatch = windows.batch(input, spec.n, torch.type(self))
    local g = pooling.geometry(self, x, spec)
    self._buffer = self._buffer or x.new()
    local divisor = pooling.divisor(g, spec.includePad):typeAs(x):view(1, g.O)
@@ -351,8 +353,8 @@ function pooling.averageForward(self, input, spec)
    local x, isBatch, g, divisor = averageSetup(self, input, spec)
    local sums = pooling.regularSum(x, g, self._buffer)
    sums:cdiv(divisor:expandAs(sums))
-   self.output:resize(nn.im2col.shape({ x:size(1), x:size(2) }, g, 'out')):copy(sums)
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output:resize(windows.shape({ x:size(1), x:size(2) }, g, 'out')):copy(sums)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -363,7 +365,7 @@ function pooling.averageGradInput(self, input, gradOutput, spec)
    go = torch.cdiv(go, divisor:expandAs(go))
    self.gradInput:resize(x:size())
    pooling.regularSumBackward(self.gradInput, go, g, self._buffer)
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 
@@ -374,7 +376,7 @@ local function unpoolSetup(self, input, sizes)
    if not self.indices or self.indices:nElement() ~= input:nElement() then
       error(name .. ": the input does not match the pooling module's last output", 3)
    end
-   local x, isBatch = nn.im2col.batch(input, #sizes, name)
+   local x, isBatch = windows.batch(input, #sizes, name)
    local N, C = x:size(1), x:size(2)
    local shape = { N, C }
    for j = 1, #sizes do shape[2 + j] = sizes[j] end
@@ -386,7 +388,7 @@ function pooling.unpoolForward(self, input, sizes)
    local L = positions:size(1)
    self.output:resize(shape):zero()
    self.output:view(L, -1):scatter(2, positions, x:contiguous():view(L, -1))
-   self.output = nn.im2col.unbatch(self.output, isBatch)
+   self.output = windows.unbatch(self.output, isBatch)
    return self.output
 end
 
@@ -395,7 +397,7 @@ function pooling.unpoolGradInput(self, input, gradOutput, sizes)
    local L = positions:size(1)
    self.gradInput:resize(x:size())
    self.gradInput:view(L, -1):copy(gradOutput:contiguous():view(L, -1):gather(2, positions))
-   self.gradInput = nn.im2col.unbatch(self.gradInput, isBatch)
+   self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
 

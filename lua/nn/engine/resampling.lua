@@ -5,12 +5,11 @@
 -- changes; the backward pass is the transpose, adding each output's gradient back onto a[i] and
 -- b[i] (indexAdd).
 
-local sampling = {}
-nn.sampling = sampling
+local resampling = {}
 
 -- The rule along one dimension of size n padded by `before` and `after` positions (negative:
 -- cropped), 'reflect' (mirrored about the edge elements) or 'replicate' (edge elements repeated).
-function sampling.pad(n, before, after, mode)
+function resampling.pad(n, before, after, mode)
    local out = n + before + after
    local a = torch.LongTensor(math.max(out, 0))
    for i = 1, out do
@@ -26,7 +25,7 @@ function sampling.pad(n, before, after, mode)
 end
 
 -- Nearest-neighbour up-sampling of n by an integer scale: output i takes input ceil(i / scale).
-function sampling.nearest(n, scale)
+function resampling.nearest(n, scale)
    local a = torch.LongTensor(n * scale)
    for i = 1, n * scale do a[i] = math.floor((i - 1) / scale) + 1 end
    return { a = a }
@@ -34,7 +33,7 @@ end
 
 -- Linear interpolation from n to m positions with the corners aligned: output i (0-based) sits at
 -- input coordinate i * (n - 1) / (m - 1).
-function sampling.linear(n, m)
+function resampling.linear(n, m)
    local a, b, w = torch.LongTensor(m), torch.LongTensor(m), torch.Tensor(m)
    local ratio = m > 1 and (n - 1) / (m - 1) or 0
    for i = 0, m - 1 do
@@ -55,7 +54,7 @@ local function weights(rule, x, dim)
 end
 
 -- x resampled along each dimension dims[j] by rules[j].
-function sampling.forward(x, dims, rules)
+function resampling.forward(x, dims, rules)
    local y = x
    for j, dim in ipairs(dims) do
       local rule = rules[j]
@@ -70,8 +69,8 @@ function sampling.forward(x, dims, rules)
    return y
 end
 
--- The gradient with respect to x (of size `size`) of sampling.forward, given the output's.
-function sampling.backward(gradY, size, dims, rules)
+-- The gradient with respect to x (of size `size`) of resampling.forward, given the output's.
+function resampling.backward(gradY, size, dims, rules)
    -- The sizes after each step of the forward pass.
    local sizes = { torch.LongStorage(size:totable()) }
    for j, dim in ipairs(dims) do
@@ -96,4 +95,4 @@ function sampling.backward(gradY, size, dims, rules)
    return g
 end
 
-return sampling
+return resampling
