@@ -2,11 +2,13 @@
 -- broadcast over the input: a size of 1 in b is repeated along that dimension of the input. A
 -- bias with fewer dimensions than the input covers one sample of a batch (the first dimension).
 
+local broadcast = require 'nn.engine.broadcast'
+
 local CAdd, parent = torch.class('nn.CAdd', 'nn.Module')
 
 function CAdd:__init(...)
    parent.__init(self)
-   self.size = nn.utils.sizesFromArgs(...)
+   self.size = broadcast.sizes(...)
    self.bias = torch.Tensor(self.size)
    self.gradBias = torch.Tensor(self.size)
    self.output:resize(self.size)
@@ -28,7 +30,7 @@ function CAdd:updateOutput(input)
    if input:nElement() == self.bias:nElement() then
       self.output:add(self.bias:viewAs(input))
    else
-      local b, out = nn.utils.broadcastParam(self.bias, self.output)
+      local b, out = broadcast.expand(self.bias, self.output)
       out:add(b)
    end
    return self.output
@@ -45,7 +47,7 @@ function CAdd:accGradParameters(input, gradOutput, scale)
    if self.bias:nElement() == gradOutput:nElement() then
       self.gradBias:add(scale, gradOutput:contiguous():viewAs(self.gradBias))
    else
-      self.gradBias:add(scale, nn.utils.sumToParam(self.bias, gradOutput))
+      self.gradBias:add(scale, broadcast.sumTo(self.bias, gradOutput))
    end
 end
 

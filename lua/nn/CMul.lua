@@ -1,11 +1,13 @@
 -- nn.CMul(size...): y = x * w elementwise, with a learnt weight w of the given sizes (a
 -- LongStorage or numbers) broadcast over the input as nn.CAdd broadcasts its bias.
 
+local broadcast = require 'nn.engine.broadcast'
+
 local CMul, parent = torch.class('nn.CMul', 'nn.Module')
 
 function CMul:__init(...)
    parent.__init(self)
-   self.size = nn.utils.sizesFromArgs(...)
+   self.size = broadcast.sizes(...)
    self.weight = torch.Tensor(self.size)
    self.gradWeight = torch.Tensor(self.size)
    self.output:resize(self.size)
@@ -27,7 +29,7 @@ local function weightLike(self, t)
       local tv = t:contiguous()
       return self.weight:viewAs(tv), tv
    end
-   return nn.utils.broadcastParam(self.weight, t)
+   return broadcast.expand(self.weight, t)
 end
 
 function CMul:updateOutput(input)
@@ -52,7 +54,7 @@ function CMul:accGradParameters(input, gradOutput, scale)
    if self.weight:nElement() == gradOutput:nElement() then
       self.gradWeight:add(scale, prod:viewAs(self.gradWeight))
    else
-      self.gradWeight:add(scale, nn.utils.sumToParam(self.weight, prod))
+      self.gradWeight:add(scale, broadcast.sumTo(self.weight, prod))
    end
 end
 

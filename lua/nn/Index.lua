@@ -2,6 +2,8 @@
 -- indices). The gradient of t adds gradOutput back at the indexed places (an index that occurs
 -- twice gets both); the indices get a zero gradient.
 
+local indexing = require 'nn.engine.indexing'
+
 local Index, parent = torch.class('nn.Index', 'nn.Module')
 
 function Index:__init(dimension)
@@ -11,13 +13,13 @@ function Index:__init(dimension)
 end
 
 function Index:updateOutput(input)
-   local t, index = input[1], nn.utils.indexTensor(input[2])
+   local t, index = input[1], indexing.tensor(input[2])
    self.output:index(t, self.dimension, index)
    return self.output
 end
 
 function Index:updateGradInput(input, gradOutput)
-   local t, index = input[1], nn.utils.indexTensor(input[2])
+   local t, index = input[1], indexing.tensor(input[2])
    self.gradInput[2] = self.gradInput[2]:type() == input[2]:type() and self.gradInput[2] or input[2].new()
    self.gradInput[2]:resize(index:size()):zero()
    self.gradInput[1]:resizeAs(t):zero():indexAdd(self.dimension, index, gradOutput)

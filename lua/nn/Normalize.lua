@@ -5,6 +5,8 @@
 -- gradInput_j = (gradOutput_j N^p - (gradOutput . x) x_j |x_j|^(p-2)) / N^(p+1); for the infinity
 -- norm only the largest element moves N: dN/dx_k = sign(x_k).
 
+local indexing = require 'nn.engine.indexing'
+
 local Normalize, parent = torch.class('nn.Normalize', 'nn.Module')
 
 function Normalize:__init(p, eps)
@@ -26,7 +28,7 @@ function Normalize:updateOutput(input)
    self.norm = self.norm or x.new()
    self.buffer = self.buffer or x.new()
    if self.p == math.huge then
-      self._indices = nn.utils.indexBuffer(self._indices, x)
+      self._indices = indexing.buffer(self._indices, x)
       self.buffer:resizeAs(x):abs(x)
       torch.max(self.norm, self._indices, self.buffer, 2)
       self.norm:add(self.eps)

@@ -2,6 +2,7 @@
 -- (default kW), per feature, over a sequence nInputFrame x frameSize (or a batch N x
 -- nInputFrame x frameSize). `indices` keeps, in the output's shape, each maximum's frame.
 
+local indexing = require 'nn.engine.indexing'
 local windows = require 'nn.engine.windows'
 local pooling = require 'nn.engine.pooling'
 
@@ -48,7 +49,7 @@ function TemporalMaxPooling:updateGradInput(input, gradOutput)
    local N, T, F = x:size(1), x:size(2), x:size(3)
    local oT = g.out[1]
    local go = gradOutput:contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
-   local positions = nn.utils.indexTensor(self.indices):contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
+   local positions = indexing.tensor(self.indices):contiguous():view(N, oT, F):transpose(2, 3):contiguous():view(N * F, oT)
    local planes = x.new(N * F, T)
    pooling.maxBackward(planes, go, positions)
    self.gradInput:resize(N, T, F):copy(planes:view(N, F, T):transpose(2, 3))

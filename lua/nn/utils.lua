@@ -1,6 +1,7 @@
--- Helpers shared by the modules: walking nested tables of tensors (a module's input and output
--- may be a tensor or a table of them, to any depth), type conversion that keeps shared storages
--- shared, and small shape helpers.
+-- nn.utils, Torch7's helpers for modules and scripts: walking nested tables of tensors (a
+-- module's input and output may be a tensor or a table of them, to any depth), type conversion
+-- that keeps shared storages shared, and small shape helpers. The passes the modules share are
+-- in nn/engine/.
 
 local utils = {}
 nn.utils = utils
@@ -48,31 +49,6 @@ function utils.recursiveType(param, type_name, cache)
       param:type(type_name, cache)
    end
    return param
-end
-
--- Index tensors for host and device data. Host tensors index with torch.LongTensor; device
--- tensors (cutorch's) with torch.CudaLongTensor, which stays on the device. Scripts convert their
--- index tensors with :cuda(), which gives torch.CudaTensor, so modules take those too.
-
--- The index tensor type that goes with tensors like `t`.
-function utils.indexType(t)
-   return torch.type(t):find('^torch%.Cuda') and 'torch.CudaLongTensor' or 'torch.LongTensor'
-end
-
--- `buffer` when it is an index tensor of the type that goes with `t`, else a new empty one (a
--- module's buffer is converted with the module by :type(), to the module's value type).
-function utils.indexBuffer(buffer, t)
-   local ty = utils.indexType(t)
-   if torch.type(buffer) == ty then return buffer end
-   return torch.getmetatable(ty).new()
-end
-
--- `idx` as an index tensor: LongTensor and CudaLongTensor as they are, other device tensors
--- converted on the device to CudaLongTensor, other host tensors to LongTensor.
-function utils.indexTensor(idx)
-   local ty = torch.type(idx)
-   if ty == 'torch.LongTensor' or ty == 'torch.CudaLongTensor' then return idx end
-   return idx:type(utils.indexType(idx))
 end
 
 -- Resizes `t1` (tensors, or tables of them, created as needed) to the shape of `t2`.
@@ -237,41 +213,6 @@ function utils.tableSize(t)
    local n = 0
    for _ in pairs(t) do n = n + 1 end
    return n
-end
-
--- The sizes given to CAdd/CMul, as a LongStorage.
-function utils.sizesFromArgs(...)
-   local args = { ... }
-   local size = torch.LongStorage()
-   if #args == 1 and torch.type(args[1]) == 'torch.LongStorage' then
-      size:resize(#args[1]):copy(args[1])
-   else
-      size:resize(#args)
-      for i = 1, #args do size[i] = args[i] end
-   end
-   return size
-end
-
--- `param` (bias or weight) and `t` (the input, or a tensor shaped like it) seen with the same
--- number of dimensions: t as it is when param has its dimensions, else as batch x rest with
--- param as 1 x rest. Returns the param view expanded to t's view, and t's view.
-function utils.broadcastParam(param, t)
-   if param:dim() == t:dim() then
-      return param:expandAs(t), t
-   end
-   local tv = t:contiguous():view(t:size(1), -1)
-   return param:view(1, -1):expandAs(tv), tv
-end
-
--- The sum of `t` over the dimensions along which `param` was broadcast, shaped like param.
-function utils.sumToParam(param, t)
-   local _, tv = utils.broadcastParam(param, t)
-   local p = param:dim() == t:dim() and param or param:view(1, -1)
-   local s = tv
-   for d = 1, s:dim() do
-      if p:size(d) ~= s:size(d) then s = s:sum(d) end
-   end
-   return s:viewAs(param)
 end
 
 return utils

@@ -10,6 +10,7 @@
 -- windows.combine and windows.indexMap. Each function below is one pass with plain tensor
 -- inputs and outputs, so that a kernel can replace it.
 
+local indexing = require 'nn.engine.indexing'
 local kernels = require 'nn.engine.kernels'
 local windows = require 'nn.engine.windows'
 
@@ -21,10 +22,10 @@ local pooling = {}
 -- map (maps are cached by geometry, see windows.indexMap) rather than at every use.
 local onDevice = setmetatable({}, { __mode = 'k' })
 local function indexFor(idx, like)
-   if nn.utils.indexType(like) == torch.type(idx) then return idx end
+   if indexing.typeFor(like) == torch.type(idx) then return idx end
    local d = onDevice[idx]
    if not d then
-      d = nn.utils.indexTensor(idx:type(torch.type(like)))
+      d = indexing.tensor(idx:type(torch.type(like)))
       onDevice[idx] = d
    end
    return d
@@ -116,7 +117,7 @@ function pooling.regularMax(x, g, buffer)
    if kernels.has(x, 'maxPool') then
       local L = x:nElement() / g.S
       local values = x.new(L, g.O)
-      local positions = torch.getmetatable(nn.utils.indexType(x)).new(L, g.O)
+      local positions = torch.getmetatable(indexing.typeFor(x)).new(L, g.O)
       kernels.of(x).maxPool(values, positions, x:contiguous(), g)
       return values, positions
    end
@@ -124,7 +125,7 @@ function pooling.regularMax(x, g, buffer)
    local values, arg
    -- Host masks are ByteTensors; device ones are of the data's type (cutorch's comparisons), and
    -- so is the running arg there, converted to an index once at the end.
-   local host = nn.utils.indexType(x) == 'torch.LongTensor'
+   local host = indexing.typeFor(x) == 'torch.LongTensor'
    local better = host and torch.ByteTensor() or x.new()
    windows.eachOffset(p, g, P, L, function(kk, v)
       if kk == 1 then
@@ -137,7 +138,7 @@ function pooling.regularMax(x, g, buffer)
       end
    end)
    local idx = indexFor(windows.indexMap(g), x)
-   local positions = idx:expand(L, g.O, g.K):gather(3, nn.utils.indexTensor(arg):view(L, g.O, 1))
+   local positions = idx:expand(L, g.O, g.K):gather(3, indexing.tensor(arg):view(L, g.O, 1))
    return values:view(L, g.O), positions:view(L, g.O)
 end
 
@@ -195,7 +196,7 @@ function pooling.maxForward(self, input, spec)
    local shape = windows.shape({ N, C }, g, 'out')
    if kernels.has(x, 'maxPool') and self.output:type() == x:type() then
       -- The kernel writes the maxima and their positions in place: no buffers, no copies.
-      self.indices = nn.utils.indexBuffer(self.indices, x)
+      self.indices = indexing.buffer(self.indices, x)
       self.output:resize(shape)
       self.indices:resize(shape)
       if self.output:isContiguous() and self.indices:isContiguous() then
@@ -223,14 +224,14 @@ function pooling.maxGradInput(self, input, gradOutput, n)
    end
    self.gradInput:resize(x:size())
    if kernels.has(self.gradInput, 'maxPoolBackward') and self.gradInput:isContiguous()
-      and gradOutput:type() == x:type() and torch.type(self.indices) == nn.utils.indexType(x) then
+      and gradOutput:type() == x:type() and torch.type(self.indices) == indexing.typeFor(x) then
       kernels.of(x).maxPoolBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
          self.indices:contiguous():view(N * C, -1))
       self.gradInput = windows.unbatch(self.gradInput, isBatch)
       return self.gradInput
    end
    pooling.maxBackward(self.gradInput:view(N * C, -1), gradOutput:contiguous():view(N * C, -1),
-      nn.utils.indexTensor(self.indices):contiguous():view(N * C, -1))
+      indexing.tensor(self.indices):contiguous():view(N * C, -1))
    self.gradInput = windows.unbatch(self.gradInput, isBatch)
    return self.gradInput
 end
@@ -380,7 +381,7 @@ local function unpoolSetup(self, input, sizes)
    local N, C = x:size(1), x:size(2)
    local shape = { N, C }
    for j = 1, #sizes do shape[2 + j] = sizes[j] end
-   return x, isBatch, torch.LongStorage(shape), nn.utils.indexTensor(self.indices):contiguous():view(N * C, -1)
+   return x, isBatch, torch.LongStorage(shape), indexing.tensor(self.indices):contiguous():view(N * C, -1)
 end
 
 function pooling.unpoolForward(self, input, sizes)
