@@ -1,5 +1,7 @@
 -- nn.CDivTable(): input[1] / input[2] element-wise, for a table of two tensors of the same size.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CDivTable, parent = torch.class('nn.CDivTable', 'nn.Module')
 
 function CDivTable:__init()
@@ -7,11 +9,7 @@ function CDivTable:__init()
    self.gradInput = {}
 end
 
-local function checkPair(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.CDivTable: the input must be a table of two tensors', 3)
-   end
-end
+local checkPair = tableinput.pair('nn.CDivTable')
 
 function CDivTable:updateOutput(input)
    checkPair(input)

@@ -1,6 +1,8 @@
 -- nn.CMaxTable(): the element-wise maximum of a table of tensors of the same size. Each element's
 -- gradient goes to the input that held the maximum (the first one, on ties).
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CMaxTable, parent = torch.class('nn.CMaxTable', 'nn.Module')
 
 function CMaxTable:__init()
@@ -14,16 +16,7 @@ function CMaxTable:__init()
    self.gradMaxVals = torch.Tensor()
 end
 
-local function checkTable(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) then
-      error('nn.CMaxTable: the input must be a table of tensors', 3)
-   end
-   for i = 2, #input do
-      if not torch.isTensor(input[i]) or not input[i]:isSameSizeAs(input[1]) then
-         error('nn.CMaxTable: the inputs must be tensors of the same size', 3)
-      end
-   end
-end
+local checkTable = tableinput.tensors('nn.CMaxTable', { sameSize = true })
 
 function CMaxTable:updateOutput(input)
    checkTable(input)

@@ -1,6 +1,8 @@
 -- nn.CMinTable(): the element-wise minimum of a table of tensors of the same size. Each element's
 -- gradient goes to the input that held the minimum (the first one, on ties).
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CMinTable, parent = torch.class('nn.CMinTable', 'nn.Module')
 
 function CMinTable:__init()
@@ -14,16 +16,7 @@ function CMinTable:__init()
    self.gradMaxVals = torch.Tensor()
 end
 
-local function checkTable(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) then
-      error('nn.CMinTable: the input must be a table of tensors', 3)
-   end
-   for i = 2, #input do
-      if not torch.isTensor(input[i]) or not input[i]:isSameSizeAs(input[1]) then
-         error('nn.CMinTable: the inputs must be tensors of the same size', 3)
-      end
-   end
-end
+local checkTable = tableinput.tensors('nn.CMinTable', { sameSize = true })
 
 function CMinTable:updateOutput(input)
    checkTable(input)

@@ -1,6 +1,8 @@
 -- nn.CMulTable(): the element-wise product of a table of tensors of the same size; the gradient of
 -- each is gradOutput times the product of all the others.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CMulTable, parent = torch.class('nn.CMulTable', 'nn.Module')
 
 function CMulTable:__init()
@@ -8,11 +10,7 @@ function CMulTable:__init()
    self.gradInput = {}
 end
 
-local function checkTable(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) then
-      error('nn.CMulTable: the input must be a table of tensors', 3)
-   end
-end
+local checkTable = tableinput.tensors('nn.CMulTable')
 
 function CMulTable:updateOutput(input)
    checkTable(input)

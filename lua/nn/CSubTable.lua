@@ -1,5 +1,7 @@
 -- nn.CSubTable(): input[1] - input[2], for a table of two tensors of the same size.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CSubTable, parent = torch.class('nn.CSubTable', 'nn.Module')
 
 function CSubTable:__init()
@@ -7,11 +9,7 @@ function CSubTable:__init()
    self.gradInput = {}
 end
 
-local function checkPair(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.CSubTable: the input must be a table of two tensors', 3)
-   end
-end
+local checkPair = tableinput.pair('nn.CSubTable')
 
 function CSubTable:updateOutput(input)
    checkPair(input)

@@ -1,6 +1,8 @@
 -- nn.CosineDistance(): the cosine similarity x1 . x2 / (|x1| |x2|) of a pair {x1, x2}: of two
 -- vectors (output of size 1), or row by row of two N x D matrices (output of size N).
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CosineDistance, parent = torch.class('nn.CosineDistance', 'nn.Module')
 
 -- Keeps the norms of zero vectors away from 0, as the original does.
@@ -11,11 +13,12 @@ function CosineDistance:__init()
    self.gradInput = { torch.Tensor(), torch.Tensor() }
 end
 
+-- Called from rowsOf: level 4 (the check, rowsOf, the pass, its caller).
+local checkPair = tableinput.pair('nn.CosineDistance', { shown = ' {x1, x2}', level = 4 })
+
 -- The pair as N x D rows.
 local function rowsOf(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.CosineDistance: the input must be a table of two tensors {x1, x2}', 3)
-   end
+   checkPair(input)
    local x1, x2 = input[1], input[2]
    if not x1:isSameSizeAs(x2) or (x1:dim() ~= 1 and x1:dim() ~= 2) then
       error('nn.CosineDistance: x1 and x2 must be vectors or matrices of the same size', 3)

@@ -3,6 +3,8 @@
 -- default; between -1 and 1). x1 and x2 are vectors (y a number or a 1-element tensor) or N x D
 -- batches (y a vector of N labels); the batch loss is averaged over N unless sizeAverage is false.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local CosineEmbeddingCriterion, parent = torch.class('nn.CosineEmbeddingCriterion', 'nn.Criterion')
 
 -- Keeps the norms of zero vectors away from 0, as the original does.
@@ -15,11 +17,12 @@ function CosineEmbeddingCriterion:__init(margin)
    self.sizeAverage = true
 end
 
+-- Called from rowsAndLabels: level 4 (the check, rowsAndLabels, the pass, its caller).
+local checkPair = tableinput.pair('nn.CosineEmbeddingCriterion', { shown = ' {x1, x2}', level = 4 })
+
 -- The pair as N x D rows and the labels as an N x 1 tensor of the input's type.
 local function rowsAndLabels(input, y)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.CosineEmbeddingCriterion: the input must be a table of two tensors {x1, x2}', 3)
-   end
+   checkPair(input)
    local x1, x2 = input[1], input[2]
    if not x1:isSameSizeAs(x2) or (x1:dim() ~= 1 and x1:dim() ~= 2) then
       error('nn.CosineEmbeddingCriterion: x1 and x2 must be vectors or matrices of the same size', 3)

@@ -3,6 +3,8 @@
 -- loss -log(exp(-X) / (exp(-X) + exp(-Y))) summed over the N pairs, and divided by N unless
 -- sizeAverage is false. See https://arxiv.org/pdf/1610.00243.pdf.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local DistanceRatioCriterion, parent = torch.class('nn.DistanceRatioCriterion', 'nn.Criterion')
 
 function DistanceRatioCriterion:__init(sizeAverage)
@@ -14,10 +16,11 @@ function DistanceRatioCriterion:__init(sizeAverage)
    end
 end
 
+-- Called from checkPair: level 4 (the check, checkPair, the pass, its caller).
+local pairCheck = tableinput.pair('nn.DistanceRatioCriterion', { shown = ' {X, Y}', exact = true, level = 4 })
+
 local function checkPair(input)
-   if type(input) ~= 'table' or #input ~= 2 or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.DistanceRatioCriterion: the input must be a table of two tensors {X, Y}', 3)
-   end
+   pairCheck(input)
    local X, Y = input[1], input[2]
    if X:nElement() ~= Y:nElement() or X:size(1) ~= Y:size(1) then
       error("nn.DistanceRatioCriterion: X and Y must hold the same number of distances", 3)

@@ -1,6 +1,8 @@
 -- nn.DotProduct(): the dot product of a pair {x1, x2}: of two vectors (output of size 1), or row
 -- by row of two N x D matrices (output of size N).
 
+local tableinput = require 'nn.engine.tableinput'
+
 local DotProduct, parent = torch.class('nn.DotProduct', 'nn.Module')
 
 function DotProduct:__init()
@@ -8,11 +10,12 @@ function DotProduct:__init()
    self.gradInput = { torch.Tensor(), torch.Tensor() }
 end
 
+-- Called from rowsOf: level 4 (the check, rowsOf, the pass, its caller).
+local checkPair = tableinput.pair('nn.DotProduct', { shown = ' {x1, x2}', level = 4 })
+
 -- The pair as N x D rows.
 local function rowsOf(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.DotProduct: the input must be a table of two tensors {x1, x2}', 3)
-   end
+   checkPair(input)
    local x1, x2 = input[1], input[2]
    if not x1:isSameSizeAs(x2) or (x1:dim() ~= 1 and x1:dim() ~= 2) then
       error('nn.DotProduct: x1 and x2 must be vectors or matrices of the same size', 3)

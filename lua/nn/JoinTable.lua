@@ -2,6 +2,8 @@
 -- counted from the last). With nInputDims given, an input of nInputDims + 1 dimensions is taken as
 -- a batch and the join moves one dimension down.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local JoinTable, parent = torch.class('nn.JoinTable', 'nn.Module')
 
 function JoinTable:__init(dimension, nInputDims)
@@ -23,11 +25,7 @@ function JoinTable:_getPositiveDimension(input)
    return dimension
 end
 
-local function checkTable(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) then
-      error('nn.JoinTable: the input must be a table of tensors', 3)
-   end
-end
+local checkTable = tableinput.tensors('nn.JoinTable')
 
 function JoinTable:updateOutput(input)
    checkTable(input)

@@ -2,6 +2,8 @@
 -- dissimilar), the L1 distance d = ||x1 - x2||_1 when y = 1, max(0, margin - d) when y = -1
 -- (margin 1 by default).
 
+local tableinput = require 'nn.engine.tableinput'
+
 local L1HingeEmbeddingCriterion, parent = torch.class('nn.L1HingeEmbeddingCriterion', 'nn.Criterion')
 
 function L1HingeEmbeddingCriterion:__init(margin)
@@ -10,10 +12,11 @@ function L1HingeEmbeddingCriterion:__init(margin)
    self.gradInput = { torch.Tensor(), torch.Tensor() }
 end
 
+-- Called from checkPair: level 4 (the check, checkPair, the pass, its caller).
+local pairCheck = tableinput.pair('nn.L1HingeEmbeddingCriterion', { shown = ' {x1, x2}', level = 4 })
+
 local function checkPair(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.L1HingeEmbeddingCriterion: the input must be a table of two tensors {x1, x2}', 3)
-   end
+   pairCheck(input)
    if input[1]:nElement() ~= input[2]:nElement() then
       error('nn.L1HingeEmbeddingCriterion: x1 and x2 must have the same number of elements', 3)
    end

@@ -3,6 +3,8 @@
 -- Either x1 and x2 are 1-element tensors and y a number, or they are vectors of N scores and y a
 -- vector of N labels; the batch loss is averaged over N unless sizeAverage is false.
 
+local tableinput = require 'nn.engine.tableinput'
+
 local MarginRankingCriterion, parent = torch.class('nn.MarginRankingCriterion', 'nn.Criterion')
 
 function MarginRankingCriterion:__init(margin)
@@ -12,11 +14,7 @@ function MarginRankingCriterion:__init(margin)
    self.sizeAverage = true
 end
 
-local function checkPair(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.MarginRankingCriterion: the input must be a table of two tensors {x1, x2}', 3)
-   end
-end
+local checkPair = tableinput.pair('nn.MarginRankingCriterion', { shown = ' {x1, x2}' })
 
 -- The hinge argument -y (x1 - x2) + margin of every pair.
 local function distances(input, y, margin)

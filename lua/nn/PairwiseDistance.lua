@@ -1,6 +1,8 @@
 -- nn.PairwiseDistance([p]): the L_p distance ||x1 - x2||_p (p = 2 by default) of a pair {x1, x2}:
 -- of two vectors (output of size 1), or row by row of two N x D matrices (output of size N).
 
+local tableinput = require 'nn.engine.tableinput'
+
 local PairwiseDistance, parent = torch.class('nn.PairwiseDistance', 'nn.Module')
 
 function PairwiseDistance:__init(p)
@@ -11,11 +13,12 @@ function PairwiseDistance:__init(p)
    self.norm = p or 2
 end
 
+-- Called from rowsOf: level 4 (the check, rowsOf, the pass, its caller).
+local checkPair = tableinput.pair('nn.PairwiseDistance', { shown = ' {x1, x2}', level = 4 })
+
 -- The pair as N x D rows.
 local function rowsOf(input)
-   if type(input) ~= 'table' or not torch.isTensor(input[1]) or not torch.isTensor(input[2]) then
-      error('nn.PairwiseDistance: the input must be a table of two tensors {x1, x2}', 3)
-   end
+   checkPair(input)
    local x1, x2 = input[1], input[2]
    if x1:dim() ~= 1 and x1:dim() ~= 2 then
       error('nn.PairwiseDistance: input must be vector or matrix', 3)
