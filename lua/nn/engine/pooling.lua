@@ -41,7 +41,7 @@ local function rows(idx, L)
 end
 
 -- The window elements of x2 (L x S) as L x O x K, `fill` standing for elements outside the plane.
-function pooling.windows(x2, idx, fill, buffer)
+function pooling.gatherWindows(x2, idx, fill, buffer)
    local L, S = x2:size(1), x2:size(2)
    buffer = buffer or x2.new()
    buffer:resize(L, S + 1)
@@ -65,7 +65,7 @@ end
 -- The largest element of each window (L x O) and its position in the plane (L x O, LongTensor).
 -- A window always holds at least one element of the plane, so the position is never S + 1.
 function pooling.max(x2, idx, buffer)
-   local win = pooling.windows(x2, idx, -math.huge, buffer)
+   local win = pooling.gatherWindows(x2, idx, -math.huge, buffer)
    local L, O, K = win:size(1), win:size(2), win:size(3)
    local values, arg = win:max(3)
    local full = indexFor(idx, x2)
@@ -81,7 +81,7 @@ end
 
 -- The sum of each window (L x O).
 function pooling.sum(x2, idx, buffer)
-   local win = pooling.windows(x2, idx, 0, buffer)
+   local win = pooling.gatherWindows(x2, idx, 0, buffer)
    return win:sum(3):view(win:size(1), win:size(2))
 end
 
