@@ -1,5 +1,5 @@
 -- ipc.DiscoveredTree: an ipc.Tree whose root publishes its address for the other nodes to find
--- (reference/parallel_ipc.md B.11).
+-- (torch-ipc's README, the Tree family).
 --
 --    require 'ipc.DiscoveredTree'(nodeIndex, numNodes, nodeHost, nodePort, publish, query [, base [, unpublish]])
 --

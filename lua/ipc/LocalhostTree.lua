@@ -1,5 +1,5 @@
 -- ipc.LocalhostTree: an ipc.Tree among processes of one machine that find each other through a
--- file (reference/parallel_ipc.md B.11).
+-- file (torch-ipc's README, the Tree family).
 --
 --    require 'ipc.LocalhostTree'(nodeIndex, numNodes [, ppid [, base]])
 --

@@ -1,4 +1,4 @@
--- ipc.NullTree: the tree of a single node (reference/parallel_ipc.md B.11), with the same members as
+-- ipc.NullTree: the tree of a single node (torch-ipc's), with the same members as
 -- ipc.Tree. Nothing is sent anywhere: allReduce gives back its value and 1 contributor, scatter its
 -- value. As in ipc.Tree, allReduce(nil, reduce, zero) gives zeros shaped like the last value (a
 -- copy) and 0 contributors.

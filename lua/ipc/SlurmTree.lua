@@ -1,5 +1,5 @@
 -- ipc.SlurmTree: an ipc.Tree among the tasks of a Slurm job step (`srun th script.lua`), from the
--- SLURM_* variables srun gives every task (reference/parallel_ipc.md B.11).
+-- SLURM_* variables srun gives every task (torch-ipc's README, the Tree family).
 --
 --    local tree = require 'ipc.SlurmTree'([dir [, tasksPerGpu [, base]]])
 --

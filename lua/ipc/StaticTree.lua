@@ -1,5 +1,5 @@
 -- ipc.StaticTree: an ipc.Tree whose root is at an address every node knows in advance
--- (reference/parallel_ipc.md B.11).
+-- (torch-ipc's README, the Tree family).
 --
 --    require 'ipc.StaticTree'(nodeIndex, numNodes, nodeHost, nodePort, rootHost, rootPort [, base])
 --

@@ -1,5 +1,5 @@
 -- ipc.Tree: allreduce and scatter over a tree of processes (or threads) joined by ipc.server and
--- ipc.client connections (reference/parallel_ipc.md B.11).
+-- ipc.client connections (torch-ipc's README, the Tree family).
 --
 --    local tree = require 'ipc.Tree'(nodeIndex, numNodes, base, server, client, host [, port [, buildTree]])
 --

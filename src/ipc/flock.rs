@@ -1,4 +1,4 @@
-//! `ipc.flock(path, noBlock)` (reference/parallel_ipc.md B.13): takes `flock(LOCK_EX)` on `path`
+//! `ipc.flock(path, noBlock)` (torch-ipc's): takes `flock(LOCK_EX)` on `path`
 //! (created, mode 0600, unless `noBlock`), returning nil when the file is missing or not
 //! accessible, or, with `noBlock`, when another holder has it. A blocking request for a file the
 //! calling thread already holds raises instead of deadlocking, since a second open of the same

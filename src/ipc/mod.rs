@@ -1,4 +1,4 @@
-//! `libipc`: torch-ipc's API (reference/parallel_ipc.md Part B). Threads with their own Lua
+//! `libipc`: torch-ipc's API (torch/ipc's README). Threads with their own Lua
 //! states (`map`), queues and channels between them, mutexes, shared tables, child programs
 //! (`spawn`), and TCP client/server for the allreduce trees in lua/ipc/.
 //!

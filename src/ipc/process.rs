@@ -1,4 +1,4 @@
-//! torch-ipc's process helpers (reference/parallel_ipc.md B.13): `getpid`, `getppid`, `gettid`,
+//! torch-ipc's process helpers (its README's small helpers): `getpid`, `getppid`, `gettid`,
 //! `fork`, `waitpid`, `isOSX` and `isDevel`.
 //!
 //! `ipc.fork()` is a raw `fork()`, allowed only while this process runs a single thread. `fork`

@@ -1,5 +1,5 @@
 //! `ipc.spawn`: a child program with pipes to its stdin and stdout (torch-ipc's `ipc.spawn`,
-//! reference/parallel_ipc.md B.9).
+//! as its README describes it).
 //!
 //! `ipc.spawn{file=, args=, env=}` starts `file` (looked up in this process's `PATH` unless it holds
 //! a `/`) with `argv[0] = file` followed by the args (strings, or numbers as Lua prints them). A

@@ -1,7 +1,7 @@
 //! A private single-node Slurm "cluster" on loopback for the tests that run `srun`: munged,
 //! slurmctld and one slurmd per node (nodes n1..nN, all on 127.0.0.1), run in the foreground by
 //! the current user, everything (munge key and socket, slurm.conf, state, logs) in one directory.
-//! Nothing in /etc is used or changed. The recipe is reference/slurm_ssh.md §1: no cgroups
+//! Nothing in /etc is used or changed. The recipe: no cgroups
 //! (proctrack/linuxproc, task/none), more CPUs declared than exist (config_overrides), explicit
 //! node names, a private munged whose socket directory everyone can enter.
 //!

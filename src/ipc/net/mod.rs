@@ -1,4 +1,4 @@
-//! `ipc.server` / `ipc.client`: torch-ipc's TCP client/server (reference/parallel_ipc.md B.10),
+//! `ipc.server` / `ipc.client`: torch-ipc's TCP client/server,
 //! the transport of the allreduce trees in lua/ipc/.
 //!
 //! * `ipc.server([host [, port]]) -> server, port`: listens on `host` (default `127.0.0.1`:

@@ -1,4 +1,4 @@
--- A small stand-in for clementfarabet/regress (reference/parallel_ipc.md C.1), enough to run
+-- A small stand-in for clementfarabet/regress (the test harness torch-ipc's tests require), enough to run
 -- torch-ipc's test files unchanged: `test{name = fn, ...}` runs the cases in sorted order, prints
 -- `PASS <name>` or `FAIL <name>: <traceback>` for each, and raises at the end if any failed.
 local test = {}

@@ -1,4 +1,4 @@
--- torch-ipc's test/test_spawn.lua (reference/parallel_ipc.md C.3), its cases unchanged but for
+-- torch-ipc's test/test_spawn.lua (in torch/ipc's repository), its cases unchanged but for
 -- testRunning's bound: torch-ipc asserted 3 < polls < 7 for `sleep 1` polled every 0.2 s, which
 -- depends on the machine's load; here it only asserts that the child was seen running.
 -- `regress` is the small stand-in next to this file.
