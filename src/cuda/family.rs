@@ -2,7 +2,7 @@
 //! and their storages (on top of the tensor operations; what the host code and the Lua glue know
 //! of device tensors).
 //!
-//! A device tensor is the host tensor's `layout::Tensor` (sizes, strides, offset: every view
+//! A device tensor is the host tensor's `tensor::Tensor` (sizes, strides, offset: every view
 //! operation is the same arithmetic) over a `Storage` whose backing is device memory
 //! (`memory::DeviceMemory`). Keeping the one `Storage` type, rather than a separate device
 //! storage beside a storage-less geometry, lets the view methods, constructors, `resize` and the
@@ -18,8 +18,8 @@ use super::memory;
 use super::ops::{self, copy};
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 
 /// The family marker of device tensors.
 pub struct Cuda;

@@ -2,7 +2,7 @@
 //! view compute a new offset, sizes and strides over the same storage; none copies data. Their
 //! errors do not name an operation: the Lua method that called one names it.
 
-pub use super::tensor::{Tensor, checked_numel, contiguous_strides};
+use super::tensor::{Tensor, contiguous_strides};
 use crate::error::{Error, Result};
 
 impl Tensor {

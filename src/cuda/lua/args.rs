@@ -15,7 +15,7 @@ use crate::torch::args::{self, Args, arg, error, int_arg, type_name};
 use crate::torch::construct;
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 /// Sets `m[name]` to a Lua function of `f`, which takes the arguments as a list and returns the
 /// results as one (the form of the `cutorch.*` device functions).

@@ -21,8 +21,8 @@ use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::param::ELEMENTWISE;
 use crate::torch::forms::table::{Computes, Entry, entries, entry, is_comparison};
 use crate::torch::kernels::math::{Binary, Compare};
-use crate::torch::layout::Tensor;
 use crate::torch::methods::one;
+use crate::torch::tensor::Tensor;
 
 /// A device elementwise operation and its operands beside the source: `y`, `z`, `v`, `w` of the
 /// kernels' expressions (`cuda::kernels::source::operations`).

@@ -17,11 +17,11 @@ use crate::torch::args::{self, Args, arg, error, int_arg, number, number_arg, ty
 use crate::torch::construct;
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
-use crate::torch::layout::Tensor;
 use crate::torch::methods::access::{self, Target, resolve};
 use crate::torch::methods::{add, none, one, random, receiver};
 use crate::torch::print;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{storage_of, tensor_of};
 
 /// `x:dot(y)`: a number.

@@ -17,7 +17,7 @@ use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::table::entry;
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 /// The result tensors, `[resval,] [resind,] x`: one alone is the values when it has x's element
 /// type, the indices otherwise (as on the host). Checked to be of the right types. Also the

@@ -28,8 +28,8 @@ use crate::cuda::memory;
 use crate::cuda::ops::elementwise;
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 
 /// Why a collective failed, for the NCCL 1.x result codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,7 +23,7 @@ use crate::cuda::libraries::{self, Lib};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
 use crate::torch::kernels::blas::operand::{self, Order};
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 /// The cuBLAS handle of one device, made on first use (used under the lock: handles are not for
 /// concurrent use).

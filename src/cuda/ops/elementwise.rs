@@ -10,7 +10,7 @@ use crate::cuda::kernels::{self, Geo, param};
 use crate::dispatch;
 use crate::error::{Error, Result};
 use crate::torch::dtype::{DType, Element};
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 fn size_text(t: &Tensor) -> String {
     if t.dim() == 0 {

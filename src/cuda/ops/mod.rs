@@ -1,4 +1,4 @@
-//! Operations on device tensors (`layout::Tensor` over device storages), the layer between the
+//! Operations on device tensors (`tensor::Tensor` over device storages), the layer between the
 //! kernels and the Lua glue: no mlua here. Each checks its operands (types, element counts,
 //! devices) before anything is launched, and fails with a `crate::error::Error` that the Lua
 //! layer names.
@@ -23,7 +23,7 @@ pub mod sort;
 
 pub use operands::{storage_typename, tensor_typename};
 
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 // The forms that code outside src/cuda calls today (src/ipc/net/cuda.rs): the Lua function's name
 // passed down and errors as text. They go once that caller takes `crate::error::Error`.

@@ -12,7 +12,7 @@ use crate::cuda::kernels::{self, Geo, param};
 use crate::dispatch;
 use crate::error::Result;
 use crate::torch::dtype::Element;
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 /// What `gs_*` does with each position (the kernel's `mode`).
 #[derive(Clone, Copy)]

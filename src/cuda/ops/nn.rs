@@ -9,7 +9,7 @@ use crate::cuda::kernels::{self, param};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
 use crate::torch::kernels::nn::Windows;
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 /// Most blocks of a launch (kernels loop over the rest).
 const MAX_GRID: u32 = 8192;

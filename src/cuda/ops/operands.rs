@@ -11,8 +11,8 @@ use crate::cuda::memory::{self, device_of};
 use crate::cuda::{events, peer};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
-use crate::torch::layout::{Tensor, checked_numel, contiguous_strides};
 use crate::torch::storage::Storage;
+use crate::torch::tensor::{Tensor, checked_numel, contiguous_strides};
 
 /// The kernels' name for an element type.
 pub fn suffix(d: DType) -> Result<&'static str> {

@@ -10,7 +10,7 @@ use crate::cuda::kernels::{self, Geo, param, source};
 use crate::cuda::memory;
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 fn reduction(op: &str, d: DType) -> Result<i32> {
     let (code, r) =

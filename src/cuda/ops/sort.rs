@@ -17,7 +17,7 @@ use crate::cuda::kernels::{self, BLOCK, Geo, param};
 use crate::cuda::memory;
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
-use crate::torch::layout::Tensor;
+use crate::torch::tensor::Tensor;
 
 /// Pairs a `sort_block` launch holds in shared memory (twice the threads of a block: a pair each).
 const CHUNK: usize = 2 * BLOCK as usize;

@@ -19,8 +19,8 @@ use super::stats::NetStats;
 use super::wait::{errno, fmt_seconds, os_text, set_int_opt, sleep_interruptible, wait_fd};
 use crate::error::Error;
 use crate::torch::kernels::strided::try_for_each_contiguous_run as for_each_run;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
+use crate::torch::tensor::Tensor;
 
 /// Bytes asked of the kernel per read into the connection's buffer.
 const READ_CHUNK: usize = 256 << 10;

@@ -13,9 +13,9 @@ use super::stats::NetStats;
 use crate::cuda::family::Cuda;
 use crate::torch::args::{error, type_name};
 use crate::torch::family::Family;
-use crate::torch::layout::Tensor;
 use crate::torch::storage::Storage;
 use crate::torch::t7;
+use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, classify_in, storage_of, tensor_of};
 use crate::wire::value::{self, NOTHING_BESIDE};
 
