@@ -6,10 +6,12 @@
 pub mod cluster;
 pub mod cuda;
 pub mod error;
+pub mod interrupt;
 pub mod ipc;
 pub mod parallel;
 pub mod repl;
 pub mod runtime;
+pub mod settings;
 pub mod threads;
 pub mod torch;
 pub mod wire;

@@ -5,6 +5,7 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
+use luatorch::error::message::describe;
 use luatorch::runtime::{self, errors};
 use mlua::{Lua, Table};
 
@@ -129,7 +130,7 @@ fn run_chunk(lua: &Lua, source: &[u8], chunk_name: &str, args: &[OsString]) -> R
     let f = match lua.load(source).set_name(chunk_name).into_function() {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("th: {}", errors::describe(&e));
+            eprintln!("th: {}", describe(&e));
             return Err(());
         }
     };
@@ -145,7 +146,7 @@ fn run_chunk(lua: &Lua, source: &[u8], chunk_name: &str, args: &[OsString]) -> R
             Err(())
         }
         Err(e) => {
-            eprintln!("th: {}", errors::describe(&e));
+            eprintln!("th: {}", describe(&e));
             Err(())
         }
     }
@@ -205,7 +206,7 @@ fn run(cl: CommandLine, argv0: &OsString) -> u8 {
         return 1;
     }
     if let Err(e) = runtime::load_th_environment(&lua) {
-        eprintln!("th: cannot load the th environment: {}", errors::describe(&e));
+        eprintln!("th: cannot load the th environment: {}", describe(&e));
         return 1;
     }
     for action in &cl.actions {

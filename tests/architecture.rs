@@ -2,7 +2,9 @@
 //! - no import circles between files: a file's module paths (`crate::a::b`, `super::c`, in `use`
 //!   lines and in code) name the files it depends on, and those dependencies form no cycle;
 //! - no file over MAX_LINES lines;
-//! - the layers that must not know Lua (the kernels, the wire format) do not name mlua.
+//! - the layers that must not know Lua (the kernels, the wire format) do not name mlua;
+//! - the folders of `src/` are layered: a file may only name files of its own folder or of the
+//!   folders below its own in LAYERS.
 //!
 //! The lists of exceptions below are what the code had when the check was written; they may only
 //! shrink.
@@ -21,6 +23,26 @@ const CIRCLES: &[&[&str]] = &[];
 
 /// Folders whose files must not use mlua: code below the Lua layer.
 const NO_LUA: &[&str] = &["src/cuda/kernels", "src/cuda/ops", "src/torch/kernels", "src/wire"];
+
+/// The top-level folders (and single-file modules) of `src/`, from the top down: the binaries and
+/// the REPL over the composition root (runtime, which opens every native module), the native
+/// modules, then the value format, torch's tensors, and the leaves every layer may use. Cluster
+/// and ipc do not import each other; their order between them is arbitrary but fixed.
+const LAYERS: &[&str] = &[
+    "bin",
+    "repl",
+    "runtime",
+    "threads",
+    "cluster",
+    "ipc",
+    "parallel",
+    "cuda",
+    "wire",
+    "torch",
+    "interrupt",
+    "settings",
+    "error",
+];
 
 fn src_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -396,6 +418,95 @@ fn no_import_circles_between_files() {
         gone.is_empty(),
         "circles no longer there (remove them from CIRCLES): {gone:?}"
     );
+}
+
+/// `src/ipc/net/conn.rs` -> "ipc", `src/error/mod.rs` -> "error", `src/interrupt.rs` -> "interrupt";
+/// `src/lib.rs` (which only declares the modules) -> None.
+fn folder_of(file: &str) -> Option<&str> {
+    let rest = file.strip_prefix("src/")?;
+    match rest.split_once('/') {
+        Some((folder, _)) => Some(folder),
+        None => rest.strip_suffix(".rs").filter(|m| *m != "lib"),
+    }
+}
+
+#[test]
+fn imports_only_point_down_the_layers() {
+    let t = read_tree();
+    let g = graph(&t);
+    let rank = |file: &str| folder_of(file).map(|f| LAYERS.iter().position(|l| *l == f));
+    let mut bad = Vec::new();
+    for (file, deps) in &g {
+        let from = match rank(file) {
+            Some(Some(r)) => r,
+            Some(None) => {
+                bad.push(format!("{file}: its folder is not in LAYERS (add it where it belongs)"));
+                continue;
+            }
+            None => continue,
+        };
+        for dep in deps {
+            if let Some(Some(to)) = rank(dep)
+                && to < from
+            {
+                bad.push(format!("{file} -> {dep}: {} is above {}", LAYERS[to], LAYERS[from]));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "imports that run up the layers:\n{}", bad.join("\n"));
+}
+
+/// Lines of `text` outside comments (`//` in Rust, `--` in Lua) that read a `LUATORCH_` variable
+/// from the environment themselves: a setting read in place.
+fn settings_named_in(text: &str, comment: &str) -> Vec<String> {
+    text.lines()
+        .map(|l| l.split(comment).next().unwrap_or(""))
+        .filter(|code| code.contains("LUATORCH_") && (code.contains("env::var") || code.contains("getenv")))
+        .map(|code| code.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn settings_are_read_from_the_one_list() {
+    let t = read_tree();
+    let mut bad = Vec::new();
+    for (file, text) in &t.files {
+        if file == "src/settings.rs" {
+            continue;
+        }
+        let code = match text.find("#[cfg(test)]") {
+            Some(i) => &text[..i],
+            None => text,
+        };
+        bad.extend(
+            settings_named_in(code, "//")
+                .into_iter()
+                .map(|l| format!("{file}: {l}")),
+        );
+    }
+    let mut lua = Vec::new();
+    lua_files(&src_dir().parent().unwrap().join("lua"), &mut lua);
+    for path in lua {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines = settings_named_in(&text, "--");
+        bad.extend(lines.into_iter().map(|l| format!("{}: {l}", path.display())));
+    }
+    assert!(
+        bad.is_empty(),
+        "LUATORCH_ settings read in place (read them through src/settings.rs, or libsettings from Lua):\n{}",
+        bad.join("\n")
+    );
+}
+
+fn lua_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            lua_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "lua") {
+            out.push(p);
+        }
+    }
 }
 
 #[test]

@@ -161,6 +161,8 @@ fn mock_env(dir: &Path) -> Vec<(&'static str, String)> {
         ("LD_LIBRARY_PATH", libs),
         ("LUATORCH_CUDA_CACHE", dir.join("cache").display().to_string()),
         ("LUATORCH_CUDA_MOCK", "1".into()),
+        // The mock driver has no cuDNN: a libcudnn found on this machine must not run on it.
+        ("LUATORCH_CUDNN", "0".into()),
         // Only the mock's libraries: nothing found elsewhere may stand in for them.
         ("LUATORCH_CUDA_LIBS", dir.display().to_string()),
         // Two devices, so that the checks across devices run too.

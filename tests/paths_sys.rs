@@ -201,3 +201,28 @@ fn xlua_extras() {
     );
     assert!(out.stdout.ends_with("ok\n"), "{}", out.stdout);
 }
+
+/// `libsettings` reads the one list of settings: a set value, an unset one, `off`, and a name not
+/// in the list refused with the list in the message.
+#[test]
+fn settings_are_read_from_the_list() {
+    let code = r#"
+        local s = require 'libsettings'
+        assert(s.get('LUATORCH_TREE_ALGO') == 'ring', tostring(s.get('LUATORCH_TREE_ALGO')))
+        assert(s.get('LUATORCH_CUDA_VERBOSE') == nil)
+        assert(s.off('LUATORCH_TREE_SHM') == true and s.off('LUATORCH_TREE_NET') == false)
+        local ok, err = pcall(s.get, 'LUATORCH_TREE_ALOG')
+        assert(not ok and err:find("settings.get: 'LUATORCH_TREE_ALOG' is not a luatorch setting", 1, true), err)
+        assert(err:find('LUATORCH_NCCL_TIMEOUT', 1, true), err)
+        print('ok')
+    "#;
+    let env = [
+        ("LUATORCH_TREE_ALGO", "ring"),
+        ("LUATORCH_TREE_SHM", "0"),
+        ("LUATORCH_TREE_NET", ""),
+        ("LUATORCH_CUDA_VERBOSE", ""),
+    ];
+    let out = common::run_th_in(&std::env::temp_dir(), &["-e", code], "", &env);
+    out.assert_ok();
+    assert_eq!(out.stdout, "ok\n", "stderr: {}", out.stderr);
+}

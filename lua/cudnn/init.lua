@@ -70,9 +70,8 @@ local function createHandle(device)
 end
 
 local why -- why cuDNN is not used, nil when it is
-if os.getenv('LUATORCH_CUDA_MOCK') == '1' then
-   why = 'the mock CUDA driver (LUATORCH_CUDA_MOCK=1) has no cuDNN'
-elseif os.getenv('LUATORCH_CUDNN') == '0' then
+local settings = require 'libsettings'
+if settings.off('LUATORCH_CUDNN') then
    why = 'LUATORCH_CUDNN=0'
 elseif not lib.load() then
    why = lib.why
@@ -103,7 +102,7 @@ function cudnn.has(name)
    return cudnn.enabled ~= false and lib.lib ~= nil and lib.has(name)
 end
 
-if cudnn.verbose or os.getenv('LUATORCH_CUDNN_VERBOSE') == '1' then
+if cudnn.verbose or settings.get('LUATORCH_CUDNN_VERBOSE') == '1' then
    io.stderr:write('cudnn: ' .. cudnn.backend() .. '\n')
 end
 

@@ -15,8 +15,8 @@ local ffi = require 'ffi'
 -- says whether a control daemon serves this process; LUATORCH_CUDA_VERBOSE=1 says it at load, before
 -- CUDA starts, so that it shows also where the GPU cannot be had.
 local mps = require 'cutorch.mps'
-local verbose = os.getenv('LUATORCH_CUDA_VERBOSE')
-if verbose ~= nil and verbose ~= '' and verbose ~= '0' then
+local verbose = require('libsettings').get('LUATORCH_CUDA_VERBOSE')
+if verbose ~= nil and verbose ~= '0' then
    io.stderr:write('cutorch: ', mps.describe(mps.probe()), '\n')
 end
 

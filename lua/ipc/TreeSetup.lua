@@ -142,7 +142,7 @@ end
 -- The socket allreduce's listener (ipc.treenet), unless LUATORCH_TREE_NET=0: its port goes to
 -- the root with the node's address.
 local function listenNet(self, host)
-   if self.numNodes < 2 or os.getenv('LUATORCH_TREE_NET') == '0' or type(ipc.treenet) ~= 'function' then
+   if self.numNodes < 2 or require('libsettings').off('LUATORCH_TREE_NET') or type(ipc.treenet) ~= 'function' then
       return nil
    end
    local ok, net, port = pcall(ipc.treenet, host)
@@ -214,7 +214,7 @@ local function setupRoot(self, host, port, buildTree)
    end)
    -- 3. The tree, to everyone, with the shared-memory segment every node tries to attach.
    local tree = makeTree(buildTree, self.base, n, addresses)
-   if os.getenv('LUATORCH_TREE_SHM') ~= '0' and type(ipc.shmtree) == 'function' then
+   if not require('libsettings').off('LUATORCH_TREE_SHM') and type(ipc.shmtree) == 'function' then
       local okS, g, name, nonce = pcall(ipc.shmtree, n)
       if okS then
          self.shm = g

@@ -58,7 +58,7 @@ pub fn check_profile(profile: &str) -> Result<()> {
 
 /// The directory of connection files.
 pub fn dir() -> Result<PathBuf> {
-    if let Some(d) = std::env::var_os("LUATORCH_CLUSTER_DIR") {
+    if let Some(d) = crate::settings::get(crate::settings::CLUSTER_DIR) {
         return Ok(PathBuf::from(d));
     }
     let home = std::env::var_os("HOME").ok_or_else(|| Error::io("HOME is not set"))?;

@@ -67,7 +67,7 @@ pub fn recv_frames(
             Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => {}
             Err(e) => return Err(zmq_err("cannot read from the controller", e)),
         }
-        if interruptible && crate::repl::interrupt::pending() {
+        if interruptible && crate::interrupt::pending() {
             return Err(Error::peer("interrupted"));
         }
         if deadline.is_some_and(|d| Instant::now() >= d) {

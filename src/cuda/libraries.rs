@@ -123,7 +123,7 @@ fn dlopen_global(path: &Path) -> Result<()> {
 /// usual Python package folders. Only existing folders are returned.
 pub fn search_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(list) = std::env::var_os("LUATORCH_CUDA_LIBS") {
+    if let Some(list) = crate::settings::get(crate::settings::CUDA_LIBS) {
         dirs.extend(std::env::split_paths(&list));
     }
     for var in ["CUDA_HOME", "CUDA_PATH"] {

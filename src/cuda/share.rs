@@ -26,7 +26,7 @@ static NEXT_LOAN: AtomicU64 = AtomicU64::new(1);
 /// Whether CUDA IPC is turned off (`LUATORCH_CUDA_IPC=0`): device storages then travel through
 /// host memory, as between machines.
 pub fn disabled() -> bool {
-    std::env::var("LUATORCH_CUDA_IPC").is_ok_and(|v| v == "0")
+    crate::settings::is_off(crate::settings::CUDA_IPC)
 }
 
 fn bytes_of(s: &Storage) -> usize {

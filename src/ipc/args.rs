@@ -6,7 +6,7 @@ use mlua::{MultiValue, Result, Value};
 /// A Lua error from packing or unpacking a value, as `method: message` (without mlua's
 /// "runtime error: " wording).
 pub fn fail(method: &str, e: mlua::Error) -> mlua::Error {
-    crate::torch::args::error(method, crate::runtime::errors::message_of(&e))
+    crate::torch::args::error(method, crate::error::message::message_of(&e))
 }
 
 /// An optional boolean argument (nil or absent: `default`).

@@ -86,7 +86,7 @@ fn worker(work: Arc<Work>, index: usize) -> Outcome {
     };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(outcome)) => outcome,
-        Ok(Err(e)) => Err(Error::peer(crate::runtime::errors::message_of(&e))),
+        Ok(Err(e)) => Err(Error::peer(crate::error::message::message_of(&e))),
         Err(_) => Err(Error::peer("the worker thread panicked")),
     }
 }

@@ -110,5 +110,5 @@ impl Signal {
 }
 
 pub fn interrupted() -> bool {
-    crate::repl::interrupt::pending()
+    crate::interrupt::pending()
 }

@@ -27,11 +27,11 @@ const EXEC_PATIENCE: Duration = Duration::from_secs(10);
 /// What `wait` says when its deadline passed.
 const TIMED_OUT: &str = "timed out";
 /// Set to 0, local children are reached through ZeroMQ as remote ones are (the fast path off).
-pub const FAST_ENV: &str = "LUATORCH_PARALLEL_FAST";
+pub const FAST_ENV: &str = crate::settings::PARALLEL_FAST;
 
 /// Whether local children get a pipe of their own.
 fn fast_path() -> bool {
-    std::env::var_os(FAST_ENV).is_none_or(|v| v != "0")
+    !crate::settings::is_off(FAST_ENV)
 }
 
 pub struct Hub {
@@ -405,7 +405,7 @@ impl Hub {
             if deadline.is_some_and(|d| Instant::now() >= d) {
                 return Err(Error::peer(TIMED_OUT));
             }
-            if crate::repl::interrupt::pending() {
+            if crate::interrupt::pending() {
                 return Err(Error::peer("interrupted"));
             }
             if drained_after_end {
@@ -618,7 +618,7 @@ impl Hub {
                     return Ok((id, Err(why)));
                 }
             }
-            if crate::repl::interrupt::pending() {
+            if crate::interrupt::pending() {
                 return Err(Error::peer("interrupted"));
             }
             quiet = self.pump(POLL_MS, None)? == 0;

@@ -293,7 +293,7 @@ impl Link {
             if self.quit {
                 return Err(Error::peer("the parent asked this child to quit"));
             }
-            if crate::repl::interrupt::pending() {
+            if crate::interrupt::pending() {
                 return Err(Error::peer("interrupted"));
             }
             self.pump(1000)?;

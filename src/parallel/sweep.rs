@@ -223,6 +223,8 @@ fn arm(role: Role) {
         // Never freed: a handler may be reading it.
         return;
     }
+    // The REPL's third Ctrl-C ends the process from its handler: the run's segments go first.
+    crate::interrupt::on_quit(sweep_now);
     for &sig in ENDING.iter() {
         // SAFETY: reads the current action; installs ours only over the default one (a signal
         // the user ignores, as under nohup, stays ignored).

@@ -4,6 +4,7 @@
 use mlua::{Function, Lua, MultiValue, Table, Value};
 
 use super::interrupt;
+use crate::error::message::describe;
 use crate::runtime::errors;
 
 /// Chunk name of typed input, as in the stand-alone `lua` interpreter: errors read `stdin:1: ...`.
@@ -140,11 +141,11 @@ fn print_values(lua: &Lua, values: MultiValue) -> Result<(), String> {
     let print: Function = lua
         .globals()
         .get("print")
-        .map_err(|e| format!("print: {}", errors::describe(&e)))?;
+        .map_err(|e| format!("print: {}", describe(&e)))?;
     match errors::call_traced(lua, &print, values) {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(msg)) => Err(msg),
-        Err(e) => Err(errors::describe(&e)),
+        Err(e) => Err(describe(&e)),
     }
 }
 
@@ -169,7 +170,7 @@ pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
     let print = !input.quiet;
     let (f, expression) = match chunk_for(lua, &input) {
         Ok(chunk) => chunk,
-        Err(e) => return Outcome::Failed(errors::describe(&e)),
+        Err(e) => return Outcome::Failed(describe(&e)),
     };
     if armed.is_some() {
         jit_off(lua, &f);
@@ -178,7 +179,7 @@ pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
     if expression {
         match lua.load("return function(...) return ... end").eval::<Function>() {
             Ok(identity) => args.push_back(Value::Function(identity)),
-            Err(e) => return Outcome::Failed(errors::describe(&e)),
+            Err(e) => return Outcome::Failed(describe(&e)),
         }
     }
     let result = errors::call_traced(lua, &f, args);
@@ -195,7 +196,7 @@ pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
             }
         }
         Ok(Err(msg)) => Outcome::Failed(trim_traceback(&msg)),
-        Err(e) => Outcome::Failed(errors::describe(&e)),
+        Err(e) => Outcome::Failed(describe(&e)),
     };
     match outcome {
         Outcome::Failed(_) if armed.is_some_and(|a| a.interrupted()) => Outcome::Interrupted,

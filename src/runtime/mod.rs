@@ -9,6 +9,7 @@ pub mod malloc;
 mod module;
 pub mod paths;
 mod search_path;
+pub mod settings_module;
 pub mod sys;
 
 use std::sync::Arc;
@@ -22,6 +23,7 @@ pub type NativeOpen = fn(&Lua) -> Result<Table>;
 pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libpaths", paths::open),
     ("libsys", sys::open),
+    ("libsettings", settings_module::open),
     ("libtorch", crate::torch::open),
     ("libparallel", crate::parallel::open),
     ("libcluster", crate::cluster::open),

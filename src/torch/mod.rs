@@ -21,9 +21,6 @@ pub mod tensor;
 pub mod timer;
 pub mod userdata;
 
-/// Strided iteration under its old path, which crate::cuda's kernels use.
-pub use kernels::strided as apply;
-
 use mlua::{Lua, Result, Table, Value};
 
 use args::{Args, arg, error};

@@ -22,8 +22,8 @@ use super::device::Device;
 use super::driver::{self, guard};
 use super::libraries::{self, Lib};
 use crate::error::{Error, Result};
-use crate::torch::apply::Geometry;
-use crate::torch::layout::Tensor;
+use crate::torch::kernels::strided::Geometry;
+use crate::torch::tensor::Tensor;
 pub use source::{BLOCK, MAX_DIMS};
 
 /// What NVRTC is asked to make.
@@ -156,10 +156,7 @@ fn build(dev: &Device) -> Result<Module> {
 /// ~/.cache/luatorch. None when there is no such place.
 fn cache_path(src: &str, arch: (i32, i32)) -> Option<std::path::PathBuf> {
     use std::hash::{Hash, Hasher};
-    let dir = std::env::var_os("LUATORCH_CUDA_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| std::path::Path::new(&d).join("luatorch")))
-        .or_else(|| std::env::var_os("HOME").map(|h| std::path::Path::new(&h).join(".cache/luatorch")))?;
+    let dir = crate::settings::cuda_cache_dir()?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     src.hash(&mut h);
     Some(dir.join(format!("kernels-{:016x}-sm{}{}.cubin", h.finish(), arch.0, arch.1)))

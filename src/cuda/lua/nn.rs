@@ -1,6 +1,6 @@
 //! `libcutorch._nn`: the device side of `torch._nn` (Lua glue) for cunn, the same functions with
 //! the same arguments on device tensors, so that lua/nn picks the table by the tensor's type
-//! (nn.im2col.kernels) and runs one code path: unfold, fold, maxPool, maxPoolBackward. The work
+//! (nn.engine.kernels) and runs one code path: unfold, fold, maxPool, maxPoolBackward. The work
 //! is `ops::nn`.
 
 use mlua::{Lua, Result, Table};

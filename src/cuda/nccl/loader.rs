@@ -18,7 +18,7 @@ use libloading::Library;
 use crate::error::{Error, Result};
 
 /// The environment variable that names the NCCL library file; when set, nothing else is tried.
-pub const ENV: &str = "LUATORCH_NCCL";
+pub const ENV: &str = crate::settings::NCCL;
 /// NCCL's soname, then the unversioned development name.
 const SONAMES: [&str; 2] = ["libnccl.so.2", "libnccl.so"];
 /// Where the pip wheel puts the library, relative to a site-packages directory.
@@ -128,7 +128,7 @@ pub fn nccl() -> Result<&'static Nccl> {
 }
 
 fn load() -> Result<Nccl> {
-    if let Some(path) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
+    if let Some(path) = crate::settings::get(ENV) {
         let path = PathBuf::from(path);
         return open(&path.to_string_lossy())
             .map_err(|e| e.context(format!("cannot load the NCCL library {ENV}={}", path.display())));

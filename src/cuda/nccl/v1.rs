@@ -76,10 +76,7 @@ fn install() -> Result<String> {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     LIBRARY.hash(&mut h);
-    let base = std::env::var_os("LUATORCH_CUDA_CACHE")
-        .map(std::path::PathBuf::from)
-        .or_else(|| std::env::var_os("XDG_CACHE_HOME").map(|d| std::path::Path::new(&d).join("luatorch")))
-        .or_else(|| std::env::var_os("HOME").map(|d| std::path::Path::new(&d).join(".cache/luatorch")))
+    let base = crate::settings::cuda_cache_dir()
         .unwrap_or_else(|| std::env::temp_dir().join(format!("luatorch-{}", nix::unistd::getuid())));
     let dir = base.join(format!("nccl1-{:016x}", h.finish()));
     let path = dir.join("libnccl.so.1");
@@ -168,9 +165,7 @@ fn guarded(call: &str, f: impl FnOnce() -> c_int) -> c_int {
 }
 
 fn timeout() -> Duration {
-    let secs = std::env::var("LUATORCH_NCCL_TIMEOUT")
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
+    let secs = crate::settings::number::<f64>(crate::settings::NCCL_TIMEOUT)
         .filter(|s| *s > 0.0)
         .unwrap_or(300.0);
     Duration::from_secs_f64(secs)

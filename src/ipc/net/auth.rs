@@ -20,7 +20,7 @@ use std::time::Duration;
 use crate::error::{Error, Result};
 use crate::wire::handshake::{self, ANSWER_LEN, CHALLENGE_LEN, CONFIRMATION_LEN, Challenge};
 
-pub const SECRET_ENV: &str = "LUATORCH_IPC_SECRET";
+pub const SECRET_ENV: &str = crate::settings::IPC_SECRET;
 /// How long either end of a connection waits for the other's part of the handshake.
 pub const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
 
@@ -82,9 +82,9 @@ fn secret_from_file() -> Result<Vec<u8>> {
 pub fn secret() -> Result<&'static [u8]> {
     static SECRET: OnceLock<Result<Vec<u8>>> = OnceLock::new();
     SECRET
-        .get_or_init(|| match std::env::var(SECRET_ENV) {
-            Ok(s) if !s.is_empty() => Ok(s.into_bytes()),
-            _ => secret_from_file(),
+        .get_or_init(|| match crate::settings::text(SECRET_ENV) {
+            Some(s) => Ok(s.into_bytes()),
+            None => secret_from_file(),
         })
         .as_deref()
         .map_err(Clone::clone)

@@ -81,7 +81,7 @@ impl Listener {
                     return Err(NetError::Broken("the accepting thread stopped".into()));
                 }
             }
-            if crate::repl::interrupt::pending() {
+            if crate::interrupt::pending() {
                 return Err(NetError::Interrupted);
             }
         }

@@ -51,7 +51,7 @@ pub fn wait_fds(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> Res<bool
                 return Err(NetError::Broken(format!("poll failed: {}", os_text(e))));
             }
         }
-        if crate::repl::interrupt::pending() {
+        if crate::interrupt::pending() {
             return Err(NetError::Interrupted);
         }
     }
@@ -61,7 +61,7 @@ pub fn wait_fds(fds: &mut [libc::pollfd], deadline: Option<Instant>) -> Res<bool
 pub fn sleep_interruptible(d: Duration) -> Res<()> {
     let end = Instant::now() + d;
     loop {
-        if crate::repl::interrupt::pending() {
+        if crate::interrupt::pending() {
             return Err(NetError::Interrupted);
         }
         let left = end.saturating_duration_since(Instant::now());

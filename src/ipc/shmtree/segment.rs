@@ -178,8 +178,8 @@ fn sweep_stale() {
 fn wait_policy(fits: bool) -> (Duration, Duration) {
     static ENV: std::sync::OnceLock<(Option<u64>, Option<u64>)> = std::sync::OnceLock::new();
     let (spin, yld) = *ENV.get_or_init(|| {
-        let us = |k: &str| std::env::var(k).ok().and_then(|v| v.parse().ok());
-        (us("LUATORCH_SHM_SPIN_US"), us("LUATORCH_SHM_YIELD_US"))
+        use crate::settings::{SHM_SPIN_US, SHM_YIELD_US, number};
+        (number(SHM_SPIN_US), number(SHM_YIELD_US))
     });
     // Where every rank can have a CPU of its own, the rank waited for is most likely running: a
     // short spin catches it without a system call. Past that (or where ranks outnumber CPUs) it
@@ -247,7 +247,7 @@ impl Segment {
             spin: n <= cpus,
             joined: false,
             spin_ns: std::cell::Cell::new(u64::MAX),
-            spread: n <= cpus && std::env::var("LUATORCH_SHM_SPREAD").as_deref() != Ok("0"),
+            spread: n <= cpus && !crate::settings::is_off(crate::settings::SHM_SPREAD),
             crowded: std::cell::Cell::new(0),
         }
     }

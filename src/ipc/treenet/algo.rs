@@ -36,9 +36,9 @@ pub enum Algo {
 
 impl Algo {
     pub fn from_env() -> Algo {
-        match std::env::var("LUATORCH_TREE_ALGO").as_deref() {
-            Ok("ring") => Algo::Ring,
-            Ok("tree") => Algo::Tree,
+        match crate::settings::text(crate::settings::TREE_ALGO).as_deref() {
+            Some("ring") => Algo::Ring,
+            Some("tree") => Algo::Tree,
             _ => Algo::Auto,
         }
     }

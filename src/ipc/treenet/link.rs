@@ -186,12 +186,7 @@ pub enum Step {
 /// How long `drive` asks again before it sleeps in `poll`: LUATORCH_TREE_NET_SPIN_US, default 50.
 fn spin_budget() -> Duration {
     static US: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    Duration::from_micros(*US.get_or_init(|| {
-        std::env::var("LUATORCH_TREE_NET_SPIN_US")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(50)
-    }))
+    Duration::from_micros(*US.get_or_init(|| crate::settings::number(crate::settings::TREE_NET_SPIN_US).unwrap_or(50)))
 }
 
 /// Moves every link forward and calls `step` after each round, until it says Done. Waits in

@@ -1,6 +1,6 @@
 //! `torch._nn`: the Lua side of nn's kernels (`kernels::nn`), called by lua/nn's shared passes
-//! (im2col.lua, pooling.lua, Threshold.lua) with tensors they have made contiguous. A window
-//! geometry comes as nn.im2col's table (`size`, `k`, `d`, `pad`, `dil`, `out`: one entry per
+//! (lua/nn/engine/: windows, convolution, pooling; and Threshold.lua) with tensors they have made
+//! contiguous. A window geometry comes as nn.engine.windows' table (`size`, `k`, `d`, `pad`, `dil`, `out`: one entry per
 //! pooled dimension).
 
 use mlua::{Lua, Result, Table, Value};

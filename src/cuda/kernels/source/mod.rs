@@ -2,7 +2,7 @@
 //! generated from the tables of `operations`: one program, compiled by NVRTC once per device.
 //!
 //! Tensors reach kernels as a base pointer (the tensor's first element) and a `Geo`: sizes and
-//! strides with mergeable dimensions merged (`torch::apply::Geometry`). A kernel walks the
+//! strides with mergeable dimensions merged (`torch::kernels::strided::Geometry`). A kernel walks the
 //! elements in Torch's logical (row-major) order by a flat index and finds each operand's element
 //! from its own geometry, so operands may have different shapes and any strides (views, expanded
 //! and transposed tensors) with no copy first.

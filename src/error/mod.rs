@@ -3,6 +3,8 @@
 //! (`Error::named`, or `Named::named` on a result), so a message is never named twice and no
 //! code has to guess from its text whether it already is.
 
+pub mod message;
+
 use std::fmt;
 
 /// What kind of thing went wrong.
