@@ -375,8 +375,9 @@ fn run_cudnn_checks(env: &[(&str, &str)]) -> Output {
     out
 }
 
-/// cudnn on the mock driver: no cuDNN there, so every module runs the fallback (nn's code on
-/// CudaTensors) and must match nn on the host.
+/// cudnn on the mock driver: no cuDNN there (the mock's environment turns it off with
+/// LUATORCH_CUDNN=0), so every module runs the fallback (nn's code on CudaTensors) and must match
+/// nn on the host.
 #[test]
 fn cudnn_modules_match_nn_on_the_mock_driver() {
     let dir = temp_dir("cutorch-mock-cudnn");
@@ -389,7 +390,7 @@ fn cudnn_modules_match_nn_on_the_mock_driver() {
     let out = run_cudnn_checks(&env);
     assert!(
         out.stdout
-            .contains("cudnn backend: luatorch kernels (the mock CUDA driver"),
+            .contains("cudnn backend: luatorch kernels (LUATORCH_CUDNN=0)"),
         "{}",
         out.stdout
     );
