@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod cuda;
 pub mod error;
+pub mod image;
 pub mod interrupt;
 pub mod ipc;
 pub mod parallel;

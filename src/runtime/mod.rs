@@ -31,6 +31,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libthreads", |lua| crate::threads::open(lua, thread_state_maker)),
     ("libcutorch", crate::cuda::lua::open),
     ("libnccl", crate::cuda::nccl::open),
+    ("libimage", crate::image::open),
 ];
 
 /// The Lua C module that holds every native module: one shared library, so that all of them share
