@@ -15,7 +15,9 @@ description = {
    summary = "A Torch7-style runtime: torch, paths, sys, parallel and ipc for LuaJIT, and the th interpreter",
    detailed = [[
 The Rust implementation of Torch7's core packages, built as Lua C modules (mlua, feature `module`)
-for a stock LuaJIT 2.1, with their Lua files and the standalone `th` binary.
+for a stock LuaJIT 2.1, with their Lua files and the standalone `th` binary; among them image
+(torch/image: PNG, JPEG and PPM I/O, geometry, colour, filtering), whose libimage is one of the
+native modules.
 Building needs cargo (Rust 1.88 or newer) and a LuaJIT 2.1.
 ]],
    license = "MIT",
