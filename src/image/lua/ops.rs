@@ -19,6 +19,8 @@ fn num(a: &Args, i: usize) -> KResult<f64> {
     number(arg(a, i)).ok_or_else(|| Error::argument(format!("bad argument #{} (number expected)", i + 1)))
 }
 
+/// An integer argument, truncated as C's conversion does; kept within +-2^40 so that the
+/// kernels' position arithmetic cannot overflow (nothing that far off an image can land on it).
 fn int(a: &Args, i: usize) -> KResult<i64> {
     let v = num(a, i)?;
     if !v.is_finite() {
@@ -27,7 +29,8 @@ fn int(a: &Args, i: usize) -> KResult<i64> {
             i + 1
         )));
     }
-    Ok(v as i64)
+    const FAR: f64 = (1u64 << 40) as f64;
+    Ok(v.clamp(-FAR, FAR) as i64)
 }
 
 fn flag(a: &Args, i: usize) -> bool {

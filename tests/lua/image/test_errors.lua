@@ -68,6 +68,16 @@ h.fails(function() image.convolve(torch.FloatTensor(4, 4), torch.FloatTensor(3, 
 h.fails(function() image.drawText(torch.FloatTensor(1, 4, 4), 'x', 1, 1) end, 'text on grey', '3 x H x W')
 h.fails(function() image.window() end, 'window', 'image.window', 'qt')
 
+-- Huge or odd numbers are no crash: text of a huge size, positions far off, NaN flows.
+local canvas = torch.zeros(3, 8, 8)
+image.drawText(canvas, 'ab', 1e300, -1e300, { size = 1e18, inplace = true })
+image.drawRect(canvas, -1e300, 2, 1e300, 3, { lineWidth = 1e12, inplace = true })
+h.check(canvas:size(1) == 3, 'huge drawing arguments')
+h.check(image.translate(torch.ones(1, 4, 4), 1e300, 0):sum() == 0, 'translate far away')
+local nan = torch.zeros(2, 4, 4):fill(0 / 0)
+h.check(image.warp(torch.ones(1, 4, 4), nan, 'bicubic'):size(2) == 4, 'NaN flow field')
+h.check(image.rotate(torch.ones(1, 4, 4), 0 / 0):size(2) == 4, 'NaN angle')
+
 -- Nothing above left a broken state behind.
 h.check(image.load(F .. 'rgb8.png'):size(1) == 3, 'loads still work')
 h.done()
