@@ -15,8 +15,9 @@ set -euo pipefail
 #   lua-cjson        cjson, the JSON module Torch projects require
 #   gnuplot-nox      the gnuplot package's plots and optim.Logger:plot (rendered to files)
 RUNTIME_PACKAGES=(libopenblas-dev lua-penlight lua-filesystem lua-cjson gnuplot-nox)
-# What the build needs: gcc and make for the vendored LuaJIT and libzmq.
-BUILD_PACKAGES=(build-essential)
+# What the build needs: gcc and make for the vendored LuaJIT and libzmq; nasm for libjpeg-turbo's
+# SIMD code in image's JPEG codec (without it JPEG builds and decodes the same, more slowly).
+BUILD_PACKAGES=(build-essential nasm)
 
 if [ "${1:-}" = "--print-runtime-packages" ]; then
   echo "${RUNTIME_PACKAGES[*]}"
