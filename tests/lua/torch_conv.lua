@@ -98,10 +98,10 @@ for _, T in ipairs(H.types) do
 end
 
 -- Strings are read by their first letter, as Torch7 does, and only 'V' and 'F' are options.
-H.fails_exact("conv2: invalid arguments: DoubleTensor DoubleTensor string\n"
+H.fails("conv2: invalid arguments: DoubleTensor DoubleTensor string\n"
    .. "expected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [(V|F)]",
    torch.conv2, torch.Tensor(X), torch.Tensor(K), 'full')
-H.fails_exact("conv2: invalid arguments: DoubleTensor DoubleTensor string\n"
+H.fails("conv2: invalid arguments: DoubleTensor DoubleTensor string\n"
    .. "expected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [(V|F)]",
    torch.conv2, torch.Tensor(X), torch.Tensor(K), 'X')
 
@@ -130,28 +130,28 @@ end
 -- Errors name the function; a call that fails leaves its result alone.
 do
    local x, k = torch.Tensor(X), torch.Tensor(K)
-   H.fails_exact('conv2: expected a 2D input with a 2D kernel, a 3D input with a 3D kernel, or a 3D input '
+   H.fails('conv2: expected a 2D input with a 2D kernel, a 3D input with a 3D kernel, or a 3D input '
       .. 'with a 4D kernel (got a 2D input and a 3D kernel)', torch.conv2, x, torch.Tensor(2, 2, 2))
-   H.fails_exact('xcorr3: expected a 3D input with a 3D kernel, a 4D input with a 4D kernel, or a 4D input '
+   H.fails('xcorr3: expected a 3D input with a 3D kernel, a 4D input with a 4D kernel, or a 4D input '
       .. 'with a 5D kernel (got a 2D input and a 2D kernel)', torch.xcorr3, x, k)
-   H.fails_exact("conv2: input image is smaller than kernel (input 3x3, kernel 4x2); 'F' gives the full "
+   H.fails("conv2: input image is smaller than kernel (input 3x3, kernel 4x2); 'F' gives the full "
       .. 'convolution', torch.conv2, x, torch.Tensor(4, 2))
    H.tensor(torch.conv2(x, torch.Tensor(4, 2):fill(1), 'F'), { 6, 4 }, nil, "a bigger kernel with 'F'")
-   H.fails_exact("xcorr3: input image is smaller than kernel (input 2x2x2, kernel 3x1x1); 'F' gives the "
+   H.fails("xcorr3: input image is smaller than kernel (input 2x2x2, kernel 3x1x1); 'F' gives the "
       .. 'full convolution', torch.xcorr3, torch.Tensor(X3), torch.Tensor(3, 1, 1))
-   H.fails_exact('conv2: invalid number of input/kernel planes (the input has 2, the kernel 3)',
+   H.fails('conv2: invalid number of input/kernel planes (the input has 2, the kernel 3)',
       torch.conv2, torch.Tensor(2, 3, 3), torch.Tensor(3, 2, 2))
-   H.fails_exact('conv3: invalid number of input planes (the input has 2, the kernel expects 3)',
+   H.fails('conv3: invalid number of input planes (the input has 2, the kernel expects 3)',
       torch.conv3, torch.Tensor(2, 3, 3, 3), torch.Tensor(1, 3, 2, 2, 2))
-   H.fails_exact('conv2: invalid arguments: FloatTensor DoubleTensor\n'
+   H.fails('conv2: invalid arguments: FloatTensor DoubleTensor\n'
       .. 'expected arguments: [*FloatTensor*] FloatTensor FloatTensor [(V|F)]', torch.conv2, x:float(), k)
    -- The forms are those of the input's type (this binder's rule for every function).
-   H.fails_exact('xcorr2: invalid arguments: DoubleTensor FloatTensor DoubleTensor\n'
+   H.fails('xcorr2: invalid arguments: DoubleTensor FloatTensor DoubleTensor\n'
       .. 'expected arguments: [*FloatTensor*] FloatTensor FloatTensor [(V|F)]',
       torch.xcorr2, torch.Tensor(), x:float(), k)
-   H.fails_exact('conv2: invalid arguments: DoubleTensor\n'
+   H.fails('conv2: invalid arguments: DoubleTensor\n'
       .. 'expected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [(V|F)]', torch.conv2, x)
-   H.fails_exact('conv2: invalid arguments: DoubleTensor number\n'
+   H.fails('conv2: invalid arguments: DoubleTensor number\n'
       .. 'expected arguments: [*DoubleTensor*] DoubleTensor DoubleTensor [(V|F)]', torch.conv2, x, 2)
    H.fails_containing(function() return torch.conv2(torch.HalfTensor(3, 3), torch.HalfTensor(2, 2)) end,
       'conv2: HalfTensor has no maths')

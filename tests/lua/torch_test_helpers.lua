@@ -175,9 +175,6 @@ function H.fails(message, f, ...)
    end
 end
 
--- The older name of H.fails, which the index, lapack and convolution scripts use.
-H.fails_exact = H.fails
-
 -- f() fails with a message containing `expected` (plain text, not a pattern); returns the message.
 function H.fails_containing(f, expected, what)
    local ok, err = pcall(f)
