@@ -6,6 +6,7 @@
 pub mod cluster;
 pub mod cuda;
 pub mod error;
+pub mod fastcall;
 pub mod image;
 pub mod interrupt;
 pub mod ipc;
@@ -13,6 +14,7 @@ pub mod parallel;
 pub mod repl;
 pub mod runtime;
 pub mod settings;
+pub mod tds;
 pub mod threads;
 pub mod torch;
 pub mod wire;

@@ -226,6 +226,17 @@ function torch.newmetatable(name, parentName, constructor, destructor, factory, 
    return class, parent, ctor
 end
 
+-- luaT's torch.metatype(name, mt [, ctype]): a metatable made elsewhere (tds's userdata's) becomes
+-- the class `name`, which torch.getmetatable, torch.factory and serialization then find. The ctype
+-- of an FFI type is accepted and not used: torch.typename knows tables and userdata.
+function torch.metatype(name, mt, ctype)
+   if type(name) ~= 'string' then error('torch.metatype: class name (string) expected', 2) end
+   if type(mt) ~= 'table' then error('torch.metatype: metatable (table) expected', 2) end
+   if rawget(mt, '__typename') == nil then rawset(mt, '__typename', name) end
+   register_class(name, mt)
+   return mt
+end
+
 function torch.class(name, parentName, module)
    if type(parentName) == 'table' and module == nil then
       module, parentName = parentName, nil

@@ -99,6 +99,7 @@ fn is_native_wrapper(place: &str) -> bool {
         "cutorch",
         "nccl",
         "gnuplot",
+        "tds",
     ];
     place
         .strip_prefix("[luatorch]/")

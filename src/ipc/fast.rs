@@ -5,95 +5,19 @@
 //! back on the ordinary mlua methods for everything else (tables, tensors, several items, bad
 //! arguments, closed handles), which raise the errors.
 //!
-//! Each handle userdata of such a type has a [`Holder`]: a strong reference to the object, owned
-//! by an FFI cdata (freed by its finalizer) that a per-state table, weak in its keys, maps the
-//! userdata to. The reference is dropped at `close`; a handle collected but still reachable from a
-//! finalizer keeps a valid object, so no fast call can reach freed memory.
+//! Each handle userdata of such a type has a holder (`crate::fastcall`): a strong reference to the
+//! object, dropped at `close`.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void};
-use std::mem::ManuallyDrop;
-use std::sync::Arc;
 
-use mlua::{AnyUserData, Function, LightUserData, Lua, Result, Table, Value};
+use mlua::{Function, LightUserData, Lua, Result, Table, Value};
+
+pub use crate::fastcall::{Holder, register};
 
 use super::packed::{Packed, Plain};
 
-/// One handle's reference to its object, for the FFI functions.
-pub struct Holder {
-    obj: Cell<*const c_void>,
-    release: unsafe fn(*const c_void),
-}
-
-/// Decrements the count of the `Arc<T>` that `p` came from.
-unsafe fn release<T>(p: *const c_void) {
-    // SAFETY: `p` is from Arc::into_raw of an Arc<T> whose reference the holder owned.
-    unsafe { Arc::decrement_strong_count(p as *const T) }
-}
-
-impl Holder {
-    pub fn new<T>(obj: Arc<T>) -> *mut Holder {
-        Box::into_raw(Box::new(Holder {
-            obj: Cell::new(Arc::into_raw(obj) as *const c_void),
-            release: release::<T>,
-        }))
-    }
-
-    /// Drops the holder's reference (the handle was closed); null is ignored.
-    ///
-    /// # Safety
-    /// `h` is null or a live holder, used by this thread only.
-    pub unsafe fn clear(h: *mut Holder) {
-        if h.is_null() {
-            return;
-        }
-        // SAFETY: as the caller promises.
-        unsafe {
-            let p = (*h).obj.replace(std::ptr::null());
-            if !p.is_null() {
-                ((*h).release)(p);
-            }
-        }
-    }
-
-    /// The object, borrowed for one call (its count unchanged); None once closed.
-    ///
-    /// # Safety
-    /// `h` is a live holder of a `T`.
-    pub unsafe fn object<T>(h: *mut Holder) -> Option<ManuallyDrop<Arc<T>>> {
-        // SAFETY: a non-null pointer is a reference the holder owns while this call runs.
-        unsafe {
-            let p = (*h).obj.get();
-            (!p.is_null()).then(|| ManuallyDrop::new(Arc::from_raw(p as *const T)))
-        }
-    }
-}
-
-/// The finalizer of a holder's cdata.
-unsafe extern "C" fn free_holder(h: *mut Holder) {
-    if h.is_null() {
-        return;
-    }
-    // SAFETY: the cdata owned the holder; its finalizer runs once.
-    unsafe {
-        Holder::clear(h);
-        drop(Box::from_raw(h));
-    }
-}
-
-/// Item kinds between the FFI functions and the Lua wrappers.
-pub const NONE: c_int = 0;
-pub const NIL: c_int = 1;
-pub const FALSE: c_int = 2;
-pub const TRUE: c_int = 3;
-pub const NUMBER: c_int = 4;
-pub const STRING: c_int = 5;
-/// An item mlua must unpack: it waits in PENDING.
-pub const OTHER: c_int = 6;
-/// Not for the fast path: call the ordinary method.
-pub const SLOW: c_int = -1;
-/// Raise the message waiting in ERROR.
-pub const ERROR: c_int = -2;
+pub use crate::fastcall::{ERROR, FALSE, NIL, NONE, NUMBER, OTHER, SLOW, STRING, TRUE};
 
 /// What a fast read hands back (besides its kind).
 #[repr(C)]
@@ -180,23 +104,16 @@ pub fn guard(body: impl FnOnce() -> c_int) -> c_int {
 /// The Lua half, loaded once per state: builds holders and the wrappers of each type.
 const BASE: &str = r#"
 local ffi = require 'ffi'
-local free_lud, take, raise = ...
+local take, raise = ...
 ffi.cdef [[
-typedef struct luatorch_ipc_holder luatorch_ipc_holder;
 typedef struct { double num; const char *str; size_t len; int status; } luatorch_ipc_out;
 ]]
-local holder_t = ffi.typeof('luatorch_ipc_holder *')
-local write_t = ffi.typeof('int (*)(luatorch_ipc_holder *, int, double, const char *, size_t)')
-local read_t = ffi.typeof('int (*)(luatorch_ipc_holder *, int, luatorch_ipc_out *)')
-local free = ffi.cast('void (*)(luatorch_ipc_holder *)', free_lud)
+local write_t = ffi.typeof('int (*)(luatorch_holder *, int, double, const char *, size_t)')
+local read_t = ffi.typeof('int (*)(luatorch_holder *, int, luatorch_ipc_out *)')
 local out = ffi.new('luatorch_ipc_out')
 local type, select, string_of = type, select, ffi.string
 
 local base = {}
-
-function base.holder(lud)
-   return ffi.gc(ffi.cast(holder_t, lud), free)
-end
 
 function base.make(handles, write_lud, read_lud, slow_write, slow_read, with_status)
    local write_c, read_c = ffi.cast(write_t, write_lud), ffi.cast(read_t, read_lud)
@@ -280,11 +197,8 @@ fn base(lua: &Lua) -> Result<Table> {
             msg.unwrap_or_else(|| "ipc: unknown error".into()),
         ))
     })?;
-    let free = LightUserData(free_holder as *mut c_void);
-    let t: Table = lua
-        .load(BASE)
-        .set_name("=[luatorch]/ipc/fast")
-        .call((free, take, raise))?;
+    crate::fastcall::declare(lua)?;
+    let t: Table = lua.load(BASE).set_name("=[luatorch]/ipc/fast").call((take, raise))?;
     lua.set_named_registry_value(BASE_KEY, &t)?;
     Ok(t)
 }
@@ -308,14 +222,14 @@ pub const OWN_FAST: usize = 2;
 /// Makes the wrappers of a type in this state, once; `slow_write` and `slow_read` are its ordinary
 /// (mlua) methods, taking the handle first.
 pub fn install(lua: &Lua, spec: &Spec, slow_write: Function, slow_read: Function) -> Result<()> {
-    if !lua.named_registry_value::<Value>(spec.table)?.is_nil() {
+    if !lua
+        .named_registry_value::<Value>(&wrapper_key(spec.table, "write"))?
+        .is_nil()
+    {
         return Ok(());
     }
     let base = base(lua)?;
-    let handles = lua.create_table()?;
-    let weak = lua.create_table()?;
-    weak.set("__mode", "k")?;
-    handles.set_metatable(Some(weak))?;
+    let handles = crate::fastcall::holders(lua, spec.table)?;
     let make: Function = base.get("make")?;
     let (write, read): (Function, Function) = make.call((
         &handles,
@@ -326,29 +240,7 @@ pub fn install(lua: &Lua, spec: &Spec, slow_write: Function, slow_read: Function
         spec.with_status,
     ))?;
     lua.set_named_registry_value(&wrapper_key(spec.table, "write"), write)?;
-    lua.set_named_registry_value(&wrapper_key(spec.table, "read"), read)?;
-    lua.set_named_registry_value(spec.table, handles)
-}
-
-/// Gives the new handle `ud` its holder `h` (the cdata owns it from now on).
-///
-/// # Safety
-/// `h` is a new holder, handed over once.
-pub unsafe fn register(lua: &Lua, table: &str, ud: &AnyUserData, h: *mut Holder) -> Result<()> {
-    let made = (|| -> Result<()> {
-        let base = base(lua)?;
-        let holder: Function = base.get("holder")?;
-        let cdata: Value = holder.call(LightUserData(h as *mut c_void))?;
-        let handles: Table = lua.named_registry_value(table)?;
-        handles.raw_set(ud, cdata)
-    })();
-    if made.is_err() {
-        // The cdata may not exist: let the reference go now (the box itself is leaked, as its
-        // finalizer may yet run).
-        // SAFETY: `h` is live and ours.
-        unsafe { Holder::clear(h) };
-    }
-    made
+    lua.set_named_registry_value(&wrapper_key(spec.table, "read"), read)
 }
 
 /// The wrapper `which` (`write` or `read`) that [`install`] made for the type of `table`.

@@ -36,7 +36,14 @@ const BY_REFERENCE: &[crate::torch::t7::codec::HandleOf] = &[
     marshal::handle_of,
     sharedtable::handle_of,
     net::client::handle_of,
+    crate::tds::handle_of,
 ];
+
+/// Makes the handles of BY_REFERENCE travel by reference between this process's states: the
+/// runtime calls it for every state, since threads share tds containers without ipc loaded.
+pub fn share_handles() {
+    packed::share_by_reference(BY_REFERENCE);
+}
 
 /// The module table; `maker` is how `ipc.map` makes its threads' states.
 pub fn open(lua: &Lua, maker: map::StateMaker) -> Result<Table> {
@@ -45,7 +52,7 @@ pub fn open(lua: &Lua, maker: map::StateMaker) -> Result<Table> {
     lua.globals()
         .get::<mlua::Function>("require")?
         .call::<mlua::Value>("torch")?;
-    packed::share_by_reference(BY_REFERENCE);
+    share_handles();
     let t = lua.create_table()?;
     process::register(lua, &t)?;
     flock::register(lua, &t)?;

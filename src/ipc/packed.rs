@@ -1,7 +1,8 @@
 //! Values packed for another Lua state of this process (a queue's items, a map's arguments and
 //! results, a shared table's entries): the `.t7` walker, with every storage and every ipc handle
 //! carried beside the bytes by reference. So Lua values are copied, tensors, storages,
-//! queues, channels and mutexes are shared, torch classes keep their class by name, and closures
+//! queues, channels, mutexes and tds containers are shared (tds's copied under
+//! threads.serialize), torch classes keep their class by name, and closures
 //! are refused unless their upvalues are asked for (`writeup`, `marshal(x, true)`).
 //!
 //! nil, booleans, numbers and strings, the usual items of queues and channels, skip the walker:
@@ -77,6 +78,11 @@ impl Packed {
             Body::T7(walked) => {
                 for s in walked.storages.iter_mut().filter(|s| !s.is_device()) {
                     *s = s.duplicate().map_err(mlua::Error::runtime)?;
+                }
+                for h in walked.handles.iter_mut() {
+                    if let Some(copy) = h.duplicate() {
+                        *h = copy.map_err(mlua::Error::runtime)?;
+                    }
                 }
             }
             Body::Tensor(t) => {

@@ -32,6 +32,7 @@ pub const NATIVE_MODULES: &[(&str, NativeOpen)] = &[
     ("libcutorch", crate::cuda::lua::open),
     ("libnccl", crate::cuda::nccl::open),
     ("libimage", crate::image::open),
+    ("libtds", crate::tds::open),
 ];
 
 /// The Lua C module that holds every native module: one shared library, so that all of them share
@@ -100,6 +101,7 @@ impl SearchPaths {
 /// luarocks installed them.
 pub fn install_modules(lua: &Lua) -> Result<()> {
     errors::install_string_errors(lua)?;
+    crate::ipc::share_handles();
     let package: Table = lua.globals().get("package")?;
     let preload: Table = package.get("preload")?;
     for (name, open) in NATIVE_MODULES {
@@ -119,6 +121,7 @@ pub fn install_modules(lua: &Lua) -> Result<()> {
 /// What `require 'luatorch.core'` returns: `names`, the native modules in it, and `open(name)`,
 /// which builds one of them.
 pub fn core_table(lua: &Lua) -> Result<Table> {
+    crate::ipc::share_handles();
     let t = lua.create_table()?;
     t.set(
         "names",

@@ -85,6 +85,12 @@ pub struct OutOfBand {
 /// channel or mutex: one shared object, a new userdata per state).
 pub trait Handle: Send + Sync {
     fn push(&self, lua: &mlua::Lua) -> mlua::Result<mlua::Value>;
+
+    /// A copy of the object for a receiver that gets copies (threads.serialize); None when the
+    /// object is shared even then (a queue, a mutex: copying one would make it another object).
+    fn duplicate(&self) -> Option<Result<std::sync::Arc<dyn Handle>, String>> {
+        None
+    }
 }
 
 /// Recognises the userdata that travel as handles.

@@ -1,0 +1,523 @@
+//! tds's containers as Lua userdata, and elements to and from Lua values. Each userdata holds an
+//! `Arc` of its container; one container may have a userdata in several states (threads share
+//! them by reference: [`handle_of`]). The metatables come from lua/tds (`libtds.register`), as
+//! tensors' do from lua/torch.
+//!
+//! These are the ordinary (mlua) functions: every key and value type, and the errors. The Lua
+//! wrappers call the FFI functions of `fast.rs` first, for plain keys and values.
+
+use std::sync::Arc;
+
+use mlua::{AnyUserData, Function, Lua, MultiValue, Result, Table, UserDataFields, Value};
+
+use super::store::{self, Counter, Custom, Elem, Hash, Probe, Vector};
+use crate::error::Error;
+use crate::fastcall::{self, Holder};
+use crate::torch::t7::codec::Handle;
+use crate::torch::userdata::{push_storage, push_tensor, storage_of, tensor_of};
+
+/// A container's userdata.
+pub struct Obj<T> {
+    pub inner: Arc<T>,
+}
+
+/// A C object on its way into a container (`tds.elem.addctype`'s set function gave it); the
+/// container takes it once.
+pub struct PendingCustom(std::cell::RefCell<Option<Box<Custom>>>);
+
+/// What each container type is called, and where its userdata's holders are.
+pub trait Kind: Send + Sync + Sized + 'static {
+    const CLASS: &'static str;
+    const HOLDERS: &'static str;
+}
+
+impl Kind for Hash {
+    const CLASS: &'static str = "tds.Hash";
+    const HOLDERS: &'static str = "luatorch.tds.hash";
+}
+
+impl Kind for Vector {
+    const CLASS: &'static str = "tds.Vec";
+    const HOLDERS: &'static str = "luatorch.tds.vec";
+}
+
+impl Kind for Counter {
+    const CLASS: &'static str = "tds.AtomicCounter";
+    const HOLDERS: &'static str = "luatorch.tds.counter";
+}
+
+/// A new userdata for `inner`, with its holder for the FFI wrappers.
+pub fn push<T: Kind>(lua: &Lua, inner: Arc<T>) -> Result<Value> {
+    let holder = Holder::new(inner.clone());
+    let ud = lua.create_any_userdata(Obj { inner })?;
+    // SAFETY: the holder is new and handed over once.
+    unsafe { fastcall::register(lua, T::HOLDERS, &ud, holder) }?;
+    Ok(Value::UserData(ud))
+}
+
+/// The container of `v` when it is a userdata of type `T`.
+pub fn object_of<T: Kind>(v: &Value) -> Option<Arc<T>> {
+    match v {
+        Value::UserData(ud) => ud.borrow::<Obj<T>>().ok().map(|o| o.inner.clone()),
+        _ => None,
+    }
+}
+
+fn this<T: Kind>(v: &Value, method: &str) -> Result<Arc<T>> {
+    object_of::<T>(v)
+        .ok_or_else(|| Error::argument(format!("{} expected as self, got {}", T::CLASS, v.type_name())).named(method))
+}
+
+/// The torch class name of `v` for error messages (Torch's typename, else Lua's type).
+fn type_text(lua: &Lua, v: &Value) -> String {
+    let typename = (|| -> Result<Option<String>> {
+        let torch: Table = lua.globals().get("torch")?;
+        let f: Function = torch.get("typename")?;
+        f.call::<Option<String>>(v.clone())
+    })();
+    typename.ok().flatten().unwrap_or_else(|| v.type_name().to_string())
+}
+
+/// `v` as an element of a container. Errors name `method`.
+pub fn elem_of(lua: &Lua, v: &Value, method: &str) -> Result<Elem> {
+    Ok(match v {
+        Value::Nil => Elem::Nil,
+        Value::Boolean(b) => Elem::Bool(*b),
+        Value::Integer(i) => Elem::Num(*i as f64),
+        Value::Number(n) => Elem::Num(*n),
+        Value::String(s) => Elem::Str(s.as_bytes().as_ref().into()),
+        Value::UserData(ud) => {
+            if let Some(t) = tensor_of(v) {
+                Elem::Tensor(Box::new(t))
+            } else if let Some(s) = storage_of(v) {
+                Elem::Storage(s)
+            } else if let Some(h) = object_of::<Hash>(v) {
+                Elem::Hash(h)
+            } else if let Some(x) = object_of::<Vector>(v) {
+                Elem::Vec(x)
+            } else if let Some(c) = object_of::<Counter>(v) {
+                Elem::Counter(c)
+            } else if let Ok(p) = ud.borrow::<PendingCustom>() {
+                match p.0.borrow_mut().take() {
+                    Some(c) => Elem::Custom(c),
+                    None => return Err(Error::argument("a C element can be stored once").named(method)),
+                }
+            } else {
+                return Err(unsupported(lua, v, method));
+            }
+        }
+        _ => return Err(unsupported(lua, v, method)),
+    })
+}
+
+fn unsupported(lua: &Lua, v: &Value, method: &str) -> mlua::Error {
+    Error::argument(format!("unsupported key/value type <{}> (set)", type_text(lua, v))).named(method)
+}
+
+/// `v` as a hash key; nil and NaN are refused.
+fn key_of(lua: &Lua, v: &Value, method: &str) -> Result<Elem> {
+    match v {
+        Value::Nil => Err(Error::argument("hash index is nil").named(method)),
+        Value::Number(n) if n.is_nan() => Err(Error::argument("hash index is NaN").named(method)),
+        _ => elem_of(lua, v, method),
+    }
+}
+
+/// An element as Lua values: the value, and for a C object (which its get function turns into a
+/// Lua value, in lua/tds) nil, then its class and address.
+fn push_elem(lua: &Lua, e: &Elem, out: &mut Vec<Value>) -> Result<()> {
+    let v = match e {
+        Elem::Nil => Value::Nil,
+        Elem::Bool(b) => Value::Boolean(*b),
+        Elem::Num(n) => Value::Number(*n),
+        Elem::Str(s) => Value::String(lua.create_string(&**s)?),
+        Elem::Tensor(t) => push_tensor(lua, (**t).clone())?,
+        Elem::Storage(s) => push_storage(lua, s.clone())?,
+        Elem::Hash(h) => push(lua, h.clone())?,
+        Elem::Vec(x) => push(lua, x.clone())?,
+        Elem::Counter(c) => push(lua, c.clone())?,
+        Elem::Custom(c) => {
+            out.push(Value::Nil);
+            out.push(Value::String(lua.create_string(&*c.class)?));
+            out.push(Value::Number(c.ptr as f64));
+            return Ok(());
+        }
+    };
+    out.push(v);
+    Ok(())
+}
+
+fn values(lua: &Lua, elems: &[&Elem]) -> Result<MultiValue> {
+    let mut out = Vec::with_capacity(elems.len());
+    for e in elems {
+        let start = out.len();
+        push_elem(lua, e, &mut out)?;
+        // Every element takes three slots when any is a C object, so that lua/tds finds each.
+        if elems.len() > 1 {
+            out.resize(start + 3, Value::Nil);
+        }
+    }
+    Ok(MultiValue::from_vec(out))
+}
+
+/// Runs `f` with the probe of Lua key `k`.
+fn with_probe<R>(lua: &Lua, k: &Value, method: &str, f: impl FnOnce(&Probe) -> R) -> Result<R> {
+    Ok(match k {
+        Value::Integer(i) => f(&Probe::Num(*i as f64)),
+        Value::Number(n) if !n.is_nan() => f(&Probe::Num(*n)),
+        Value::Boolean(b) => f(&Probe::Bool(*b)),
+        Value::String(s) => f(&Probe::Str(&s.as_bytes())),
+        _ => {
+            let key = key_of(lua, k, method)?;
+            let probe = key.probe().expect("keys are not nil");
+            f(&probe)
+        }
+    })
+}
+
+fn hash_get(lua: &Lua, (h, k): (Value, Value)) -> Result<MultiValue> {
+    const METHOD: &str = "tds.Hash.__index";
+    let h = this::<Hash>(&h, METHOD)?;
+    // Pushing a value (a tensor, a container) runs Lua code: not under the lock.
+    let found = with_probe(lua, &k, METHOD, |p| h.lock().get(p).map(copy_out))?;
+    match found {
+        Some(Ok(e)) => values(lua, &[&e]),
+        Some(Err(e)) => Err(Error::argument(e).named(METHOD)),
+        None => Ok(MultiValue::new()),
+    }
+}
+
+/// A stored element, for pushing once the lock is let go: containers, tensors and storages are
+/// shared, not copied.
+fn copy_out(e: &Elem) -> std::result::Result<Elem, String> {
+    Ok(match e {
+        Elem::Nil => Elem::Nil,
+        Elem::Bool(b) => Elem::Bool(*b),
+        Elem::Num(n) => Elem::Num(*n),
+        Elem::Str(s) => Elem::Str(s.clone()),
+        Elem::Tensor(t) => Elem::Tensor(t.clone()),
+        Elem::Storage(s) => Elem::Storage(s.clone()),
+        Elem::Hash(h) => Elem::Hash(h.clone()),
+        Elem::Vec(x) => Elem::Vec(x.clone()),
+        Elem::Counter(c) => Elem::Counter(c.clone()),
+        // The pointer only: the container keeps owning the object.
+        Elem::Custom(c) => {
+            return Ok(Elem::Custom(Box::new(Custom {
+                ptr: c.ptr,
+                free: keep,
+                class: c.class.clone(),
+            })));
+        }
+    })
+}
+
+/// The destructor of a borrowed C object's pointer: nothing (the container owns it).
+unsafe extern "C" fn keep(_: usize) {}
+
+fn hash_set(lua: &Lua, (h, k, v): (Value, Value, Value)) -> Result<()> {
+    const METHOD: &str = "tds.Hash.__newindex";
+    let h = this::<Hash>(&h, METHOD)?;
+    let key = key_of(lua, &k, METHOD)?;
+    let value = elem_of(lua, &v, METHOD)?;
+    let old = h
+        .lock()
+        .set_owned(key, value)
+        .map_err(|e| Error::argument(e).named(METHOD))?;
+    // What was there goes after the lock does (dropping a container may drop others).
+    drop(old);
+    Ok(())
+}
+
+fn hash_entry(lua: &Lua, (h, pos): (Value, i64)) -> Result<MultiValue> {
+    const METHOD: &str = "tds.Hash.__pairs";
+    let h = this::<Hash>(&h, METHOD)?;
+    let entry = {
+        let store = h.lock();
+        let from = usize::try_from(pos.max(0)).unwrap_or(usize::MAX);
+        store.next(from).map(|(i, k, v)| (i, copy_out(k), copy_out(v)))
+    };
+    match entry {
+        None => Ok(MultiValue::new()),
+        Some((i, Ok(k), Ok(v))) => {
+            let mut out = values(lua, &[&k, &v])?.into_vec();
+            out.insert(0, Value::Integer(i as i64 + 1));
+            Ok(MultiValue::from_vec(out))
+        }
+        Some((_, Err(e), _)) | Some((_, _, Err(e))) => Err(Error::argument(e).named(METHOD)),
+    }
+}
+
+fn len(v: &Value) -> Option<usize> {
+    if let Some(h) = object_of::<Hash>(v) {
+        return Some(h.lock().len());
+    }
+    object_of::<Vector>(v).map(|x| x.lock().len())
+}
+
+/// A Lua index as a 0-based position: a positive whole number.
+fn position(i: f64, method: &str) -> Result<usize> {
+    if i.is_nan() || i < 1.0 || i.fract() != 0.0 || i > store::MAX_LEN as f64 {
+        return Err(Error::argument("positive number expected as key").named(method));
+    }
+    Ok(i as usize - 1)
+}
+
+fn vec_get(lua: &Lua, (x, i): (Value, f64)) -> Result<MultiValue> {
+    const METHOD: &str = "tds.Vec.__index";
+    let x = this::<Vector>(&x, METHOD)?;
+    let i = position(i, METHOD)?;
+    let found = x.lock().get(i).map(copy_out);
+    match found {
+        Some(Ok(e)) => values(lua, &[&e]),
+        Some(Err(e)) => Err(Error::argument(e).named(METHOD)),
+        None => Ok(MultiValue::new()),
+    }
+}
+
+fn vec_set(lua: &Lua, (x, i, v): (Value, f64, Value)) -> Result<()> {
+    const METHOD: &str = "tds.Vec.__newindex";
+    let x = this::<Vector>(&x, METHOD)?;
+    let i = position(i, METHOD)?;
+    let value = elem_of(lua, &v, METHOD)?;
+    let old = {
+        let mut items = x.lock();
+        if i >= items.len() {
+            store::resize(&mut items, i + 1).map_err(|e| Error::argument(e).named(METHOD))?;
+        }
+        std::mem::replace(&mut items[i], value)
+    };
+    drop(old);
+    Ok(())
+}
+
+fn vec_insert(lua: &Lua, (x, i, v): (Value, Option<f64>, Value)) -> Result<()> {
+    const METHOD: &str = "tds.Vec.insert";
+    let x = this::<Vector>(&x, METHOD)?;
+    let value = elem_of(lua, &v, METHOD)?;
+    let mut items = x.lock();
+    let i = match i {
+        Some(i) => position(i, METHOD)?,
+        None => items.len(),
+    };
+    if i > items.len() {
+        store::resize(&mut items, i).map_err(|e| Error::argument(e).named(METHOD))?;
+    }
+    if items.len() >= store::MAX_LEN || items.try_reserve(1).is_err() {
+        return Err(Error::argument("out of memory").named(METHOD));
+    }
+    items.insert(i, value);
+    Ok(())
+}
+
+fn vec_remove(_: &Lua, (x, i): (Value, Option<f64>)) -> Result<()> {
+    const METHOD: &str = "tds.Vec.remove";
+    let x = this::<Vector>(&x, METHOD)?;
+    let old = {
+        let mut items = x.lock();
+        let i = match i {
+            Some(i) => position(i, METHOD)?,
+            None if items.is_empty() => return Ok(()),
+            None => items.len() - 1,
+        };
+        if i >= items.len() {
+            return Err(Error::argument(format!("index {} out of range (size {})", i + 1, items.len())).named(METHOD));
+        }
+        items.remove(i)
+    };
+    drop(old);
+    Ok(())
+}
+
+fn vec_resize(_: &Lua, (x, n): (Value, f64)) -> Result<()> {
+    const METHOD: &str = "tds.Vec.resize";
+    let x = this::<Vector>(&x, METHOD)?;
+    if n.is_nan() || n < 0.0 || n.fract() != 0.0 {
+        return Err(Error::argument("size must be a positive number").named(METHOD));
+    }
+    let cut = {
+        let mut items = x.lock();
+        let n = n.min(store::MAX_LEN as f64 + 1.0) as usize;
+        let cut = if n < items.len() {
+            items.split_off(n)
+        } else {
+            Vec::new()
+        };
+        store::resize(&mut items, n).map_err(|e| Error::argument(e).named(METHOD))?;
+        cut
+    };
+    drop(cut);
+    Ok(())
+}
+
+/// Moves a vector's values into a Lua table (for sorting with a Lua comparison) or back.
+fn vec_take(lua: &Lua, x: Value) -> Result<Table> {
+    const METHOD: &str = "tds.Vec.sort";
+    let x = this::<Vector>(&x, METHOD)?;
+    let items: Vec<Elem> = {
+        let items = x.lock();
+        items.iter().map(copy_out).collect::<std::result::Result<_, _>>()
+    }
+    .map_err(|e| Error::argument(e).named(METHOD))?;
+    let t = lua.create_table_with_capacity(items.len(), 0)?;
+    for (i, e) in items.iter().enumerate() {
+        let mut out = Vec::with_capacity(1);
+        push_elem(lua, e, &mut out)?;
+        t.raw_set(i + 1, out.into_iter().next().unwrap_or(Value::Nil))?;
+    }
+    Ok(t)
+}
+
+/// Reorders a vector by `order`, a permutation of 1..#v (`order[i]` is where the new i-th
+/// element was): what lua/tds's sort computed.
+fn vec_permute(_: &Lua, (x, order): (Value, Table)) -> Result<()> {
+    const METHOD: &str = "tds.Vec.sort";
+    let x = this::<Vector>(&x, METHOD)?;
+    let mut items = x.lock();
+    let n = items.len();
+    let mut seen = vec![false; n];
+    let mut from = Vec::with_capacity(n);
+    for i in 1..=n {
+        let j: f64 = order.raw_get(i)?;
+        let ok = j >= 1.0 && j.fract() == 0.0 && j <= n as f64 && !seen[j as usize - 1];
+        if !ok {
+            return Err(Error::argument("the vector changed while it was sorted").named(METHOD));
+        }
+        seen[j as usize - 1] = true;
+        from.push(j as usize - 1);
+    }
+    let mut old: Vec<Option<Elem>> = items.drain(..).map(Some).collect();
+    items.extend(from.into_iter().map(|j| old[j].take().unwrap_or(Elem::Nil)));
+    Ok(())
+}
+
+fn counter(v: &Value, method: &str) -> Result<Arc<Counter>> {
+    this::<Counter>(v, method)
+}
+
+/// `a == b`: the same container.
+fn same(_: &Lua, (a, b): (Value, Value)) -> Result<bool> {
+    Ok(match (object_of::<Hash>(&a), object_of::<Hash>(&b)) {
+        (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
+        _ => match (object_of::<Vector>(&a), object_of::<Vector>(&b)) {
+            (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
+            _ => match (object_of::<Counter>(&a), object_of::<Counter>(&b)) {
+                (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
+                _ => false,
+            },
+        },
+    })
+}
+
+/// A C object from `tds.elem.addctype`'s set function: its address, its destructor's address and
+/// its class, ready to be stored once.
+fn custom(_: &Lua, (ptr, free, class): (f64, f64, String)) -> Result<PendingCustom> {
+    const METHOD: &str = "tds.elem.set";
+    if free.is_nan() || free < 1.0 || free.fract() != 0.0 || ptr.is_nan() || ptr < 0.0 || ptr.fract() != 0.0 {
+        return Err(Error::argument("the set function must return a pointer and a destructor").named(METHOD));
+    }
+    // SAFETY: the script named this function as the destructor of such pointers (addctype's
+    // contract, as in the original); it takes the object's address.
+    let free: unsafe extern "C" fn(usize) = unsafe { std::mem::transmute(free as usize) };
+    Ok(PendingCustom(std::cell::RefCell::new(Some(Box::new(Custom {
+        ptr: ptr as usize,
+        free,
+        class: class.into(),
+    })))))
+}
+
+impl mlua::UserData for PendingCustom {}
+
+/// Installs the metatables lua/tds made (`register(hash, vec, counter)`: each table's fields
+/// become the userdata's metatable fields) and the functions above.
+pub fn register(lua: &Lua, t: &Table) -> Result<()> {
+    t.set(
+        "register",
+        lua.create_function(|lua, (h, v, c): (Table, Table, Table)| {
+            fn fields(meta: &Table) -> Result<Vec<(String, Value)>> {
+                meta.pairs::<String, Value>().collect()
+            }
+            let (h, v, c) = (fields(&h)?, fields(&v)?, fields(&c)?);
+            lua.register_userdata_type::<Obj<Hash>>(|reg| h.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))?;
+            lua.register_userdata_type::<Obj<Vector>>(|reg| v.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))?;
+            lua.register_userdata_type::<Obj<Counter>>(|reg| c.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))
+        })?,
+    )?;
+    t.set(
+        "newHash",
+        lua.create_function(|lua, ()| push(lua, Arc::new(Hash::default())))?,
+    )?;
+    t.set(
+        "newVec",
+        lua.create_function(|lua, ()| push(lua, Arc::new(Vector::default())))?,
+    )?;
+    t.set(
+        "newCounter",
+        lua.create_function(|lua, ()| push(lua, Arc::new(Counter::new(0))))?,
+    )?;
+    t.set("hashGet", lua.create_function(hash_get)?)?;
+    t.set("hashSet", lua.create_function(hash_set)?)?;
+    t.set("hashEntry", lua.create_function(hash_entry)?)?;
+    t.set("len", lua.create_function(|_, v: Value| Ok(len(&v)))?)?;
+    t.set("vecGet", lua.create_function(vec_get)?)?;
+    t.set("vecSet", lua.create_function(vec_set)?)?;
+    t.set("vecInsert", lua.create_function(vec_insert)?)?;
+    t.set("vecRemove", lua.create_function(vec_remove)?)?;
+    t.set("vecResize", lua.create_function(vec_resize)?)?;
+    t.set("vecTake", lua.create_function(vec_take)?)?;
+    t.set("vecPermute", lua.create_function(vec_permute)?)?;
+    t.set(
+        "counterGet",
+        lua.create_function(|_, c: Value| Ok(counter(&c, "tds.AtomicCounter.get")?.get()))?,
+    )?;
+    t.set(
+        "counterSet",
+        lua.create_function(|_, (c, v): (Value, f64)| {
+            const METHOD: &str = "tds.AtomicCounter.set";
+            if v.fract() != 0.0 || v.abs() > 9.0e18 {
+                return Err(Error::argument(format!("integer expected, got {v}")).named(METHOD));
+            }
+            counter(&c, METHOD)?.set(v as i64);
+            Ok(())
+        })?,
+    )?;
+    t.set(
+        "counterInc",
+        lua.create_function(|_, c: Value| Ok(counter(&c, "tds.AtomicCounter.inc")?.inc()))?,
+    )?;
+    t.set("same", lua.create_function(same)?)?;
+    t.set("custom", lua.create_function(custom)?)?;
+    Ok(())
+}
+
+/// A container on its way to another state of this process (threads, ipc): shared, not copied.
+struct Shared(Elem);
+
+impl Handle for Shared {
+    fn push(&self, lua: &Lua) -> Result<Value> {
+        // The receiving state gets the metatables by loading tds.
+        lua.globals().get::<Function>("require")?.call::<Value>("tds")?;
+        match &self.0 {
+            Elem::Hash(h) => push(lua, h.clone()),
+            Elem::Vec(x) => push(lua, x.clone()),
+            Elem::Counter(c) => push(lua, c.clone()),
+            _ => Ok(Value::Nil),
+        }
+    }
+
+    fn duplicate(&self) -> Option<std::result::Result<Arc<dyn Handle>, String>> {
+        Some(self.0.deep_copy().map(|e| Arc::new(Shared(e)) as Arc<dyn Handle>))
+    }
+}
+
+/// The shareable form of a tds container's userdata (see `ipc::packed`'s handles).
+pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
+    let v = Value::UserData(ud.clone());
+    let elem = if let Some(h) = object_of::<Hash>(&v) {
+        Elem::Hash(h)
+    } else if let Some(x) = object_of::<Vector>(&v) {
+        Elem::Vec(x)
+    } else {
+        Elem::Counter(object_of::<Counter>(&v)?)
+    };
+    Some(Arc::new(Shared(elem)))
+}
