@@ -45,6 +45,14 @@ fn filtering_drawing_and_display() {
     run("test_filter_draw.lua");
 }
 
+/// The same calls as the original torch/image, on the same inputs, give its results: the cases of
+/// tests/fixtures/image/original/cases.lua against original.t7, which record.lua wrote under the
+/// original Torch7 (loads exactly, JPEG within 1/255, float results within float rounding).
+#[test]
+fn results_match_the_original() {
+    run("test_original.lua");
+}
+
 /// Without a screen, display says so on stderr, once, and the script goes on.
 #[test]
 fn display_without_a_screen_is_a_notice() {
