@@ -33,9 +33,7 @@ function Counter.__index(_, k)
    error('tds.AtomicCounter: no such method: ' .. tostring(k), 2)
 end
 
-function Counter.__eq(a, b)
-   return C.same(a, b)
-end
+Counter.__eq = core.same
 
 function Counter.__tostring(self)
    return 'tds.AtomicCounter=' .. methods.get(self)

@@ -44,6 +44,18 @@ function core.plain(k, out)
    return nil
 end
 
+-- A container's __len: the FFI count, or the native function's for a userdata without a holder.
+function core.length(len, holders)
+   return function(self)
+      local n = len(holders[self])
+      if n >= 0 then return n end
+      return C.len(self)
+   end
+end
+
+-- __eq: the same container.
+core.same = C.same
+
 ---------------------------------------------------------------------------------------------------
 -- C objects of other types (tds.elem.addctype): a class's set function turns a Lua object into a
 -- pointer and its destructor, its get function turns the pointer back into a Lua object.

@@ -7,7 +7,7 @@ local core = require 'tds.core'
 local C, hashes, out, entry = core.C, core.hashes, core.out, core.entry
 local hash_get, hash_set, hash_next, hash_len = core.hashGet, core.hashSet, core.hashNext, core.hashLen
 local plain, element, value, raise = core.plain, core.element, core.value, core.raise
-local type, string_of = type, require('ffi').string
+local type = type
 
 local Hash = { __typename = 'tds.Hash', __version = 0 }
 
@@ -20,11 +20,7 @@ function Hash.__index(self, k)
    elseif tk == 'boolean' then
       r = hash_get(h, k and 3 or 2, 0, nil, 0, out)
    end
-   if r == 4 then return out.num end
-   if r == 5 then return string_of(out.str, out.len) end
-   if r == 0 then return nil end
-   if r == 3 then return true end
-   if r == 2 then return false end
+   if r >= 0 and r ~= 6 then return plain(r, out) end
    if r == -2 then return raise() end
    return value(C.hashGet(self, element(k)))
 end
@@ -56,11 +52,7 @@ function Hash.__newindex(self, k, v)
    C.hashSet(self, element(k), element(v))
 end
 
-function Hash.__len(self)
-   local n = hash_len(hashes[self])
-   if n >= 0 then return n end
-   return C.len(self)
-end
+Hash.__len = core.length(hash_len, hashes)
 
 -- Keys in the order they were first stored. Changing or removing entries during the walk is
 -- allowed (removed ones are not seen again); adding new keys during it is not (as for Lua tables).
@@ -82,9 +74,7 @@ function Hash.__pairs(self)
    return step, self, nil
 end
 
-function Hash.__eq(a, b)
-   return C.same(a, b)
-end
+Hash.__eq = core.same
 
 local function key_text(k)
    local t = type(k)

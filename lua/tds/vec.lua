@@ -4,8 +4,8 @@ local core = require 'tds.core'
 
 local C, vecs, out = core.C, core.vecs, core.out
 local vec_get, vec_set, vec_len = core.vecGet, core.vecSet, core.vecLen
-local element, value, raise = core.element, core.value, core.raise
-local type, select, string_of = type, select, require('ffi').string
+local plain, element, value, raise = core.plain, core.element, core.value, core.raise
+local type, select = type, select
 
 local Vec = { __typename = 'tds.Vec', __version = 0 }
 local methods = {}
@@ -13,11 +13,7 @@ local methods = {}
 function Vec.__index(self, k)
    if type(k) == 'number' then
       local r = vec_get(vecs[self], k, out)
-      if r == 4 then return out.num end
-      if r == 5 then return string_of(out.str, out.len) end
-      if r == 0 then return nil end
-      if r == 3 then return true end
-      if r == 2 then return false end
+      if r >= 0 and r ~= 6 then return plain(r, out) end
       if r == -2 then return raise() end
       return value(C.vecGet(self, k))
    end
@@ -45,11 +41,7 @@ function Vec.__newindex(self, k, v)
    C.vecSet(self, k, element(v))
 end
 
-function Vec.__len(self)
-   local n = vec_len(vecs[self])
-   if n >= 0 then return n end
-   return C.len(self)
-end
+Vec.__len = core.length(vec_len, vecs)
 
 function Vec.__ipairs(self)
    local i = 0
@@ -60,9 +52,7 @@ function Vec.__ipairs(self)
 end
 Vec.__pairs = Vec.__ipairs
 
-function Vec.__eq(a, b)
-   return C.same(a, b)
-end
+Vec.__eq = core.same
 
 function Vec.__tostring(self)
    local lines = { string.format('tds.Vec[%d]{', #self) }

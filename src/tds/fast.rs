@@ -10,8 +10,6 @@
 
 use std::cell::RefCell;
 use std::ffi::{c_char, c_int, c_void};
-use std::mem::ManuallyDrop;
-use std::sync::Arc;
 
 use mlua::{LightUserData, Lua, Result, Table};
 
@@ -53,15 +51,6 @@ fn guard<R>(on_panic: R, body: impl FnOnce() -> R) -> R {
         failed("tds: internal error (a panic) in a fast call".into());
         on_panic
     })
-}
-
-/// The container a holder refers to (its count unchanged).
-///
-/// # Safety
-/// `h` is a holder of a `T` made by `objects::push`.
-unsafe fn object<T>(h: *mut Holder) -> Option<ManuallyDrop<Arc<T>>> {
-    // SAFETY: as the caller promises.
-    unsafe { Holder::object::<T>(h) }
 }
 
 /// A plain key or value from the wrapper's arguments; None for kinds it does not pass.
@@ -140,7 +129,7 @@ unsafe extern "C" fn hash_get(
 ) -> c_int {
     guard(ERROR, || {
         // SAFETY: the wrapper passes a hash holder, a key as `probe` wants it and its output.
-        let (Some(h), Some(key)) = (unsafe { object::<Hash>(h) }, unsafe { probe(kk, kn, ks, kl) }) else {
+        let (Some(h), Some(key)) = (unsafe { Holder::object::<Hash>(h) }, unsafe { probe(kk, kn, ks, kl) }) else {
             return SLOW;
         };
         let store = h.lock();
@@ -163,9 +152,11 @@ unsafe extern "C" fn hash_set(
 ) -> c_int {
     guard(ERROR, || {
         // SAFETY: as in hash_get, and a value as `value` wants it.
-        let (Some(h), Some(key), Some(v)) = (unsafe { object::<Hash>(h) }, unsafe { probe(kk, kn, ks, kl) }, unsafe {
-            value(vk, vn, vs, vl)
-        }) else {
+        let (Some(h), Some(key), Some(v)) = (
+            unsafe { Holder::object::<Hash>(h) },
+            unsafe { probe(kk, kn, ks, kl) },
+            unsafe { value(vk, vn, vs, vl) },
+        ) else {
             return SLOW;
         };
         let old = h.lock().set(&key, || key_elem(&key), v);
@@ -184,7 +175,7 @@ unsafe extern "C" fn hash_set(
 unsafe extern "C" fn hash_next(h: *mut Holder, pos: f64, e: *mut Entry) -> f64 {
     guard(-1.0, || {
         // SAFETY: a hash holder.
-        let Some(h) = (unsafe { object::<Hash>(h) }) else {
+        let Some(h) = (unsafe { Holder::object::<Hash>(h) }) else {
             return -1.0;
         };
         let store = h.lock();
@@ -202,7 +193,7 @@ unsafe extern "C" fn hash_next(h: *mut Holder, pos: f64, e: *mut Entry) -> f64 {
 unsafe extern "C" fn hash_len(h: *mut Holder) -> f64 {
     // SAFETY: a hash holder.
     guard(-1.0, || {
-        unsafe { object::<Hash>(h) }.map_or(-1.0, |h| h.lock().len() as f64)
+        unsafe { Holder::object::<Hash>(h) }.map_or(-1.0, |h| h.lock().len() as f64)
     })
 }
 
@@ -214,7 +205,7 @@ fn position(i: f64) -> Option<usize> {
 unsafe extern "C" fn vec_get(h: *mut Holder, i: f64, out: *mut Out) -> c_int {
     guard(ERROR, || {
         // SAFETY: a vector holder.
-        let (Some(x), Some(i)) = (unsafe { object::<Vector>(h) }, position(i)) else {
+        let (Some(x), Some(i)) = (unsafe { Holder::object::<Vector>(h) }, position(i)) else {
             return SLOW;
         };
         let items = x.lock();
@@ -226,7 +217,7 @@ unsafe extern "C" fn vec_get(h: *mut Holder, i: f64, out: *mut Out) -> c_int {
 unsafe extern "C" fn vec_set(h: *mut Holder, i: f64, vk: c_int, vn: f64, vs: *const c_char, vl: usize) -> c_int {
     guard(ERROR, || {
         // SAFETY: a vector holder, and a value as `value` wants it.
-        let (Some(x), Some(i), Some(v)) = (unsafe { object::<Vector>(h) }, position(i), unsafe {
+        let (Some(x), Some(i), Some(v)) = (unsafe { Holder::object::<Vector>(h) }, position(i), unsafe {
             value(vk, vn, vs, vl)
         }) else {
             return SLOW;
@@ -248,21 +239,21 @@ unsafe extern "C" fn vec_set(h: *mut Holder, i: f64, vk: c_int, vn: f64, vs: *co
 unsafe extern "C" fn vec_len(h: *mut Holder) -> f64 {
     // SAFETY: a vector holder.
     guard(-1.0, || {
-        unsafe { object::<Vector>(h) }.map_or(-1.0, |x| x.lock().len() as f64)
+        unsafe { Holder::object::<Vector>(h) }.map_or(-1.0, |x| x.lock().len() as f64)
     })
 }
 
 unsafe extern "C" fn counter_inc(h: *mut Holder) -> f64 {
     // SAFETY: a counter holder.
     guard(f64::NAN, || {
-        unsafe { object::<Counter>(h) }.map_or(f64::NAN, |c| c.inc() as f64)
+        unsafe { Holder::object::<Counter>(h) }.map_or(f64::NAN, |c| c.inc() as f64)
     })
 }
 
 unsafe extern "C" fn counter_get(h: *mut Holder) -> f64 {
     // SAFETY: a counter holder.
     guard(f64::NAN, || {
-        unsafe { object::<Counter>(h) }.map_or(f64::NAN, |c| c.get() as f64)
+        unsafe { Holder::object::<Counter>(h) }.map_or(f64::NAN, |c| c.get() as f64)
     })
 }
 

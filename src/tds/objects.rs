@@ -63,6 +63,17 @@ pub fn object_of<T: Kind>(v: &Value) -> Option<Arc<T>> {
     }
 }
 
+/// `v` as an element when it is one of the containers' userdata.
+fn container_of(v: &Value) -> Option<Elem> {
+    if let Some(h) = object_of::<Hash>(v) {
+        return Some(Elem::Hash(h));
+    }
+    if let Some(x) = object_of::<Vector>(v) {
+        return Some(Elem::Vec(x));
+    }
+    object_of::<Counter>(v).map(Elem::Counter)
+}
+
 fn this<T: Kind>(v: &Value, method: &str) -> Result<Arc<T>> {
     object_of::<T>(v)
         .ok_or_else(|| Error::argument(format!("{} expected as self, got {}", T::CLASS, v.type_name())).named(method))
@@ -91,12 +102,8 @@ pub fn elem_of(lua: &Lua, v: &Value, method: &str) -> Result<Elem> {
                 Elem::Tensor(Box::new(t))
             } else if let Some(s) = storage_of(v) {
                 Elem::Storage(s)
-            } else if let Some(h) = object_of::<Hash>(v) {
-                Elem::Hash(h)
-            } else if let Some(x) = object_of::<Vector>(v) {
-                Elem::Vec(x)
-            } else if let Some(c) = object_of::<Counter>(v) {
-                Elem::Counter(c)
+            } else if let Some(c) = container_of(v) {
+                c
             } else if let Ok(p) = ud.borrow::<PendingCustom>() {
                 match p.0.borrow_mut().take() {
                     Some(c) => Elem::Custom(c),
@@ -390,21 +397,11 @@ fn vec_permute(_: &Lua, (x, order): (Value, Table)) -> Result<()> {
     Ok(())
 }
 
-fn counter(v: &Value, method: &str) -> Result<Arc<Counter>> {
-    this::<Counter>(v, method)
-}
-
 /// `a == b`: the same container.
 fn same(_: &Lua, (a, b): (Value, Value)) -> Result<bool> {
-    Ok(match (object_of::<Hash>(&a), object_of::<Hash>(&b)) {
-        (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
-        _ => match (object_of::<Vector>(&a), object_of::<Vector>(&b)) {
-            (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
-            _ => match (object_of::<Counter>(&a), object_of::<Counter>(&b)) {
-                (Some(x), Some(y)) => Arc::ptr_eq(&x, &y),
-                _ => false,
-            },
-        },
+    Ok(match (container_of(&a), container_of(&b)) {
+        (Some(x), Some(y)) => x.probe() == y.probe(),
+        _ => false,
     })
 }
 
@@ -467,7 +464,7 @@ pub fn register(lua: &Lua, t: &Table) -> Result<()> {
     t.set("vecPermute", lua.create_function(vec_permute)?)?;
     t.set(
         "counterGet",
-        lua.create_function(|_, c: Value| Ok(counter(&c, "tds.AtomicCounter.get")?.get()))?,
+        lua.create_function(|_, c: Value| Ok(this::<Counter>(&c, "tds.AtomicCounter.get")?.get()))?,
     )?;
     t.set(
         "counterSet",
@@ -476,13 +473,13 @@ pub fn register(lua: &Lua, t: &Table) -> Result<()> {
             if v.fract() != 0.0 || v.abs() > 9.0e18 {
                 return Err(Error::argument(format!("integer expected, got {v}")).named(METHOD));
             }
-            counter(&c, METHOD)?.set(v as i64);
+            this::<Counter>(&c, METHOD)?.set(v as i64);
             Ok(())
         })?,
     )?;
     t.set(
         "counterInc",
-        lua.create_function(|_, c: Value| Ok(counter(&c, "tds.AtomicCounter.inc")?.inc()))?,
+        lua.create_function(|_, c: Value| Ok(this::<Counter>(&c, "tds.AtomicCounter.inc")?.inc()))?,
     )?;
     t.set("same", lua.create_function(same)?)?;
     t.set("custom", lua.create_function(custom)?)?;
@@ -511,13 +508,6 @@ impl Handle for Shared {
 
 /// The shareable form of a tds container's userdata (see `ipc::packed`'s handles).
 pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
-    let v = Value::UserData(ud.clone());
-    let elem = if let Some(h) = object_of::<Hash>(&v) {
-        Elem::Hash(h)
-    } else if let Some(x) = object_of::<Vector>(&v) {
-        Elem::Vec(x)
-    } else {
-        Elem::Counter(object_of::<Counter>(&v)?)
-    };
+    let elem = container_of(&Value::UserData(ud.clone()))?;
     Some(Arc::new(Shared(elem)))
 }
