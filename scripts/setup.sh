@@ -13,11 +13,14 @@ set -euo pipefail
 #   lua-penlight     lapp and penlight's modules, which trepl gave every script as globals
 #   lua-filesystem   lfs, which penlight's path and dir modules load
 #   lua-cjson        cjson, the JSON module Torch projects require
+#   lua-md5          md5, which torchnet's utilities require
 #   gnuplot-nox      the gnuplot package's plots and optim.Logger:plot (rendered to files)
-RUNTIME_PACKAGES=(libopenblas-dev lua-penlight lua-filesystem lua-cjson gnuplot-nox)
+RUNTIME_PACKAGES=(libopenblas-dev lua-penlight lua-filesystem lua-cjson lua-md5 gnuplot-nox)
 # What the build needs: gcc and make for the vendored LuaJIT and libzmq; nasm for libjpeg-turbo's
 # SIMD code in image's JPEG codec (without it JPEG builds and decodes the same, more slowly).
 BUILD_PACKAGES=(build-essential nasm)
+# What `luarocks make` of Torch rocks runs: luarocks, and cmake for their CMakeLists.txt.
+ROCKS_PACKAGES=(luarocks cmake)
 
 if [ "${1:-}" = "--print-runtime-packages" ]; then
   echo "${RUNTIME_PACKAGES[*]}"
@@ -29,7 +32,8 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${BUILD_PACKAGES[@]}" "${RUNTIME_PACKAGES[@]}" >/dev/null
+$SUDO apt-get install -y -qq --no-install-recommends "${BUILD_PACKAGES[@]}" "${RUNTIME_PACKAGES[@]}" \
+  "${ROCKS_PACKAGES[@]}" >/dev/null
 
 export PATH="$HOME/.cargo/bin:$PATH"
 if ! command -v cargo >/dev/null 2>&1; then
@@ -38,4 +42,7 @@ if ! command -v cargo >/dev/null 2>&1; then
 fi
 
 cargo install --locked --path .
+# The luarocks tree for Torch rocks (/usr/local as root, else ~/.luarocks): TorchConfig.cmake and
+# entries for the packages th has built in, so `luarocks make` of a Torch rock works offline.
+th --setup-rocks >/dev/null
 exec th "$@"

@@ -18,6 +18,8 @@ Options:
   -                  execute the script read from standard input
   -h, --help         print this help
   --version          print the version and exit
+  --setup-rocks      ready a luarocks tree for `luarocks make` of Torch rocks
+                     (th --setup-rocks --help says how)
 
 Without a script or -e, th starts the REPL (or runs standard input when it is not a terminal).
 ";
@@ -238,6 +240,10 @@ fn main() -> ExitCode {
     } else {
         args.remove(0)
     };
+    if args.first().is_some_and(|a| a == "--setup-rocks") {
+        let rest: Vec<String> = args[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        return ExitCode::from(luatorch::rocks::main(&rest));
+    }
     match parse(&args) {
         Parsed::Exit(code) => ExitCode::from(code),
         Parsed::Run(cl) => ExitCode::from(run(cl, &argv0)),

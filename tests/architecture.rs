@@ -38,6 +38,7 @@ const NO_LUA: &[&str] = &[
 const LAYERS: &[&str] = &[
     "bin",
     "repl",
+    "rocks",
     "runtime",
     "threads",
     "cluster",

@@ -20,7 +20,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use common::{Output, TIMEOUT, lua_dir, run_cmd, run_cmd_group, temp_dir, th_path};
+use common::{Output, TIMEOUT, lua_dir, on_path, run_cmd, run_cmd_group, show, temp_dir, th_path};
 
 /// A rock build compiles the crate twice in release mode (the Lua C module, then `th`), and from
 /// nothing it compiles every dependency too.
@@ -36,10 +36,6 @@ fn repo() -> &'static Path {
 /// between runs so that a rebuild costs only what changed.
 fn rock_target_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("luarocks-build")
-}
-
-fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 /// Whether luarocks, luajit and the Lua 5.1 headers luarocks checks for are here; under CI a
@@ -66,13 +62,6 @@ fn tools() -> bool {
         missing.join(", ")
     );
     false
-}
-
-fn show(out: &Output) -> String {
-    format!(
-        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
-        out.status, out.stdout, out.stderr
-    )
 }
 
 /// `luarocks args` in `cwd` with `env` added, for at most `timeout`.

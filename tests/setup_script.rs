@@ -77,6 +77,7 @@ fn what_th_loads() -> Vec<(&'static str, Option<PathBuf>)> {
       found(package.searchpath('pl.lapp', package.path))
       found(package.searchpath('lfs', package.cpath))
       found(package.searchpath('cjson', package.cpath))
+      found(package.searchpath('md5', package.path))
       found(require('paths').findprogram('gnuplot'))
     "#;
     let out = common::run_th(&["-e", script]);
@@ -87,6 +88,7 @@ fn what_th_loads() -> Vec<(&'static str, Option<PathBuf>)> {
         ("pl.lapp", next()),
         ("lfs", next()),
         ("cjson", next()),
+        ("md5", next()),
         ("gnuplot", next()),
     ];
     // The BLAS th dlopens, by the soname the loader asks for.

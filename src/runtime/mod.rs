@@ -8,7 +8,7 @@ pub mod malloc;
 #[cfg(feature = "module")]
 mod module;
 pub mod paths;
-mod search_path;
+pub mod search_path;
 pub mod settings_module;
 pub mod sys;
 

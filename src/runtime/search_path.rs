@@ -24,7 +24,7 @@ fn trees() -> Vec<String> {
 
 /// The luarocks tree `th` was installed into (`<tree>/bin/th`), which holds the rocks installed
 /// alongside it. A directory without luarocks' rocks directory is no tree (`~/.cargo/bin/th`).
-fn own_tree() -> Option<String> {
+pub fn own_tree() -> Option<String> {
     let exe = std::env::current_exe().ok()?;
     let tree = exe.parent()?.parent()?;
     tree.join("lib/luarocks")

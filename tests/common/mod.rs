@@ -181,3 +181,30 @@ pub fn run_th_in(cwd: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -
 pub fn run_th(args: &[&str]) -> Output {
     run_th_in(&lua_dir(), args, "", &[])
 }
+
+/// Whether `program` is an executable file in one of PATH's folders.
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// Whether the tools a test runs are here. A missing one fails the test under CI (env `CI` set),
+/// which installs them, and elsewhere makes it print why it skipped; `install` says how to get them.
+pub fn tools_present(tools: &[&str], install: &str) -> bool {
+    let missing: Vec<&str> = tools.iter().copied().filter(|t| !on_path(t)).collect();
+    if missing.is_empty() {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{} missing (.ci/run installs them: {install})", missing.join(", "));
+    }
+    println!("skipped: {} missing ({install})", missing.join(", "));
+    false
+}
+
+/// A command's status and both of its outputs, for assertion messages.
+pub fn show(out: &Output) -> String {
+    format!(
+        "status {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status, out.stdout, out.stderr
+    )
+}

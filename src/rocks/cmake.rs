@@ -1,0 +1,54 @@
+//! The CMake side of a Torch rock's build: the files `FIND_PACKAGE(Torch)` reads (rocks/cmake/),
+//! written into the tree, and the user package registry entry that lets CMake find them whatever
+//! CMAKE_PREFIX_PATH the rockspec passes.
+
+use std::path::{Path, PathBuf};
+
+/// The files of `<tree>/share/cmake/torch/`, as the repository's rocks/cmake/ holds them.
+const FILES: &[(&str, &str)] = &[
+    ("TorchConfig.cmake", include_str!("../../rocks/cmake/TorchConfig.cmake")),
+    (
+        "TorchPackage.cmake",
+        include_str!("../../rocks/cmake/TorchPackage.cmake"),
+    ),
+    ("TorchWrap.cmake", include_str!("../../rocks/cmake/TorchWrap.cmake")),
+];
+
+/// The registry entry's name under ~/.cmake/packages/Torch/: one per user, the last tree readied.
+const REGISTRY_ENTRY: &str = "luatorch";
+
+/// Writes the cmake files into `<tree>/share/cmake/torch`; that folder.
+pub fn install(tree: &Path) -> Result<PathBuf, String> {
+    let dir = tree.join("share/cmake/torch");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (name, text) in FILES {
+        write_atomically(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(dir)
+}
+
+/// Points CMake's user package registry for Torch at `cmake_dir`; the entry written, or None
+/// without a HOME.
+pub fn register(cmake_dir: &Path) -> Result<Option<PathBuf>, String> {
+    let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
+        return Ok(None);
+    };
+    let packages = Path::new(&home).join(".cmake/packages/Torch");
+    std::fs::create_dir_all(&packages).map_err(|e| format!("cannot create {}: {e}", packages.display()))?;
+    let entry = packages.join(REGISTRY_ENTRY);
+    let mut line = cmake_dir.to_string_lossy().into_owned();
+    line.push('\n');
+    write_atomically(&entry, line.as_bytes())?;
+    Ok(Some(entry))
+}
+
+/// A rock build running while the tree is readied again never reads a half-written file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let part = path.with_extension("part");
+    std::fs::write(&part, bytes)
+        .and_then(|()| std::fs::rename(&part, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&part);
+            format!("cannot write {}: {e}", path.display())
+        })
+}
