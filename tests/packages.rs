@@ -27,3 +27,8 @@ fn totem_asserts() {
 fn totem_nn_checks() {
     run("totem_nn.lua");
 }
+
+#[test]
+fn nnx_spatial_resampling() {
+    run("nnx_resampling.lua");
+}

@@ -35,15 +35,18 @@ local function axisWeights(Tensor, o, i)
    return w
 end
 
-function SpatialReSampling:weights(input)
+-- The output size is the module's own unless `oh`, `ow` are given: the backward pass takes them
+-- from gradOutput, as nnx's C loops do, so a gradOutput of another size than the module's output
+-- (dpnn's SpatialGlimpse test passes one) is resampled back all the same.
+function SpatialReSampling:weights(input, oh, ow)
    local d = input:dim()
    if d ~= 3 and d ~= 4 then
       error('nn.SpatialReSampling: input must be 3D (planes x height x width) or 4D (batch x planes x height x width), got '
          .. d .. 'D', 3)
    end
    local ih, iw = input:size(d - 1), input:size(d)
-   local oh = self.oheight or math.floor(self.rheight * ih)
-   local ow = self.owidth or math.floor(self.rwidth * iw)
+   oh = oh or self.oheight or math.floor(self.rheight * ih)
+   ow = ow or self.owidth or math.floor(self.rwidth * iw)
    if oh < 1 or ow < 1 then error('nn.SpatialReSampling: the output size must be at least 1x1', 3) end
    local key = table.concat({ input:type(), ih, iw, oh, ow }, ' ')
    if self._key ~= key then
@@ -74,7 +77,11 @@ function SpatialReSampling:updateOutput(input)
 end
 
 function SpatialReSampling:updateGradInput(input, gradOutput)
-   local wy, wx = self:weights(input)
+   local d = gradOutput:dim()
+   if d ~= input:dim() then
+      error('nn.SpatialReSampling: gradOutput must have as many dimensions as the input', 2)
+   end
+   local wy, wx = self:weights(input, gradOutput:size(d - 1), gradOutput:size(d))
    local g = planes(gradOutput)
    local P, oh = g:size(1), g:size(2)
    local cols = torch.mm(g:view(P * oh, g:size(3)), wx):view(P, oh, wx:size(2))
