@@ -106,10 +106,19 @@ end
 
 function torch.deserializeFromStorage(storage, mode)
    mode = check_mode('torch.deserializeFromStorage', mode)
-   if torch.typename(storage) ~= 'torch.CharStorage' then
-      error('torch.deserializeFromStorage: torch.CharStorage expected, got ' .. torch.type(storage), 2)
+   local kind = torch.typename(storage)
+   if kind == 'torch.CharStorage' then
+      return read_serialized(storage:string(), mode)
    end
-   return read_serialized(storage:string(), mode)
+   -- The original reads its argument through torch.CharTensor(...), so a 1-D CharTensor of the
+   -- bytes serves as well (torchnet's IndexedDataset keeps its objects so).
+   if kind == 'torch.CharTensor' and storage:dim() == 1 then
+      local bytes = storage:contiguous()
+      local from = bytes:storageOffset()
+      return read_serialized(bytes:storage():string():sub(from, from + bytes:nElement() - 1), mode)
+   end
+   error('torch.deserializeFromStorage: torch.CharStorage or 1-D torch.CharTensor expected, got '
+      .. torch.type(storage) .. (kind == 'torch.CharTensor' and (' of ' .. storage:dim() .. ' dimensions') or ''), 2)
 end
 
 function torch.deserialize(str, mode)

@@ -43,7 +43,8 @@ fails('true or false (or nil) expected for referenced', torch.load, 'x.t7', nil,
 fails('"binary" or "ascii" (or nil) expected for mode', torch.serialize, {}, 'b32')
 fails('"binary" or "ascii" (or nil) expected for mode', torch.deserialize, '', 'b64')
 fails('string expected, got table', torch.deserialize, {})
-fails('torch.CharStorage expected', torch.deserializeFromStorage, torch.ByteStorage())
+fails('torch.CharStorage or 1-D torch.CharTensor expected, got torch.ByteStorage', torch.deserializeFromStorage, torch.ByteStorage())
+fails('1-D torch.CharTensor expected, got torch.CharTensor of 2 dimensions', torch.deserializeFromStorage, torch.CharTensor(2, 2))
 
 -- Constructors.
 fails('torch.File is abstract', torch.File)

@@ -82,6 +82,11 @@ local st = torch.serializeToStorage({ x = 1 })
 assert(torch.typename(st) == 'torch.CharStorage' and st:string() == torch.serialize({ x = 1 }))
 assert(torch.deserializeFromStorage(st).x == 1)
 assert(torch.deserializeFromStorage(torch.serializeToStorage({ y = 2 }, 'ascii'), 'ascii').y == 2)
+-- a 1-D CharTensor of the bytes too, a view into a larger one included (torchnet keeps them so)
+assert(torch.deserializeFromStorage(torch.CharTensor(st)).x == 1)
+local padded = torch.CharTensor(st:size() + 7):fill(65)
+padded:narrow(1, 4, st:size()):copy(torch.CharTensor(st))
+assert(torch.deserializeFromStorage(padded:narrow(1, 4, st:size())).x == 1)
 
 -- Several objects in one file follow each other.
 local f = torch.MemoryFile()
