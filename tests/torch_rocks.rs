@@ -260,3 +260,38 @@ fn without_a_tree_named_th_readies_the_tree_it_was_installed_into() {
     );
     assert!(!home.tree().exists(), "the user tree was touched\n{}", show(&out));
 }
+
+#[test]
+fn another_torch_on_a_path_prefix_is_named_in_a_warning() {
+    if !tools() {
+        return;
+    }
+    // An original Torch7 installed into a prefix whose bin is on PATH: CMake's find_package
+    // searches it before the user package registry, so the setup says so.
+    let foreign = temp_dir("torch-rocks-foreign-prefix");
+    let config_dir = foreign.join("share/cmake/torch");
+    std::fs::create_dir_all(&config_dir).unwrap();
+    std::fs::create_dir_all(foreign.join("bin")).unwrap();
+    std::fs::write(config_dir.join("TorchConfig.cmake"), "set(Torch_FOUND TRUE)\n").unwrap();
+    let home = Home::new("torch-rocks-foreign-home");
+    let path = std::env::join_paths(
+        std::iter::once(foreign.join("bin"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let mut cmd = home.command(&th_path(), &home.0);
+    cmd.env("PATH", path).args(["--setup-rocks", "--local"]);
+    let out = ok(
+        run_cmd(&mut cmd, TIMEOUT),
+        "th --setup-rocks with another Torch on PATH",
+    );
+    let named = config_dir.join("TorchConfig.cmake");
+    assert!(
+        out.stderr.contains("warning") && out.stderr.contains(named.to_str().unwrap()),
+        "{}",
+        show(&out)
+    );
+    // The tree th readied is not reported as another Torch.
+    let again = ok(home.setup(&["--local"]), "th --setup-rocks without it on PATH");
+    assert!(!again.stderr.contains("warning"), "{}", show(&again));
+}

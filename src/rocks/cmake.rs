@@ -42,6 +42,48 @@ pub fn register(cmake_dir: &Path) -> Result<Option<PathBuf>, String> {
     Ok(Some(entry))
 }
 
+/// Other Torch configurations CMake finds before the registry entry: find_package searches the
+/// prefixes of PATH (each entry, and the parent of one ending in bin or sbin) ahead of the user
+/// package registry, and the rockspecs' CMAKE_PREFIX_PATH (the Lua interpreter's prefix, /usr
+/// for Debian's luarocks) is one of them. An original Torch7 installed there would be built
+/// against instead of th.
+pub fn shadowing(cmake_dir: &Path) -> Vec<PathBuf> {
+    let ours = std::fs::canonicalize(cmake_dir).unwrap_or_else(|_| cmake_dir.to_path_buf());
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut prefixes: Vec<PathBuf> = Vec::new();
+    for entry in std::env::split_paths(&path) {
+        let parent = match entry.file_name().and_then(|n| n.to_str()) {
+            Some("bin" | "sbin") => entry.parent().map(Path::to_path_buf),
+            _ => None,
+        };
+        for prefix in [Some(entry), parent].into_iter().flatten() {
+            if !prefixes.contains(&prefix) {
+                prefixes.push(prefix);
+            }
+        }
+    }
+    let multiarch = format!("lib/{}-linux-gnu", std::env::consts::ARCH);
+    let mut found = Vec::new();
+    for prefix in prefixes {
+        for lib in ["share", "lib", "lib64", multiarch.as_str()] {
+            for name in ["torch", "Torch"] {
+                let dir = prefix.join(lib).join("cmake").join(name);
+                for file in ["TorchConfig.cmake", "torch-config.cmake"] {
+                    let config = dir.join(file);
+                    if !config.is_file() {
+                        continue;
+                    }
+                    let real = std::fs::canonicalize(&dir).unwrap_or(dir.clone());
+                    if real != ours && !found.contains(&config) {
+                        found.push(config);
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
 /// A rock build running while the tree is readied again never reads a half-written file.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     let part = path.with_extension("part");

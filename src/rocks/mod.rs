@@ -101,6 +101,15 @@ fn setup(tree: &Path) -> Result<(), String> {
         Some(entry) => println!("registered for FIND_PACKAGE(Torch): {}", entry.display()),
         None => println!("not registered with CMake: HOME is not set (rocks must pass -DTorch_DIR)"),
     }
+    for other in cmake::shadowing(&cmake_dir) {
+        eprintln!(
+            "th --setup-rocks: warning: CMake finds {} (a prefix on PATH) before this tree's \
+             TorchConfig.cmake, so rocks made now build against that Torch, not th; move it \
+             away, or give cmake -DTorch_DIR={}",
+            other.display(),
+            cmake_dir.display()
+        );
+    }
     let report = provided::install(tree)?;
     if !report.added.is_empty() {
         println!(
