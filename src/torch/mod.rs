@@ -15,6 +15,7 @@ pub mod mapped;
 pub mod methods;
 pub mod print;
 pub mod random;
+mod recycled;
 pub mod storage;
 pub mod t7;
 pub mod tensor;
