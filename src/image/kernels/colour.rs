@@ -374,6 +374,36 @@ pub fn matrix3<T: Sample>(
     }
     let coef = m.map(|row| row.map(T::Acc::of));
     let (ss, ds) = (sl.stride[2], dl.stride[2]);
+    if ss == 1 && ds == 1 {
+        // Rows of contiguous pixels: each output row is built in passes (its start, then one
+        // term at a time), the same operations in the same order per pixel, in loops the
+        // compiler vectorises.
+        let w = sl.width();
+        for y in 0..sl.height() {
+            let rows = [0, 1, 2].map(|k| {
+                let b = sl.at(k, y, 0);
+                &src[b..b + w]
+            });
+            for i in 0..3 {
+                let d = dl.at(i, y, 0);
+                let out = &mut dst[d..d + w];
+                if from_first {
+                    out.copy_from_slice(rows[0]);
+                } else {
+                    out.fill(T::from_acc(T::Acc::of(0.0)));
+                }
+                for j in 0..3 {
+                    if m[i][j] != 0.0 {
+                        let c = coef[i][j];
+                        for (o, &p) in out.iter_mut().zip(rows[j]) {
+                            *o = T::from_acc(o.acc() + c * p.acc());
+                        }
+                    }
+                }
+            }
+        }
+        return Ok(());
+    }
     for y in 0..sl.height() {
         let (s0, d0) = ([0, 1, 2].map(|k| sl.at(k, y, 0)), [0, 1, 2].map(|k| dl.at(k, y, 0)));
         for x in 0..sl.width() {

@@ -12,6 +12,14 @@ pub fn blend(s00: f64, s10: f64, s01: f64, s11: f64, wi: f64, wj: f64) -> f32 {
     ((1.0 - wi) * (1.0 - wj) * s00 + wi * (1.0 - wj) * s10 + (1.0 - wi) * wj * s01 + wi * wj * s11) as f32
 }
 
+/// `v.floor() as i64` without a call into libm (x86-64's baseline has no rounding instruction):
+/// exact for the coordinates here, far inside i64's range.
+#[inline(always)]
+fn floor(v: f64) -> i64 {
+    let t = v as i64;
+    if (t as f64) > v { t - 1 } else { t }
+}
+
 /// `dst` is `src` rotated by `theta` radians about its centre (nearest neighbour); pixels that
 /// come from outside `src` are 0.
 pub fn rotate<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, theta: f64) -> Result<()> {
@@ -50,14 +58,21 @@ pub fn rotate_bilinear<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &La
     let xc = (sw - 1) as f32 / 2.0;
     let yc = (sh - 1) as f32 / 2.0;
     let acc = |v: f64| T::Acc::of(v).f64();
+    // The column terms of the rotation, computed once: the same products as per pixel.
+    let (cos_x, sin_x): (Vec<f64>, Vec<f64>) = (0..dl.width())
+        .map(|i| {
+            let dx = (i as f32 - xc) as f64;
+            (cos * dx, sin * dx)
+        })
+        .unzip();
     for j in 0..dl.height() {
-        let jd = j as f32;
+        let dy = (j as f32 - yc) as f64;
+        let (sin_y, cos_y) = (sin * dy, cos * dy);
         for i in 0..dl.width() {
-            let id = i as f32;
-            let ri = acc(cos * (id - xc) as f64 - sin * (jd - yc) as f64);
-            let rj = acc(cos * (jd - yc) as f64 + sin * (id - xc) as f64);
+            let ri = acc(cos_x[i] - sin_y);
+            let rj = acc(cos_y + sin_x[i]);
             let (x, y) = (acc(ri + xc as f64), acc(rj + yc as f64));
-            let (mut i0, mut j0) = (x.floor() as i64, y.floor() as i64);
+            let (mut i0, mut j0) = (floor(x), floor(y));
             let (mut i1, mut j1) = (i0 + 1, j0 + 1);
             let (wi, wj) = (acc(x - i0 as f64), acc(y - j0 as f64));
             let mut blank = false;

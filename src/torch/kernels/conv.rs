@@ -207,7 +207,20 @@ fn convolve_typed<T: Scalar>(
     plan: &Plan,
     orientation: Orientation,
 ) -> Result<()> {
-    let x: Vec<T> = gather(input)?;
+    // A contiguous input is read where it lies, unless the result is written into its storage.
+    let shares = |t: &Tensor| match (out.storage_checked(), t.storage_checked()) {
+        (Ok(a), Ok(b)) => a.same(b),
+        _ => true,
+    };
+    let gathered: Vec<T>;
+    let x: &[T] = if input.is_contiguous() && input.numel() > 0 && !shares(input) {
+        let s = input.storage_checked()?;
+        // SAFETY: a checked contiguous view of T; the result lies in another storage.
+        unsafe { std::slice::from_raw_parts(s.ptr::<T>().add(input.offset), input.numel()) }
+    } else {
+        gathered = gather(input)?;
+        &gathered
+    };
     let mut w: Vec<T> = gather(kernel)?;
     let (ip, kp) = (volume(plan.input), volume(plan.kernel));
     let op = volume(plan.out);
@@ -225,14 +238,27 @@ fn convolve_typed<T: Scalar>(
         Extent::Valid => correlate_valid(dst, src, plan.input, k, plan.kernel, step),
         Extent::Full => convolve_full(dst, src, plan.input, k, plan.kernel, step),
     };
-    let mut y = vec![T::zero(); op * plan.out_planes];
+    // A contiguous result is computed in place (zeroed first), saving a buffer of its size and
+    // a copy: the operands are copies, or (the input) in another storage.
+    let direct = out.is_contiguous() && out.numel() == op * plan.out_planes;
+    let mut buffer: Vec<T>;
+    let y: &mut [T] = if direct {
+        let s = out.storage_checked()?;
+        // SAFETY: a checked contiguous view of T, in a storage neither operand reads.
+        let y = unsafe { std::slice::from_raw_parts_mut(s.ptr::<T>().add(out.offset), out.numel()) };
+        y.fill(T::zero());
+        y
+    } else {
+        buffer = vec![T::zero(); op * plan.out_planes];
+        &mut buffer
+    };
     if plan.planes == Planes::Summed && plan.extent == Extent::Valid && T::DTYPE.is_floating() && plan.out_planes > 1 {
-        summed_by_gemm(&mut y, &x, &mut w, plan, BAND_ELEMENTS);
-        return scatter(out, &y);
+        summed_by_gemm(y, x, &mut w, plan, BAND_ELEMENTS);
+        return if direct { Ok(()) } else { scatter(out, y) };
     }
     for (o, dst) in y.chunks_mut(op).enumerate() {
         match plan.planes {
-            Planes::Single => run(dst, &x, &w)?,
+            Planes::Single => run(dst, x, &w)?,
             Planes::Pairwise => run(dst, &x[o * ip..][..ip], &w[o * kp..][..kp])?,
             Planes::Summed => {
                 for i in 0..plan.in_planes {
@@ -242,7 +268,7 @@ fn convolve_typed<T: Scalar>(
             }
         }
     }
-    scatter(out, &y)
+    if direct { Ok(()) } else { scatter(out, y) }
 }
 
 /// The most elements of the columns buffer of `summed_by_gemm` (16 Mi: 64 MiB of floats), short
@@ -318,6 +344,11 @@ fn gather<T: Arith>(t: &Tensor) -> Result<Vec<T>> {
     let mut v = Vec::with_capacity(t.numel());
     if t.numel() > 0 {
         let s = t.storage_checked()?;
+        if t.is_contiguous() {
+            // SAFETY: a checked contiguous view of T: numel elements from its offset.
+            v.extend_from_slice(unsafe { std::slice::from_raw_parts(s.ptr::<T>().add(t.offset), t.numel()) });
+            return Ok(v);
+        }
         // SAFETY: a checked view of T (the caller dispatched on its type), only read here.
         unsafe { for_each_mut(s.ptr::<T>(), t, |x| v.push(*x)) };
     }
@@ -331,6 +362,11 @@ fn scatter<T: Arith>(t: &Tensor, v: &[T]) -> Result<()> {
     }
     debug_assert_eq!(t.numel(), v.len());
     let s = t.storage_checked()?;
+    if t.is_contiguous() {
+        // SAFETY: a checked contiguous view of T, not accessed elsewhere during the call.
+        unsafe { std::slice::from_raw_parts_mut(s.ptr::<T>().add(t.offset), t.numel()) }.copy_from_slice(v);
+        return Ok(());
+    }
     let mut it = v.iter();
     // SAFETY: a checked view of T, not accessed elsewhere during the call.
     unsafe {
