@@ -137,6 +137,9 @@ pub trait Sample: Copy + Default + PartialOrd + Send + Sync + 'static {
     type Acc: Real;
     /// Whether the type is a byte: colours are 0..255 in it, 0..1 otherwise.
     const BYTE: bool;
+    /// Whether every value is a single-precision float exactly and `Acc` is f32, so that kernels
+    /// summing in single precision may work on f32 copies of the samples.
+    const F32_EXACT: bool = false;
     fn acc(self) -> Self::Acc;
     /// A computed value stored back: a byte rounds half up and saturates, floats are kept.
     fn from_acc(v: Self::Acc) -> Self;
@@ -148,6 +151,7 @@ pub trait Sample: Copy + Default + PartialOrd + Send + Sync + 'static {
 impl Sample for u8 {
     type Acc = f32;
     const BYTE: bool = true;
+    const F32_EXACT: bool = true;
     #[inline(always)]
     fn acc(self) -> f32 {
         self as f32
@@ -176,6 +180,7 @@ impl Sample for u8 {
 impl Sample for f32 {
     type Acc = f32;
     const BYTE: bool = false;
+    const F32_EXACT: bool = true;
     #[inline(always)]
     fn acc(self) -> f32 {
         self
