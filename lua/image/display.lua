@@ -135,9 +135,12 @@ return function(image, lib, util)
    -- is: waves, a radial ramp and a diagonal ramp, with a bright disc and bars, its colours
    -- mixed 40% towards their grey as a photograph's are (fully saturated ramps would make
    -- torch/image's byte-versus-float colour tests land on exact rounding ties).
+   -- Made in double precision whatever the default type, and given in the default type, as a
+   -- photograph loaded from a file would be (the same picture either way).
    local function testPicture(channels, h, w)
-      local y = torch.linspace(0, 1, h):view(h, 1):expand(h, w):contiguous()
-      local x = torch.linspace(0, 1, w):view(1, w):expand(h, w):contiguous()
+      local D = torch.DoubleTensor
+      local y = torch.linspace(D(), 0, 1, h):view(h, 1):expand(h, w):contiguous()
+      local x = torch.linspace(D(), 0, 1, w):view(1, w):expand(h, w):contiguous()
       local radius = (x - 0.5):pow(2):add((y - 0.45):pow(2)):sqrt()
       local planes = {
          (x * 12.566 + y * 5.0):sin():mul(0.3):add(0.5):add(radius * -0.3),
@@ -146,15 +149,15 @@ return function(image, lib, util)
       }
       local disc = radius:lt(0.12):double():mul(0.35)
       local bars = (y * 40):sin():gt(0.85):double():cmul(x:lt(0.2):double()):mul(0.5)
-      local rgb = torch.Tensor(3, h, w)
+      local rgb = D(3, h, w)
       for c = 1, 3 do rgb[c]:copy(planes[c]:add(disc):add(bars)) end
       local grey = rgb:mean(1)[1]
-      local img = torch.Tensor(channels, h, w)
+      local img = D(channels, h, w)
       for c = 1, channels do
          local p = channels == 1 and grey or rgb[c]:mul(0.6):add(0.4, grey)
          img[c]:copy(p:clamp(0, 1):mul(255):round():mul(1 / 255))
       end
-      return img
+      return img:type(torch.getdefaulttensortype())
    end
 
    -- lena(): a 3 x 512 x 512 test image; fabio(): a 257 x 271 grey one (H x W, as torch/image's

@@ -36,6 +36,14 @@ h.near(hsl:select(3, 3), torch.DoubleTensor{ { 2 / 3 }, { 1 }, { 0.5 } }, 1e-12,
 h.near(hsl:select(3, 6), torch.DoubleTensor{ { 0 }, { 0 }, { 0.5 } }, 1e-12, 'hsl of grey')
 h.near(hsl:select(3, 5), torch.DoubleTensor{ { 7 / 12 }, { 0.5 }, { 0.4 } }, 1e-12, 'hsl of (.2, .4, .6)')
 local lena = image.lena()
+-- Under a float default type (test_rotate.lua of torch/image sets one) the test images are made
+-- in it.
+torch.setdefaulttensortype('torch.FloatTensor')
+local flena, ffabio = image.lena(), image.fabio()
+torch.setdefaulttensortype('torch.DoubleTensor')
+h.check(torch.type(flena) == 'torch.FloatTensor', 'lena in the default type')
+h.check(torch.type(ffabio) == 'torch.FloatTensor', 'fabio in the default type')
+h.near(flena:double(), lena, 1e-6, 'lena the same picture in float')
 h.near(image.hsv2rgb(image.rgb2hsv(lena)), lena, 1e-6, 'hsv round trip')
 h.near(image.hsl2rgb(image.rgb2hsl(lena)), lena, 1e-6, 'hsl round trip')
 local bytes = lena:clone():mul(255):round():byte()
