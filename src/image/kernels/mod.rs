@@ -146,9 +146,19 @@ pub trait Sample: Copy + Default + PartialOrd + Send + Sync + 'static {
     /// A value stored as a C cast would (no rounding).
     fn cast(v: f64) -> Self;
     fn f64(self) -> f64;
+    /// The value as a C cast to a byte would give it (for a byte, itself: no round trip through
+    /// f64, which the compiler does not see through).
+    #[inline(always)]
+    fn as_byte(self) -> u8 {
+        self.f64() as u8
+    }
 }
 
 impl Sample for u8 {
+    #[inline(always)]
+    fn as_byte(self) -> u8 {
+        self
+    }
     type Acc = f32;
     const BYTE: bool = true;
     const F32_EXACT: bool = true;

@@ -76,7 +76,8 @@ impl Decoded {
         };
         match &self.samples {
             Samples::U8(data) => {
-                let table: Vec<T> = (0..256).map(|v| value(v as f64)).collect();
+                // Indexed by a byte: no bounds checks.
+                let table: [T; 256] = std::array::from_fn(|v| value(v as f64));
                 spread(data, c, plane, dst, |v| table[v as usize]);
             }
             Samples::U16(data) => {
@@ -105,6 +106,15 @@ fn spread<S: Copy, T: Copy>(src: &[S], c: usize, plane: usize, dst: &mut [T], f:
         }
         return;
     }
+    if c == 3 && plane > 0 {
+        // RGB: one pass over the pixels, writing the three planes together.
+        let (r, rest) = dst.split_at_mut(plane);
+        let (g, b) = rest.split_at_mut(plane);
+        for (((px, r), g), b) in src.chunks_exact(3).zip(r).zip(g).zip(b) {
+            (*r, *g, *b) = (f(px[0]), f(px[1]), f(px[2]));
+        }
+        return;
+    }
     for (k, out) in dst.chunks_exact_mut(plane).enumerate() {
         for (d, px) in out.iter_mut().zip(src.chunks_exact(c)) {
             *d = f(px[k]);
@@ -121,13 +131,23 @@ pub fn interleaved<T: Sample>(src: &[T], l: &Layout, single: bool) -> Result<Vec
     let mut out = vec![0u8; c * h * w];
     let byte = |v: T| -> u8 {
         if T::BYTE {
-            v.f64() as u8
+            v.as_byte()
         } else if single {
             ((v.f64() as f32).clamp(0.0, 1.0) * 255.0) as u8
         } else {
             (v.f64().clamp(0.0, 1.0) * 255.0) as u8
         }
     };
+    if c == 3 && w > 0 && l.stride[2] == 1 {
+        // RGB rows of contiguous pixels, the common case: one pass over each output row.
+        for (y, line) in out.chunks_exact_mut(3 * w).enumerate() {
+            let [r, g, b] = [0, 1, 2].map(|k| &src[l.at(k, y, 0)..][..w]);
+            for (((px, &r), &g), &b) in line.chunks_exact_mut(3).zip(r).zip(g).zip(b) {
+                px.copy_from_slice(&[byte(r), byte(g), byte(b)]);
+            }
+        }
+        return Ok(out);
+    }
     for k in 0..c {
         for y in 0..h {
             let row = l.at(k, y, 0);
