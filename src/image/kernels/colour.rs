@@ -375,33 +375,14 @@ pub fn matrix3<T: Sample>(
     let coef = m.map(|row| row.map(T::Acc::of));
     let (ss, ds) = (sl.stride[2], dl.stride[2]);
     if ss == 1 && ds == 1 {
-        // Rows of contiguous pixels: each output row is built in passes (its start, then one
-        // term at a time), the same operations in the same order per pixel, in loops the
-        // compiler vectorises.
-        let w = sl.width();
-        for y in 0..sl.height() {
-            let rows = [0, 1, 2].map(|k| {
-                let b = sl.at(k, y, 0);
-                &src[b..b + w]
-            });
-            for i in 0..3 {
-                let d = dl.at(i, y, 0);
-                let out = &mut dst[d..d + w];
-                if from_first {
-                    out.copy_from_slice(rows[0]);
-                } else {
-                    out.fill(T::from_acc(T::Acc::of(0.0)));
-                }
-                for j in 0..3 {
-                    if m[i][j] != 0.0 {
-                        let c = coef[i][j];
-                        for (o, &p) in out.iter_mut().zip(rows[j]) {
-                            *o = T::from_acc(o.acc() + c * p.acc());
-                        }
-                    }
-                }
-            }
+        let map = Map3 { m, coef, from_first };
+        #[cfg(target_arch = "x86_64")]
+        if crate::torch::kernels::reduce::accumulate::has_avx2() {
+            // SAFETY: the CPU has AVX2.
+            unsafe { matrix3_rows_avx2(src, sl, dst, dl, &map) };
+            return Ok(());
         }
+        matrix3_rows(src, sl, dst, dl, &map);
         return Ok(());
     }
     for y in 0..sl.height() {
@@ -420,4 +401,51 @@ pub fn matrix3<T: Sample>(
         }
     }
     Ok(())
+}
+
+/// `matrix3`'s matrix, as its coefficients and as the element type's.
+struct Map3<'a, T: Sample> {
+    m: &'a [[f64; 3]; 3],
+    coef: [[T::Acc; 3]; 3],
+    from_first: bool,
+}
+
+/// [`matrix3_rows`] compiled for AVX2 (separate multiplies and adds: the same results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn matrix3_rows_avx2<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, map: &Map3<T>) {
+    matrix3_rows(src, sl, dst, dl, map)
+}
+
+/// `matrix3` over rows of contiguous pixels.
+#[inline(always)]
+fn matrix3_rows<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, map: &Map3<T>) {
+    let Map3 { m, coef, from_first } = map;
+    // Rows of contiguous pixels: each output row is built in passes (its start, then one
+    // term at a time), the same operations in the same order per pixel, in loops the
+    // compiler vectorises.
+    let w = sl.width();
+    for y in 0..sl.height() {
+        let rows = [0, 1, 2].map(|k| {
+            let b = sl.at(k, y, 0);
+            &src[b..b + w]
+        });
+        for i in 0..3 {
+            let d = dl.at(i, y, 0);
+            let out = &mut dst[d..d + w];
+            if *from_first {
+                out.copy_from_slice(rows[0]);
+            } else {
+                out.fill(T::from_acc(T::Acc::of(0.0)));
+            }
+            for j in 0..3 {
+                if m[i][j] != 0.0 {
+                    let c = coef[i][j];
+                    for (o, &p) in out.iter_mut().zip(rows[j]) {
+                        *o = T::from_acc(o.acc() + c * p.acc());
+                    }
+                }
+            }
+        }
+    }
 }

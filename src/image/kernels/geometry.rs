@@ -52,12 +52,23 @@ pub fn rotate<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, the
 /// than half a pixel takes the edge's value.
 pub fn rotate_bilinear<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, theta: f64) -> Result<()> {
     check_pair(sl, src.len(), dl, dst.len())?;
+    // RGB images get a build with the channel loop unrolled.
+    match dl.channels() {
+        3 => rotate_bilinear_in::<T, 3>(src, sl, dst, dl, theta),
+        _ => rotate_bilinear_in::<T, 0>(src, sl, dst, dl, theta),
+    }
+    Ok(())
+}
+
+/// The body of `rotate_bilinear` for `C` channels (0: as many as the layouts have).
+fn rotate_bilinear_in<T: Sample, const C: usize>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, theta: f64) {
     let theta = theta as f32 as f64;
     let (sin, cos) = (theta.sin(), theta.cos());
     let (sw, sh) = (sl.width() as i64, sl.height() as i64);
     let xc = (sw - 1) as f32 / 2.0;
     let yc = (sh - 1) as f32 / 2.0;
     let acc = |v: f64| T::Acc::of(v).f64();
+    let channels = if C == 0 { dl.channels() } else { C };
     // The column terms of the rotation, computed once: the same products as per pixel.
     let (cos_x, sin_x): (Vec<f64>, Vec<f64>) = (0..dl.width())
         .map(|i| {
@@ -65,76 +76,57 @@ pub fn rotate_bilinear<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &La
             (cos * dx, sin * dx)
         })
         .unzip();
-    // In tiles: the sampling of each pixel of a tile is worked out once, then applied plane by
-    // plane, so that each pass reads one source plane in a small region.
-    const TILE: usize = 32;
-    let (dh, dw) = (dl.height(), dl.width());
-    // A pixel's four source offsets (within a plane) and weights; None where it is blank.
-    let sampling = |i: usize, sin_y: f64, cos_y: f64| -> Option<([usize; 4], f64, f64)> {
-        let ri = acc(cos_x[i] - sin_y);
-        let rj = acc(cos_y + sin_x[i]);
-        let (x, y) = (acc(ri + xc as f64), acc(rj + yc as f64));
-        let (mut i0, mut j0) = (floor(x), floor(y));
-        let (mut i1, mut j1) = (i0 + 1, j0 + 1);
-        let (wi, wj) = (acc(x - i0 as f64), acc(y - j0 as f64));
-        let mut blank = false;
-        if i1 == sw && wi < 0.5 {
-            i1 = i0;
-        } else if i1 >= sw {
-            blank = true;
-        }
-        if j1 == sh && wj < 0.5 {
-            j1 = j0;
-        } else if j1 >= sh {
-            blank = true;
-        }
-        if i0 == -1 && wi > 0.5 {
-            i0 = i1;
-        } else if i0 < 0 {
-            blank = true;
-        }
-        if j0 == -1 && wj > 0.5 {
-            j0 = j1;
-        } else if j0 < 0 {
-            blank = true;
-        }
-        if blank || i0 < 0 || j0 < 0 || i1 >= sw || j1 >= sh {
-            return None;
-        }
-        let at = |x: i64, y: i64| sl.at(0, y as usize, x as usize);
-        Some(([at(i0, j0), at(i1, j0), at(i0, j1), at(i1, j1)], wi, wj))
-    };
-    let mut tile = Vec::with_capacity(TILE * TILE);
-    for j0 in (0..dh).step_by(TILE) {
-        for i0 in (0..dw).step_by(TILE) {
-            let (rows, cols) = (j0..(j0 + TILE).min(dh), i0..(i0 + TILE).min(dw));
-            tile.clear();
-            for j in rows.clone() {
-                let dy = (j as f32 - yc) as f64;
-                let (sin_y, cos_y) = (sin * dy, cos * dy);
-                for i in cols.clone() {
-                    tile.push(sampling(i, sin_y, cos_y));
-                }
+    for j in 0..dl.height() {
+        let dy = (j as f32 - yc) as f64;
+        let (sin_y, cos_y) = (sin * dy, cos * dy);
+        for i in 0..dl.width() {
+            let ri = acc(cos_x[i] - sin_y);
+            let rj = acc(cos_y + sin_x[i]);
+            let (x, y) = (acc(ri + xc as f64), acc(rj + yc as f64));
+            let (mut i0, mut j0) = (floor(x), floor(y));
+            let (mut i1, mut j1) = (i0 + 1, j0 + 1);
+            let (wi, wj) = (acc(x - i0 as f64), acc(y - j0 as f64));
+            let mut blank = false;
+            if i1 == sw && wi < 0.5 {
+                i1 = i0;
+            } else if i1 >= sw {
+                blank = true;
             }
-            for k in 0..dl.channels() {
-                let plane = &src[k * sl.stride[0]..];
-                let mut taken = tile.iter();
-                for j in rows.clone() {
-                    for i in cols.clone() {
-                        let v = match taken.next() {
-                            Some(Some(([o00, o10, o01, o11], wi, wj))) => {
-                                let f = |o: usize| plane[o].f64();
-                                T::from_acc(T::Acc::of_f32(blend(f(*o00), f(*o10), f(*o01), f(*o11), *wi, *wj)))
-                            }
-                            _ => T::default(),
-                        };
-                        dst[dl.at(k, j, i)] = v;
-                    }
+            if j1 == sh && wj < 0.5 {
+                j1 = j0;
+            } else if j1 >= sh {
+                blank = true;
+            }
+            if i0 == -1 && wi > 0.5 {
+                i0 = i1;
+            } else if i0 < 0 {
+                blank = true;
+            }
+            if j0 == -1 && wj > 0.5 {
+                j0 = j1;
+            } else if j0 < 0 {
+                blank = true;
+            }
+            blank = blank || i0 < 0 || j0 < 0 || i1 >= sw || j1 >= sh;
+            let out = dl.at(0, j, i);
+            if blank {
+                for k in 0..channels {
+                    dst[out + k * dl.stride[0]] = T::default();
                 }
+                continue;
+            }
+            let at = |x: i64, y: i64| sl.at(0, y as usize, x as usize);
+            let (o00, o10, o01, o11) = (at(i0, j0), at(i1, j0), at(i0, j1), at(i1, j1));
+            for k in 0..channels {
+                let c = k * sl.stride[0];
+                // SAFETY: (i0, i1) lie in [0, sw) and (j0, j1) in [0, sh) (else the pixel is
+                // blank), k is a channel, and check_pair found every such index inside `src`.
+                let f = |o: usize| unsafe { src.get_unchecked(o + c) }.f64();
+                let v = blend(f(o00), f(o10), f(o01), f(o11), wi, wj);
+                dst[out + k * dl.stride[0]] = T::from_acc(T::Acc::of_f32(v));
             }
         }
     }
-    Ok(())
 }
 
 /// The part of `src` at (x, y) of `dst`'s size.
