@@ -155,13 +155,13 @@ pub trait Sample: Copy + Default + PartialOrd + Send + Sync + 'static {
 }
 
 impl Sample for u8 {
+    type Acc = f32;
+    const BYTE: bool = true;
+    const F32_EXACT: bool = true;
     #[inline(always)]
     fn as_byte(self) -> u8 {
         self
     }
-    type Acc = f32;
-    const BYTE: bool = true;
-    const F32_EXACT: bool = true;
     #[inline(always)]
     fn acc(self) -> f32 {
         self as f32

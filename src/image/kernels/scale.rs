@@ -22,6 +22,10 @@ impl Line {
     }
 }
 
+/// Lines resampled together in a first (along-the-row) pass: their samples stay in cache, and
+/// their outputs are independent work (eight f32 lanes fill an AVX2 register).
+const BAND: usize = 8;
+
 /// Rounds to single precision: torch/image keeps these running values in C `float`s.
 #[inline(always)]
 fn f(v: f64) -> f32 {
@@ -165,7 +169,6 @@ fn shrink_f32_avx2<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout
 
 #[inline(always)]
 fn shrink_f32_loops<T: Sample>(src: &[T], sl: &Layout, dst: &mut [T], dl: &Layout, across: &[Span], down: &[Span]) {
-    const BAND: usize = 8;
     let (sh, sw) = (sl.height(), sl.width());
     let dw = dl.width();
     let to_t = |v: f32| T::from_acc(T::Acc::of_f32(v));
@@ -276,7 +279,6 @@ fn separable<T: Sample, R: Resample<T>>(src: &[T], sl: &Layout, dst: &mut [T], d
     if sh == 0 || sw == 0 || dh == 0 || dw == 0 {
         return Ok(());
     }
-    const BAND: usize = 8;
     let across = R::plan(sw, dw);
     let down = R::plan(sh, dh);
     if T::F32_EXACT

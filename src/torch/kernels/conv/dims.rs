@@ -42,6 +42,17 @@ pub enum Orientation {
     Correlation,
 }
 
+impl Orientation {
+    /// Whether the kernel must be flipped for `extent`'s loop: the valid loop correlates and the
+    /// full loop convolves.
+    pub(super) fn flips_kernel(self, extent: Extent) -> bool {
+        match extent {
+            Extent::Valid => self == Orientation::Convolution,
+            Extent::Full => self == Orientation::Correlation,
+        }
+    }
+}
+
 pub(super) fn shape(d: &[usize]) -> String {
     let s: Vec<String> = d.iter().map(usize::to_string).collect();
     s.join("x")

@@ -153,12 +153,8 @@ pub fn accumulate<T: Arith>(
     extent: Extent,
     orientation: Orientation,
 ) -> Result<()> {
-    let flip = match extent {
-        Extent::Valid => orientation == Orientation::Convolution,
-        Extent::Full => orientation == Orientation::Correlation,
-    };
     let flipped: Vec<T>;
-    let kernel = if flip {
+    let kernel = if orientation.flips_kernel(extent) {
         flipped = kernel.iter().rev().copied().collect();
         &flipped[..]
     } else {

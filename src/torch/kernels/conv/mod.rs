@@ -187,20 +187,17 @@ fn convolve_typed<T: Scalar>(
     let step = [1, 1, 1];
     // The valid loop correlates and the full loop convolves: the other orientation flips each
     // kernel box, which for a contiguous box is the reversal of its elements.
-    let flip = match plan.extent {
-        Extent::Valid => orientation == Orientation::Convolution,
-        Extent::Full => orientation == Orientation::Correlation,
-    };
-    if flip {
+    if orientation.flips_kernel(plan.extent) {
         w.chunks_mut(kp).for_each(<[T]>::reverse);
     }
     let run = |dst: &mut [T], src: &[T], k: &[T]| match plan.extent {
         Extent::Valid => correlate_valid(dst, src, plan.input, k, plan.kernel, step),
         Extent::Full => convolve_full(dst, src, plan.input, k, plan.kernel, step),
     };
-    // A contiguous result is computed in place (zeroed first), saving a buffer of its size and
-    // a copy: the operands are copies, or (the input) in another storage.
-    let direct = out.is_contiguous() && out.numel() == op * plan.out_planes;
+    // A contiguous result (of the plan's size, checked above) is computed in place, zeroed
+    // first, saving a buffer of its size and a copy: the operands are copies, or (the input) in
+    // another storage. `scatter` is left for a strided result.
+    let direct = out.is_contiguous();
     let mut buffer: Vec<T>;
     let y: &mut [T] = if direct {
         let s = out.storage_checked()?;
@@ -318,11 +315,6 @@ fn scatter<T: Arith>(t: &Tensor, v: &[T]) -> Result<()> {
     }
     debug_assert_eq!(t.numel(), v.len());
     let s = t.storage_checked()?;
-    if t.is_contiguous() {
-        // SAFETY: a checked contiguous view of T, not accessed elsewhere during the call.
-        unsafe { std::slice::from_raw_parts_mut(s.ptr::<T>().add(t.offset), t.numel()) }.copy_from_slice(v);
-        return Ok(());
-    }
     let mut it = v.iter();
     // SAFETY: a checked view of T, not accessed elsewhere during the call.
     unsafe {
