@@ -327,16 +327,21 @@ fn a_wrong_secret_is_refused() {
         &[
             "-e",
             &format!(
-                "local ok, e = pcall(require('cluster').client, '{}', {{timeout = 1}}) print(ok, e)",
+                "local t = require('sys').clock() \
+                 local ok, e = pcall(require('cluster').client, '{}', {{timeout = 30}}) \
+                 print(ok, e) print(string.format('refused within %.2f s', require('sys').clock() - t))",
                 c.profile
             ),
         ],
         "",
         &[("LUATORCH_CLUSTER_DIR", &wrong.display().to_string())],
     );
+    // The controller refuses a wrong proof at once: the client says so rather than waiting out
+    // its connect timeout (30 s here).
     assert!(
         out.stdout
-            .starts_with("false\tcluster.client: no answer from the controller"),
+            .starts_with("false\tcluster.client: the controller at tcp://127.0.0.1:")
+            && out.stdout.contains(" refused us: the secret is not this cluster's\n"),
         "{}\n{}",
         out.stdout,
         out.stderr
@@ -452,4 +457,95 @@ fn the_scheduler_runs_on_the_engines() {
     let c = Cluster::start("scheduler", 2);
     let scratch = common::temp_dir("cluster-scheduler-scratch");
     c.assert_script("scheduler.lua", &[&scratch.display().to_string()]);
+}
+
+/// The segments of controller `ctl`'s run but its 8-byte probe: what the client sent (1 MiB each).
+fn large_segments(ctl: i32) -> Vec<String> {
+    Cluster::segments_of(ctl)
+        .into_iter()
+        .filter(|n| std::fs::metadata(format!("/dev/shm/{n}")).is_ok_and(|m| m.len() > 4096))
+        .collect()
+}
+
+/// Runs controller_gone.lua against cluster `c`, sends `signal` to the controller once the
+/// script waits, and returns the script's output and the run's large segments left after it.
+fn controller_goes_away(c: &Cluster, signal: nix::sys::signal::Signal) -> (Output, Vec<String>) {
+    use std::io::BufRead;
+    let ctl = c.controller_pid();
+    let mut child = Command::new(th_path())
+        .current_dir(lua_dir())
+        .args(["cluster/controller_gone.lua", &c.profile])
+        .env("LUATORCH_CLUSTER_DIR", &c.dir)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    // The script says 'waiting' within the wait for engines (30 s) and its first map; a script
+    // that fails before that closes its stdout, which ends the read too.
+    while stdout.read_line(&mut line).unwrap_or(0) > 0 && !line.contains("waiting") {}
+    assert!(line.contains("waiting"), "the script reached its wait: {line}");
+    assert!(!large_segments(ctl).is_empty(), "the tasks went in shared memory");
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(ctl), signal).unwrap();
+    let deadline = Instant::now() + WAIT;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut rest = String::new();
+    let _ = std::io::Read::read_to_string(&mut stdout, &mut rest);
+    let mut stderr = String::new();
+    let _ = std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr);
+    let large = large_segments(ctl);
+    let raw = common::without_print_tabs(&rest);
+    (
+        Output {
+            status,
+            stdout: raw.clone(),
+            raw_stdout: rest,
+            stderr,
+        },
+        large,
+    )
+}
+
+#[test]
+fn a_waiting_client_notices_a_killed_controller() {
+    let c = Cluster::start("gone", 2);
+    let engines = c.engine_pids();
+    let (out, left) = controller_goes_away(&c, nix::sys::signal::Signal::SIGKILL);
+    assert!(
+        out.status == Some(0) && out.stdout.ends_with("ok\n"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stdout.contains("has ended"), "{}", out.stdout);
+    assert_eq!(left, Vec::<String>::new(), "the client removed its task segments");
+    assert_eq!(wait_gone(&engines), Vec::<i32>::new());
+}
+
+#[test]
+fn a_waiting_client_notices_a_controller_that_stopped_answering() {
+    let c = Cluster::start("stopped", 2);
+    let ctl = c.controller_pid();
+    let (out, left) = controller_goes_away(&c, nix::sys::signal::Signal::SIGSTOP);
+    // The stopped controller goes for good (SIGKILL reaches a stopped process), and its engines
+    // with it.
+    let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(ctl), nix::sys::signal::Signal::SIGKILL);
+    assert!(
+        out.status == Some(0) && out.stdout.ends_with("ok\n"),
+        "{}\n{}",
+        out.stdout,
+        out.stderr
+    );
+    assert!(out.stdout.contains("stopped answering"), "{}", out.stdout);
+    assert_eq!(left, Vec::<String>::new(), "the client removed its task segments");
 }

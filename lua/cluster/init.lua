@@ -131,15 +131,23 @@ local function show_progress(ar)
    return #ar._ids > 1 and torch.isatty(io.stdout)
 end
 
--- Waits up to `timeout` seconds (forever without one); whether every task has finished.
+-- Waits up to `timeout` seconds (forever without one); whether every task has finished. Raises
+-- when the controller is gone before they have (within 2 s of its end or its last answer).
 function AsyncResult:wait(timeout)
    check_timeout('AsyncResult.wait', timeout)
    if self._values or self._failure then
       return true
    end
    local c = self._client._c
+   local function wait_for(t)
+      local done, gone = c:wait(self._ids, t)
+      if gone then
+         error('cluster.' .. self._fname .. ': ' .. gone, 0)
+      end
+      return done
+   end
    if not show_progress(self) then
-      return c:wait(self._ids, timeout)
+      return wait_for(timeout)
    end
    local xlua = require 'xlua'
    local deadline = timeout and clock() + timeout
@@ -157,7 +165,7 @@ function AsyncResult:wait(timeout)
             return false
          end
       end
-      c:wait(self._ids, slice)
+      wait_for(slice)
    end
 end
 

@@ -81,7 +81,10 @@ end
 -- the chunk's time and its errors by position.
 function Backend:next()
    local c = self.client._c
-   local tid = c:wait_any(self.order)
+   local tid, gone = c:wait_any(self.order)
+   if not tid then
+      error('scheduler: ' .. tostring(gone), 0)
+   end
    for i, t in ipairs(self.order) do
       if t == tid then
          table.remove(self.order, i)

@@ -1,7 +1,11 @@
 //! The client's native side (`libcluster`'s `connect`): one authenticated connection to the
 //! controller, task submission, and the results that arrived and were not taken yet. A result's
 //! frames stay undecoded until Lua takes it, and are dropped then: nothing is kept after that.
-//! Every wait here notices Ctrl-C (the tasks go on; their results can still be taken).
+//! Every wait here notices Ctrl-C (the tasks go on; their results can still be taken), and a
+//! controller that ended or stopped answering (`watch.rs`): the wait then fails within
+//! `watch::NOTICE`, naming it, while the results that had arrived can still be taken. The client
+//! owns the segments its tasks were sent in until their results come back; with the controller
+//! gone, it removes them (then, or when it closes).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::time::{Duration, Instant};
@@ -12,6 +16,7 @@ use super::connfile;
 use super::peer::{self, Peer, recv_frames};
 use super::protocol::{Msg, Outcome, Role, Status, Targets};
 use super::value;
+use super::watch::Heard;
 use crate::error::{Error, Named};
 use crate::wire::handshake::random_bytes;
 
@@ -41,7 +46,17 @@ impl Drop for Client {
         for (_, a) in self.arrived.drain() {
             a.drop_segments();
         }
+        self.check_controller();
+        if self.gone.is_some() {
+            self.drop_task_segments();
+        }
     }
+}
+
+/// The segments one submission's value went in, and its tasks whose results have not come.
+struct Sent {
+    names: Vec<String>,
+    waiting: HashSet<u64>,
 }
 
 pub struct Client {
@@ -52,6 +67,14 @@ pub struct Client {
     answers: VecDeque<Msg>,
     arrivals: u64,
     pub profile: String,
+    /// The controller's pid, as its connection file says.
+    controller_pid: u32,
+    /// Why the controller is known to be gone.
+    gone: Option<String>,
+    /// Submissions whose value is in segments, by their first task.
+    sent: HashMap<u64, Sent>,
+    /// Each waiting task's submission.
+    sent_by_task: HashMap<u64, u64>,
 }
 
 fn seconds(method: &str, t: Option<f64>) -> mlua::Result<Option<Duration>> {
@@ -73,7 +96,7 @@ impl Client {
                 .try_into()
                 .expect("8 bytes"),
         );
-        let peer = peer::connect(&conn.endpoint, &secret, Role::Client { key }, timeout)?;
+        let peer = peer::connect(&conn.endpoint, &secret, Role::Client { key }, timeout, Some(conn.pid))?;
         Ok(Client {
             peer: Some(peer),
             next_task: 1,
@@ -81,7 +104,63 @@ impl Client {
             answers: VecDeque::new(),
             arrivals: 0,
             profile: profile.to_string(),
+            controller_pid: conn.pid,
+            gone: None,
+            sent: HashMap::new(),
+            sent_by_task: HashMap::new(),
         })
+    }
+
+    /// Looks at the connection's events (and the pid, for a controller here); records why the
+    /// controller is gone, once it is, and removes the task segments nobody else will.
+    fn check_controller(&mut self) {
+        if self.gone.is_some() {
+            return;
+        }
+        let Some(w) = self.peer.as_ref().and_then(|p| p.watch.as_ref()) else {
+            return;
+        };
+        let ended = w.process_ended();
+        let why = match (w.heard(), ended) {
+            (_, true) => "has ended",
+            (Some(Heard::Closed), false) if w.is_local() => "stopped answering (its heartbeats stopped)",
+            (Some(Heard::Closed), false) => "closed the connection or stopped answering",
+            (Some(Heard::Refused), false) => "refused the connection",
+            (None, false) => return,
+        };
+        self.gone = Some(format!(
+            "the controller of cluster '{}' (pid {}) {why}",
+            self.profile, self.controller_pid
+        ));
+        self.drop_task_segments();
+    }
+
+    fn drop_task_segments(&mut self) {
+        for (_, s) in self.sent.drain() {
+            super::shm::unlink_all(&s.names);
+        }
+        self.sent_by_task.clear();
+    }
+
+    /// The error of a wait that cannot end now that the controller is gone.
+    fn gone_error(&self, done: usize, of: usize) -> Option<Error> {
+        let why = self.gone.as_ref()?;
+        Some(Error::peer(format!(
+            "{why}; {done} of {of} tasks had finished (their results can still be taken)"
+        )))
+    }
+
+    /// The submission of `task` no longer waits for it.
+    fn settled(&mut self, task: u64) {
+        let Some(first) = self.sent_by_task.remove(&task) else {
+            return;
+        };
+        if let Some(s) = self.sent.get_mut(&first) {
+            s.waiting.remove(&task);
+            if s.waiting.is_empty() {
+                self.sent.remove(&first);
+            }
+        }
     }
 
     fn peer(&self) -> crate::error::Result<&Peer> {
@@ -106,6 +185,7 @@ impl Client {
                 ran_us,
             } => {
                 self.arrivals += 1;
+                self.settled(task);
                 self.arrived.insert(
                     task,
                     Arrived {
@@ -123,27 +203,46 @@ impl Client {
         }
     }
 
-    /// Reads what has come, waiting up to `timeout` for the first message (None: no wait).
+    /// Reads what has come, waiting up to `timeout` for the first message (None: no wait). It
+    /// waits in slices, looking at the controller between them; once the controller is gone it
+    /// returns what it read (see `gone`).
     fn pump(&mut self, timeout: Option<Duration>) -> crate::error::Result<usize> {
         let mut n = 0;
-        let mut wait = timeout;
+        let deadline = timeout.map(|t| Instant::now() + t);
         loop {
+            let slice = deadline.map(|d| {
+                d.saturating_duration_since(Instant::now())
+                    .min(Duration::from_millis(100))
+            });
             let got = {
                 let p = self.peer()?;
-                match wait {
-                    Some(t) => recv_frames(&p.socket, Some(t), true)?,
-                    None => recv_frames(&p.socket, Some(Duration::ZERO), false)?,
+                match slice {
+                    Some(t) if n == 0 && self.gone.is_none() => recv_frames(&p.socket, Some(t), true)?,
+                    _ => recv_frames(&p.socket, Some(Duration::ZERO), false)?,
                 }
             };
-            let Some(frames) = got else { return Ok(n) };
-            self.file(frames);
-            n += 1;
-            wait = None;
+            match got {
+                Some(frames) => {
+                    self.file(frames);
+                    n += 1;
+                }
+                None => {
+                    self.check_controller();
+                    let waited_out = deadline.is_none_or(|d| Instant::now() >= d);
+                    if n > 0 || waited_out || self.gone.is_some() {
+                        return Ok(n);
+                    }
+                }
+            }
         }
     }
 
     /// Sends a request and waits for the answer `want` picks.
     fn ask<T>(&mut self, msg: &Msg, timeout: Duration, want: impl Fn(&Msg) -> Option<T>) -> crate::error::Result<T> {
+        self.check_controller();
+        if let Some(why) = &self.gone {
+            return Err(Error::peer(why.clone()));
+        }
         self.peer()?.send(&msg.encode(), &[])?;
         let deadline = Instant::now() + timeout;
         loop {
@@ -160,6 +259,9 @@ impl Client {
                 )));
             }
             self.pump(Some(left.min(Duration::from_millis(200))))?;
+            if let Some(why) = &self.gone {
+                return Err(Error::peer(why.clone()));
+            }
         }
     }
 
@@ -222,6 +324,10 @@ impl UserData for Client {
             |lua, this, (v, engines, retries, timeout, caller): SubmitArgs| {
                 let name = format!("cluster.{}", caller.as_deref().unwrap_or("submit"));
                 let method = name.as_str();
+                this.check_controller();
+                if let Some(why) = &this.gone {
+                    return Err(Error::peer(why.clone()).named(method));
+                }
                 let timeout_ms = seconds(method, timeout)?.map(|d| d.as_millis() as u64).unwrap_or(0);
                 let first = this.next_task;
                 let targets = match engines {
@@ -247,26 +353,39 @@ impl UserData for Client {
                 }
                 .encode();
                 enc.send(&this.peer().named(method)?.socket, &head).named(method)?;
+                let names = super::shm::segment_names(&enc.body);
+                if !names.is_empty() {
+                    let waiting: HashSet<u64> = (first..this.next_task).collect();
+                    for &t in &waiting {
+                        this.sent_by_task.insert(t, first);
+                    }
+                    this.sent.insert(first, Sent { names, waiting });
+                }
                 Ok(first)
             },
         );
-        // wait(ids, timeout_s|nil) -> whether every one has arrived
+        // wait(ids, timeout_s|nil) -> whether every one has arrived; false and why once the
+        // controller is gone with some missing
         m.add_method_mut("wait", |_, this, (ids, timeout): (Vec<u64>, Option<f64>)| {
             const M: &str = "cluster.wait";
             let timeout = seconds(M, timeout)?;
             let deadline = timeout.map(|t| Instant::now() + t);
+            let of = ids.len();
             let mut missing: HashSet<u64> = ids.into_iter().filter(|i| !this.arrived.contains_key(i)).collect();
             this.pump(None).named(M)?;
             loop {
                 missing.retain(|i| !this.arrived.contains_key(i));
                 if missing.is_empty() {
-                    return Ok(true);
+                    return Ok((true, None));
+                }
+                if let Some(e) = this.gone_error(of - missing.len(), of) {
+                    return Ok((false, Some(e.to_string())));
                 }
                 let slice = match deadline {
                     Some(d) => {
                         let left = d.saturating_duration_since(Instant::now());
                         if left.is_zero() {
-                            return Ok(false);
+                            return Ok((false, None));
                         }
                         left.min(Duration::from_millis(100))
                     }
@@ -276,20 +395,23 @@ impl UserData for Client {
             }
         });
         // wait_any(ids, timeout_s|nil) -> the first of ids (in their order) whose result has
-        // arrived, or nil at the deadline
+        // arrived, or nil at the deadline (nil and why once the controller is gone)
         m.add_method_mut("wait_any", |_, this, (ids, timeout): (Vec<u64>, Option<f64>)| {
             const M: &str = "cluster.wait";
             let deadline = seconds(M, timeout)?.map(|t| Instant::now() + t);
             this.pump(None).named(M)?;
             loop {
                 if let Some(&id) = ids.iter().find(|i| this.arrived.contains_key(i)) {
-                    return Ok(Some(id));
+                    return Ok((Some(id), None));
+                }
+                if let Some(e) = this.gone_error(0, ids.len()) {
+                    return Ok((None, Some(e.to_string())));
                 }
                 let slice = match deadline {
                     Some(d) => {
                         let left = d.saturating_duration_since(Instant::now());
                         if left.is_zero() {
-                            return Ok(None);
+                            return Ok((None, None));
                         }
                         left.min(Duration::from_millis(100))
                     }
@@ -330,6 +452,8 @@ impl UserData for Client {
                 if let Some(a) = this.arrived.remove(i) {
                     a.drop_segments();
                 }
+                // The controller ends a forgotten task, and its segments with it.
+                this.settled(*i);
             }
             this.peer()
                 .and_then(|p| p.send(&Msg::Forget { tasks: ids }.encode(), &[]))
@@ -364,10 +488,22 @@ impl UserData for Client {
                     return Ok(());
                 }
                 this.pump(Some(left)).named(M)?;
+                if let Some(why) = &this.gone {
+                    return Err(Error::peer(why.clone()).named(M));
+                }
             }
         });
         m.add_method_mut("pending", |_, this, ()| Ok(this.arrived.len()));
+        // gone() -> why the controller is known to be gone, or nil
+        m.add_method_mut("gone", |_, this, ()| {
+            this.check_controller();
+            Ok(this.gone.clone())
+        });
         m.add_method_mut("close", |_, this, ()| {
+            this.check_controller();
+            if this.gone.is_some() {
+                this.drop_task_segments();
+            }
             this.peer = None;
             for (_, a) in this.arrived.drain() {
                 a.drop_segments();

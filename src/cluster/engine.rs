@@ -17,7 +17,7 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Beats until the controller stops answering, then ends the process: nothing else would.
 fn beat(endpoint: String, secret: Vec<u8>, engine: u32) {
-    let Ok(p) = peer::connect(&endpoint, &secret, Role::Beat { engine }, CONNECT_TIMEOUT) else {
+    let Ok(p) = peer::connect(&endpoint, &secret, Role::Beat { engine }, CONNECT_TIMEOUT, None) else {
         eprintln!("cluster engine {engine}: cannot open the heartbeat connection; ending");
         // SAFETY: ends the process without running anything else.
         unsafe { libc::_exit(1) };
@@ -54,6 +54,7 @@ pub fn serve(lua: &Lua, boot: &Bootstrap, handler: Function) -> mlua::Result<()>
         &boot.secret,
         Role::Engine { slot: boot.slot },
         CONNECT_TIMEOUT,
+        None,
     )
     .named(M)?;
     let (endpoint, secret, id) = (boot.endpoint.clone(), boot.secret.clone(), p.id);

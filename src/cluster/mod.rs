@@ -14,6 +14,7 @@ pub mod peer;
 pub mod protocol;
 pub mod shm;
 pub mod value;
+pub mod watch;
 
 use std::time::Duration;
 

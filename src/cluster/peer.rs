@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::protocol::{Msg, Role, hostname};
+use super::watch::{self, Heard, Watch};
 use crate::error::{Error, Result};
 use crate::parallel::gate;
 use crate::wire::handshake;
@@ -19,8 +20,10 @@ pub fn zmq_err(what: &str, e: zmq::Error) -> Error {
 
 /// A connected, authenticated peer of a controller.
 pub struct Peer {
-    // The socket goes before its context (field order is drop order).
+    // The sockets go before their context (field order is drop order).
     pub socket: zmq::Socket,
+    /// The connection's events, for a client (see `watch.rs`).
+    pub watch: Option<Watch>,
     pub ctx: zmq::Context,
     /// What the controller's welcome said: an engine's id, a client's number.
     pub id: u32,
@@ -76,8 +79,16 @@ pub fn recv_frames(
     }
 }
 
-/// Connects to the controller at `endpoint` as `role`, proving `secret`, within `timeout`.
-pub fn connect(endpoint: &str, secret: &[u8], role: Role, timeout: Duration) -> Result<Peer> {
+/// Connects to the controller at `endpoint` as `role`, proving `secret`, within `timeout`. A
+/// client's connection is watched (`watch.rs`); `controller_pid` is the controller's pid as its
+/// connection file gives it.
+pub fn connect(
+    endpoint: &str,
+    secret: &[u8],
+    role: Role,
+    timeout: Duration,
+    controller_pid: Option<u32>,
+) -> Result<Peer> {
     let ctx = zmq::Context::new();
     let socket = ctx
         .socket(zmq::DEALER)
@@ -89,10 +100,19 @@ pub fn connect(endpoint: &str, secret: &[u8], role: Role, timeout: Duration) -> 
         // The controller's answers are bounded too: a peer never buffers more than it asked for
         // plus one frame.
         socket.set_maxmsgsize(MAX_FRAME as i64)?;
-        gate::present(&socket, secret)?;
-        socket.connect(endpoint)
+        gate::present(&socket, secret)
     };
     setup().map_err(|e| zmq_err(&format!("cannot connect to {endpoint}"), e))?;
+    let watch = match role {
+        Role::Client { .. } => {
+            let here = controller_pid.filter(|_| watch::is_local(endpoint));
+            Some(watch::watch(&ctx, &socket, here)?)
+        }
+        _ => None,
+    };
+    socket
+        .connect(endpoint)
+        .map_err(|e| zmq_err(&format!("cannot connect to {endpoint}"), e))?;
     let hello = Msg::Hello {
         role,
         pid: std::process::id(),
@@ -110,8 +130,25 @@ pub fn connect(endpoint: &str, secret: &[u8], role: Role, timeout: Duration) -> 
     let mut answered = None;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let Some(frames) = recv_frames(&socket, Some(left), false)? else {
+        if left.is_zero() {
             return Err(no_answer());
+        }
+        // In slices, so that a refusal or a closed connection ends the wait at once.
+        let slice = if watch.is_some() {
+            left.min(Duration::from_millis(50))
+        } else {
+            left
+        };
+        let Some(frames) = recv_frames(&socket, Some(slice), false)? else {
+            if let Some(heard) = watch.as_ref().and_then(Watch::heard) {
+                return Err(match heard {
+                    Heard::Refused => Error::peer(format!(
+                        "the controller at {endpoint} refused us: the secret is not this cluster's"
+                    )),
+                    Heard::Closed => Error::peer(format!("the controller at {endpoint} closed the connection")),
+                });
+            }
+            continue;
         };
         let Some((msg, _)) = frames.first().and_then(|f| Msg::split(f)) else {
             continue;
@@ -143,6 +180,7 @@ pub fn connect(endpoint: &str, secret: &[u8], role: Role, timeout: Duration) -> 
                 let shm_run = shm.then_some(run);
                 return Ok(Peer {
                     socket,
+                    watch,
                     ctx,
                     id,
                     shm_run,
