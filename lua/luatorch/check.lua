@@ -11,4 +11,22 @@ function check.string(fname, pos, v)
    return v
 end
 
+-- Raises `msg` at the user's line: the first Lua frame outside luatorch's own Lua files (whose
+-- chunks are named `[luatorch]/...`), however deep inside them the check ran; with no position
+-- when there is none (a function handed straight to pcall from C).
+function check.raise(msg)
+   local getinfo = debug.getinfo
+   local level = 2
+   while true do
+      local info = getinfo(level, 'Sl')
+      if info == nil then
+         error(msg, 0)
+      end
+      if info.currentline > 0 and info.source:sub(1, 12) ~= '@[luatorch]/' then
+         error(msg, level)
+      end
+      level = level + 1
+   end
+end
+
 return check

@@ -24,8 +24,11 @@ local scheduler = {}
 local Scheduler = {}
 Scheduler.__index = Scheduler
 
+local raise = require('luatorch.check').raise
+
+-- Errors name the function the user called and blame the user's line, however deep the check.
 local function fail(fname, msg)
-   error('scheduler.' .. fname .. ': ' .. msg, 3)
+   raise('scheduler.' .. fname .. ': ' .. msg)
 end
 
 -- Result containers: add(index, value), or add_all(first, values, n) for the n results of the
@@ -269,10 +272,10 @@ end
 
 local function check_running(self, fname)
    if getmetatable(self) ~= Scheduler then
-      error('scheduler:' .. fname .. ': call it with a colon (s:' .. fname .. '(...))', 3)
+      raise('scheduler:' .. fname .. ': call it with a colon (s:' .. fname .. '(...))')
    end
    if not self.running then
-      error('scheduler:' .. fname .. ': the scheduler is shut down', 3)
+      raise('scheduler:' .. fname .. ': the scheduler is shut down')
    end
 end
 
@@ -459,11 +462,11 @@ function Scheduler:add_task(data, callable)
    check_running(self, 'add_task')
    if callable == nil then
       if self.last == nil then
-         error('scheduler:add_task: no callable given, and none before to reuse', 2)
+         raise('scheduler:add_task: no callable given, and none before to reuse')
       end
    elseif callable ~= self.last then
       if type(callable) ~= 'function' then
-         error('scheduler:add_task: the callable must be a function, got ' .. type(callable), 2)
+         raise('scheduler:add_task: the callable must be a function, got ' .. type(callable))
       end
       local previous = self.last
       self.last = callable
@@ -513,7 +516,7 @@ local function hand_out(self, fname, container)
       table.sort(errors, function(a, b) return a.index < b.index end)
       local e = errors[1]
       local more = #errors > 1 and (' (and %d more failed)'):format(#errors - 1) or ''
-      error(('scheduler:%s: task %d failed%s: %s'):format(fname, e.index, more, e.message), 3)
+      raise(('scheduler:%s: task %d failed%s: %s'):format(fname, e.index, more, e.message))
    end
    return results
 end
@@ -541,13 +544,13 @@ local MAP_CHUNK = 8192
 function Scheduler:map(callable, list)
    check_running(self, 'map')
    if type(callable) ~= 'function' then
-      error('scheduler:map: the callable must be a function, got ' .. type(callable), 2)
+      raise('scheduler:map: the callable must be a function, got ' .. type(callable))
    end
    if type(list) ~= 'table' then
-      error('scheduler:map: a list of task data expected as argument #2, got ' .. type(list), 2)
+      raise('scheduler:map: a list of task data expected as argument #2, got ' .. type(list))
    end
    if self.open > 0 then
-      error(('scheduler:map: %d tasks from add_task are still open: call get_results first'):format(self.open), 2)
+      raise(('scheduler:map: %d tasks from add_task are still open: call get_results first'):format(self.open))
    end
    local n = #list
    local key = key_of(self, callable)
@@ -579,7 +582,7 @@ end
 -- Ends the workers (open tasks are dropped); a second call does nothing.
 function Scheduler:shutdown()
    if getmetatable(self) ~= Scheduler then
-      error('scheduler:shutdown: call it with a colon (s:shutdown())', 2)
+      raise('scheduler:shutdown: call it with a colon (s:shutdown())')
    end
    if not self.running then return end
    self.running = false

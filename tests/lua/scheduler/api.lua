@@ -184,4 +184,24 @@ fails('call it with a colon', s.add_task, 1, square)
 s:shutdown()
 fails('a scheduler expected', scheduler.with, {}, function() end)
 fails('a profile name expected', scheduler.cluster, 42)
+-- An argument error, however deep the check that finds it, is placed at the line that called the
+-- scheduler, never inside luatorch's own files (also when pcall calls the function directly).
+local here = debug.getinfo(1, 'S').short_src
+for _, call in ipairs {
+   { make, 'x' },
+   { make, 2, { bogus = 1 } },
+   { make, 2, { results = 'sideways' } },
+   { scheduler.remote, {} },
+   { scheduler.with, 1 },
+} do
+   local ok, e = pcall(unpack(call))
+   assert(not ok and e:sub(1, #here + 1) == here .. ':' and e:find('scheduler%.'), tostring(e))
+end
+local s4 = make(1)
+local ok4, e4 = pcall(s4.map, s4, 'not a function', { 1 })
+assert(not ok4 and e4:sub(1, #here + 1) == here .. ':', e4)
+s4:shutdown()
+ok4, e4 = pcall(s4.map, s4, identity, { 1 })
+assert(not ok4 and e4:sub(1, #here + 1) == here .. ':' and e4:find('shut down'), e4)
 print('ok')
+
