@@ -18,20 +18,24 @@ impl Controller {
         let label = self.engine_label(e);
         let Some(eng) = self.engines.remove(&e) else { return };
         self.routes.retain(|_, w| *w != Who::Engine(e) && *w != Who::Beat(e));
+        // The first task in its hand was running; the others had not started, so they go back
+        // to the queue whatever their retries (a direct one is lost with its engine).
         let mut requeue = Vec::new();
-        for key in eng.in_hand {
-            let retry = self
-                .tasks
-                .get_mut(&key)
-                .is_some_and(|t| t.target.is_none() && t.retries > 0);
-            if retry {
-                let t = self.tasks.get_mut(&key).expect("checked");
-                t.retries -= 1;
+        for (i, key) in eng.in_hand.into_iter().enumerate() {
+            let Some(t) = self.tasks.get_mut(&key) else { continue };
+            let was_running = i == 0;
+            if t.target.is_none() && (!was_running || t.retries > 0) {
+                if was_running {
+                    t.retries -= 1;
+                }
                 t.engine = None;
                 t.started = None;
+                t.running = None;
                 requeue.push(key);
-            } else {
+            } else if was_running {
                 self.lose(key, format!("{label} {how} while running the task"));
+            } else {
+                self.lose(key, format!("{label} {how} before the task started"));
             }
         }
         for key in eng.direct {
@@ -101,7 +105,7 @@ impl Controller {
             .filter_map(|(&k, t)| {
                 let limit = t.timeout?;
                 let e = t.engine?;
-                (t.started?.elapsed() > limit).then_some((k, e, limit))
+                (t.running?.elapsed() > limit).then_some((k, e, limit))
             })
             .collect();
         for (key, e, limit) in late {

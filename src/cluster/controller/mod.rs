@@ -59,7 +59,11 @@ struct Task {
     /// The shared-memory segments the value names (counted in `Controller::segments`).
     segments: Vec<String>,
     submitted: Instant,
+    /// When it was handed to its engine.
     started: Option<Instant>,
+    /// When its engine began it: it was handed to an idle engine, or the one before it in the
+    /// engine's hand finished. Its time limit counts from here.
+    running: Option<Instant>,
     engine: Option<u32>,
 }
 
@@ -68,7 +72,8 @@ struct Engine {
     pid: u32,
     host: String,
     slot: u32,
-    /// Sent to the engine, in the order it runs them.
+    /// Sent to the engine, in the order it runs them: the first is running, the others have
+    /// not started.
     in_hand: VecDeque<TaskKey>,
     /// Direct tasks waiting for it.
     direct: VecDeque<TaskKey>,

@@ -78,6 +78,7 @@ impl Controller {
                 segments,
                 submitted: now,
                 started: None,
+                running: None,
                 engine: None,
             },
         );
@@ -148,10 +149,14 @@ impl Controller {
             }
             return;
         }
+        let eng = self.engines.get_mut(&e).expect("found above");
+        let idle = eng.in_hand.is_empty();
+        eng.in_hand.push_back(key);
         let t = self.tasks.get_mut(&key).expect("found above");
-        t.started = Some(Instant::now());
+        let now = Instant::now();
+        t.started = Some(now);
+        t.running = idle.then_some(now);
         t.engine = Some(e);
-        self.engines.get_mut(&e).expect("found above").in_hand.push_back(key);
     }
 
     pub(super) fn finished(
@@ -167,6 +172,10 @@ impl Controller {
             eng.in_hand.retain(|k| *k != key);
             eng.tasks_done += 1;
             eng.last_heard = Instant::now();
+            // The engine goes on to the next in its hand.
+            if let Some(t) = eng.in_hand.front().and_then(|next| self.tasks.get_mut(next)) {
+                t.running.get_or_insert_with(Instant::now);
+            }
         }
         self.tasks_done += 1;
         let result_segments = crate::cluster::shm::segment_names(body);
