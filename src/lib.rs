@@ -12,6 +12,7 @@ pub mod interrupt;
 pub mod ipc;
 pub mod parallel;
 pub mod repl;
+pub mod reserve;
 pub mod rocks;
 pub mod runtime;
 pub mod settings;

@@ -232,7 +232,12 @@ fn run(cl: CommandLine, argv0: &OsString) -> u8 {
     0
 }
 
+/// Out of memory is a Lua error, not an abort (see `reserve.rs`).
+#[global_allocator]
+static ALLOCATOR: luatorch::reserve::Reserved = luatorch::reserve::Reserved;
+
 fn main() -> ExitCode {
+    luatorch::reserve::install();
     luatorch::runtime::malloc::keep_message_buffers_warm();
     let mut args: Vec<OsString> = std::env::args_os().collect();
     let argv0 = if args.is_empty() {

@@ -50,6 +50,7 @@ const LAYERS: &[&str] = &[
     "wire",
     "torch",
     "fastcall",
+    "reserve",
     "interrupt",
     "settings",
     "error",

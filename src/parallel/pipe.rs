@@ -317,6 +317,11 @@ struct Reader {
     end: usize,
 }
 
+/// A message the sender sized too large for this process's memory.
+fn out_of_memory(total: usize) -> Error {
+    Error::io(format!("out of memory receiving a message of {total} bytes"))
+}
+
 fn le_u32(b: &[u8]) -> u32 {
     u32::from_le_bytes(b[..4].try_into().expect("4 bytes"))
 }
@@ -343,7 +348,7 @@ impl Reader {
         }
         let head = 4 + 8 * n;
         if avail.len() < head {
-            self.reserve(head);
+            self.reserve(head)?;
             return Ok(None);
         }
         let mut total = head;
@@ -354,14 +359,17 @@ impl Reader {
                 .ok_or_else(|| Error::corrupt("a message announces an impossible size"))?;
         }
         if avail.len() < total {
-            self.reserve(total);
+            self.reserve(total)?;
             return Ok(None);
         }
         let mut frames = Vec::with_capacity(n);
         let mut at = head;
         for i in 0..n {
             let len = le_u64(&avail[4 + 8 * i..]) as usize;
-            frames.push(avail[at..at + len].to_vec());
+            let mut frame = Vec::new();
+            frame.try_reserve_exact(len).map_err(|_| out_of_memory(total))?;
+            frame.extend_from_slice(&avail[at..at + len]);
+            frames.push(frame);
             at += len;
         }
         self.start += total;
@@ -376,15 +384,20 @@ impl Reader {
         Ok(Some(frames))
     }
 
-    /// Makes room for a message of `total` bytes from `start`.
-    fn reserve(&mut self, total: usize) {
+    /// Makes room for a message of `total` bytes from `start`; the size is the sender's, so
+    /// memory for it may not be there.
+    fn reserve(&mut self, total: usize) -> Result<()> {
         if self.buf.len() - self.start >= total {
-            return;
+            return Ok(());
         }
         self.compact();
         if self.buf.len() < total {
+            self.buf
+                .try_reserve_exact(total - self.buf.len())
+                .map_err(|_| out_of_memory(total))?;
             self.buf.resize(total, 0);
         }
+        Ok(())
     }
 
     fn compact(&mut self) {

@@ -54,10 +54,12 @@ pub fn lua_message(value: mlua::Value) -> mlua::Value {
     match value {
         mlua::Value::Error(err) => {
             let text = message_of(&err);
-            match value_lua_string(&text) {
-                Some(s) => s,
-                None => mlua::Value::Nil,
-            }
+            // With Lua's heap full, a new string cannot be made: LuaJIT's own memory message
+            // is interned from the start (no allocation finds it), and failing that the error
+            // value itself goes back, which prints once memory is freed. Never nil.
+            value_lua_string(&text)
+                .or_else(|| value_lua_string("not enough memory"))
+                .unwrap_or(mlua::Value::Error(err))
         }
         other => other,
     }

@@ -48,6 +48,7 @@ pub fn new_state() -> Result<Lua> {
     // SAFETY: `unsafe_new` only lifts mlua's sandbox (ffi, debug, loading C modules), which a Torch
     // runtime needs; memory safety of the Rust side is unaffected.
     let lua = unsafe { Lua::unsafe_new() };
+    crate::reserve::guard_lua(&lua)?;
     // Start-up allocates little that is garbage; collecting during it only costs time.
     lua.gc_stop();
     install_modules(&lua)?;

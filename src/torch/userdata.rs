@@ -171,7 +171,36 @@ pub fn push_tensor(lua: &Lua, tensor: Tensor) -> Result<Value> {
     push_tensor_in::<Host>(lua, tensor)
 }
 
+/// The error of a call that ran into the memory limit (`reserve.rs`), named after the function
+/// the script called: the innermost one whose caller is not luatorch's own Lua.
+fn shortage_error(lua: &Lua) -> mlua::Error {
+    let ours = |level: usize| {
+        lua.inspect_stack(level, |d| {
+            let what = d.source().what;
+            let ours = d.source().source.is_some_and(|s| s.starts_with("@[luatorch]/"));
+            ours || what == "C"
+        })
+    };
+    let name_at = |level: usize| {
+        lua.inspect_stack(level, |d| d.names().name.map(|n| n.into_owned()))
+            .flatten()
+    };
+    let mut level = 0;
+    let name = loop {
+        match ours(level + 1) {
+            Some(true) => level += 1,
+            Some(false) => break name_at(level),
+            None => break name_at(0),
+        }
+    };
+    let name = name.unwrap_or_else(|| "torch".into());
+    mlua::Error::RuntimeError(format!("{name}: {}", crate::reserve::SHORTAGE))
+}
+
 pub fn push_tensor_in<F: 'static>(lua: &Lua, tensor: Tensor) -> Result<Value> {
+    if crate::reserve::shortage() {
+        return Err(shortage_error(lua));
+    }
     note_allocation(lua);
     let ud = dispatch!(tensor.dtype, T => lua.create_any_userdata(TensorUd::<T, F> { view: RefCell::new(tensor), _t: PhantomData })?);
     Ok(Value::UserData(ud))
@@ -182,6 +211,9 @@ pub fn push_storage(lua: &Lua, storage: Storage) -> Result<Value> {
 }
 
 pub fn push_storage_in<F: 'static>(lua: &Lua, storage: Storage) -> Result<Value> {
+    if crate::reserve::shortage() {
+        return Err(shortage_error(lua));
+    }
     note_allocation(lua);
     let ud = dispatch!(storage.dtype(), T => lua.create_any_userdata(StorageUd::<T, F> { storage, _t: PhantomData })?);
     Ok(Value::UserData(ud))

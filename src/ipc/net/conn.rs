@@ -218,7 +218,10 @@ impl Conn {
         }
         let len = self.rbuf.len();
         let ask = want.saturating_sub(len).max(READ_CHUNK);
-        self.rbuf.reserve(ask);
+        // `want` may be a peer's announced size: memory for it may not be there.
+        self.rbuf
+            .try_reserve(ask)
+            .map_err(|_| NetError::Broken(format!("out of memory buffering a frame of {want} bytes")))?;
         let spare = self.rbuf.capacity() - len;
         // SAFETY: the pointer is to the buffer's spare capacity, `spare` bytes long.
         let dst = unsafe { self.rbuf.as_mut_ptr().add(len) };

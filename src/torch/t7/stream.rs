@@ -64,13 +64,22 @@ impl Stream for MemoryStream {
     }
 
     fn write(&mut self, data: &[u8]) -> io::Result<()> {
+        let end = self.pos.saturating_add(data.len());
+        if end > self.data.len() {
+            // The size is the script's: a failure is an error, not an abort.
+            self.data.try_reserve(end - self.data.len()).map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!("out of memory growing a memory file to {end} bytes"),
+                )
+            })?;
+        }
         if self.pos == self.data.len() {
             // Appending, as a serializer does: no zero-fill first.
             self.data.extend_from_slice(data);
             self.pos = self.data.len();
             return Ok(());
         }
-        let end = self.pos + data.len();
         if end > self.data.len() {
             self.data.resize(end, 0);
         }
