@@ -549,3 +549,49 @@ fn a_waiting_client_notices_a_controller_that_stopped_answering() {
     assert!(out.stdout.contains("stopped answering"), "{}", out.stdout);
     assert_eq!(left, Vec::<String>::new(), "the client removed its task segments");
 }
+
+/// 200 strangers on the controller's port, each holding an unfinished hello as large as the gate
+/// lets one be: the controller ends the oldest past its bound, holds a few KiB for each, starts
+/// no thread for them, and keeps serving its client. A hello announced larger than a frame may
+/// be ends at once.
+#[test]
+fn strangers_cost_the_controller_a_bounded_few_kib() {
+    use common::stranger;
+    const STRANGERS: usize = 200;
+    let c = Cluster::start("strangers", 1);
+    let ctl = c.controller_pid();
+    let endpoint = c.connection()["endpoint"].as_str().unwrap().to_string();
+    let addr: std::net::SocketAddr = endpoint.trim_start_matches("tcp://").parse().unwrap();
+    let ok = c.th("wait.lua", &["1"]);
+    assert!(ok.stdout.ends_with("ok\n"), "{}\n{}", ok.stdout, ok.stderr);
+    let (hwm_before, threads_before) = (
+        stranger::status_figure(ctl, "VmHWM"),
+        stranger::status_figure(ctl, "Threads"),
+    );
+    let mut huge = stranger::connect(addr, 16 << 20).expect("a stranger connects");
+    assert!(stranger::ended(&mut huge, WAIT), "a 16 MiB hello is refused at once");
+    let mut held: Vec<_> = (0..STRANGERS)
+        .filter_map(|_| stranger::connect(addr, 8 << 10))
+        .collect();
+    assert!(!held.is_empty());
+    // The client is served amid them.
+    let ok = c.th("wait.lua", &["1"]);
+    assert!(ok.stdout.ends_with("ok\n"), "{}\n{}", ok.stdout, ok.stderr);
+    assert_eq!(
+        stranger::status_figure(ctl, "Threads"),
+        threads_before,
+        "no thread per stranger"
+    );
+    // Every stranger is let go: the oldest past the bound at once, the rest at the handshake's
+    // time limit.
+    for s in &mut held {
+        assert!(stranger::ended(s, WAIT), "a stranger's connection is ended");
+    }
+    let grew_kb = stranger::status_figure(ctl, "VmHWM").saturating_sub(hwm_before);
+    assert!(
+        grew_kb < 16 << 10,
+        "{STRANGERS} strangers made the controller's peak grow by {grew_kb} kB"
+    );
+    let ok = c.th("wait.lua", &["1"]);
+    assert!(ok.stdout.ends_with("ok\n"), "{}\n{}", ok.stdout, ok.stderr);
+}

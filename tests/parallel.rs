@@ -540,3 +540,70 @@ fn strangers_on_the_parents_socket_cannot_make_it_buffer() {
     );
     assert!(grown < 64 << 10, "the parent grew by {grown} KiB while strangers wrote");
 }
+
+/// 200 strangers of this user on the parent's socket, each holding an unfinished PLAIN hello as
+/// large as a frame may be: past the bound the oldest are ended at once, no thread is started
+/// for them, the parent's memory grows by a few KiB each, and its child still answers.
+#[test]
+fn many_strangers_cost_the_parent_a_bounded_few_kib() {
+    use std::io::{Read, Write};
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixStream};
+    const STRANGERS: usize = 200;
+    const HELD_AT_MOST: usize = 64;
+    let flag = common::temp_dir("strangers").join("go");
+    let mut th = Running::start_env(&["parallel/local_stranger.lua", flag.to_str().unwrap()], ZEROMQ);
+    let pid = th.wait_line("pids ")[0];
+    let name = parent_socket(pid);
+    let addr = SocketAddr::from_abstract_name(name.as_bytes()).expect("abstract address");
+    let (before, threads) = (
+        common::stranger::status_figure(pid, "VmHWM"),
+        common::stranger::status_figure(pid, "Threads"),
+    );
+    let mut hello = greeting("PLAIN");
+    let announced: u64 = 8 << 10;
+    hello.push(0x06);
+    hello.extend(announced.to_be_bytes());
+    hello.resize(hello.len() + announced as usize - 1, b'x');
+    let mut held: Vec<UnixStream> = (0..STRANGERS)
+        .map(|_| {
+            let mut s = UnixStream::connect_addr(&addr).expect("connect to the parent's socket");
+            s.set_write_timeout(Some(TIMEOUT)).unwrap();
+            let _ = s.write_all(&hello);
+            s
+        })
+        .collect();
+    // Those past the bound are ended while the rest wait out the handshake's time limit (10 s):
+    // wait until that many have ended, reading each one's end.
+    let deadline = std::time::Instant::now() + TIMEOUT;
+    let mut ended = [false; STRANGERS];
+    let mut buf = [0u8; 4096];
+    while ended.iter().filter(|e| **e).count() < STRANGERS - HELD_AT_MOST {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "strangers past the bound were not ended"
+        );
+        for (s, e) in held.iter_mut().zip(ended.iter_mut()).filter(|(_, e)| !**e) {
+            s.set_read_timeout(Some(std::time::Duration::from_millis(1))).unwrap();
+            while let Ok(n) = s.read(&mut buf) {
+                if n == 0 {
+                    *e = true;
+                    break;
+                }
+            }
+        }
+    }
+    let grown = common::stranger::status_figure(pid, "VmHWM").saturating_sub(before);
+    assert_eq!(
+        common::stranger::status_figure(pid, "Threads"),
+        threads,
+        "no thread per stranger"
+    );
+    std::fs::write(&flag, b"go").unwrap();
+    let (status, stderr) = th.wait_exit();
+    assert_eq!(status, Some(0), "{stderr}");
+    assert!(
+        grown < 16 << 10,
+        "{STRANGERS} strangers made the parent's peak grow by {grown} KiB"
+    );
+}

@@ -9,6 +9,7 @@ pub mod client;
 pub mod connfile;
 pub mod controller;
 pub mod engine;
+pub mod frames;
 pub mod launcher;
 pub mod peer;
 pub mod protocol;

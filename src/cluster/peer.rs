@@ -65,7 +65,7 @@ pub fn recv_frames(
                     more = m.get_more();
                     frames.push(m);
                 }
-                return Ok(Some(frames));
+                return super::frames::join_first(frames).map(Some);
             }
             Err(zmq::Error::EAGAIN) | Err(zmq::Error::EINTR) => {}
             Err(e) => return Err(zmq_err("cannot read from the controller", e)),
@@ -196,8 +196,7 @@ impl Peer {
     /// Sends one message: `first` (message and body) and the raw frames after it.
     pub fn send(&self, first: &[u8], raw: &[Vec<u8>]) -> Result<()> {
         let flags = if raw.is_empty() { 0 } else { zmq::SNDMORE };
-        self.socket
-            .send(first, flags)
+        super::frames::send_first(&self.socket, first, flags)
             .map_err(|e| zmq_err("cannot send to the controller", e))?;
         for (i, f) in raw.iter().enumerate() {
             let flags = if i + 1 < raw.len() { zmq::SNDMORE } else { 0 };

@@ -168,6 +168,12 @@ pub enum Msg {
     Refused {
         why: String,
     },
+
+    // Any direction (`frames.rs`).
+    /// The next `count` frames are the pieces of one first frame longer than the frame limit.
+    Pieces {
+        count: u32,
+    },
 }
 
 impl Msg {

@@ -69,7 +69,7 @@ impl Encoded {
             })
             .collect();
         let flags = if pieces.is_empty() { 0 } else { zmq::SNDMORE };
-        socket.send(first, flags).map_err(|e| zmq_err("cannot send", e))?;
+        super::frames::send_first(socket, &first, flags).map_err(|e| zmq_err("cannot send", e))?;
         for (i, p) in pieces.iter().enumerate() {
             let flags = if i + 1 < pieces.len() { zmq::SNDMORE } else { 0 };
             socket.send(*p, flags).map_err(|e| zmq_err("cannot send", e))?;

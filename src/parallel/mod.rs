@@ -5,6 +5,7 @@
 pub mod data;
 pub mod envelope;
 pub mod gate;
+pub mod handshakes;
 pub mod hub;
 pub mod kid;
 pub mod launch;

@@ -3,6 +3,7 @@
 
 pub mod slurm;
 pub mod sshd;
+pub mod stranger;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

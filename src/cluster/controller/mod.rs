@@ -20,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::connfile::{self, Connection};
+use super::frames;
 use super::launcher::Launcher;
 use super::peer::zmq_err;
 use super::protocol::{EngineStatus, Msg, Role, Status, hostname, rss_kb};
@@ -271,7 +272,7 @@ impl Controller {
         if self.router.send(route, zmq::SNDMORE).is_err() {
             return false;
         }
-        if self.router.send(first, if more { zmq::SNDMORE } else { 0 }).is_err() {
+        if frames::send_first(&self.router, first, if more { zmq::SNDMORE } else { 0 }).is_err() {
             return false;
         }
         let n = raw.len();
@@ -292,6 +293,14 @@ impl Controller {
             return;
         }
         let route = frames.remove(0).to_vec();
+        // A handshake's messages are single frames: only a peer that passed it has longer
+        // messages put back together.
+        if !self.routes.contains_key(&route) && frames.len() != 1 {
+            return;
+        }
+        let Ok(mut frames) = frames::join_first(frames) else {
+            return;
+        };
         let first = frames.remove(0);
         let Some((msg, body)) = Msg::split(&first) else { return };
         let Some(&who) = self.routes.get(&route) else {

@@ -250,7 +250,7 @@ impl Controller {
             // stays behind; the frames are kept from the copy below.
             if self.router.send(&route[..], zmq::SNDMORE | zmq::DONTWAIT).is_ok() {
                 let more = !raw.is_empty();
-                let _ = self.router.send(&first[..], if more { zmq::SNDMORE } else { 0 });
+                let _ = crate::cluster::frames::send_first(&self.router, &first, if more { zmq::SNDMORE } else { 0 });
                 let n = raw.len();
                 for (i, m) in raw.into_iter().enumerate() {
                     let _ = self.router.send(m, if i + 1 < n { zmq::SNDMORE } else { 0 });

@@ -47,6 +47,21 @@ dv:require('nn')
 local has = dv:apply(function() return type(nn) == 'table' and nn.Linear ~= nil end)
 assert(has[1] and has[2], 'require')
 
+-- Values larger than a frame may be, both ways: many storages under the 1 MiB that puts one
+-- beside the body (so all of them inside it) and a long string.
+local many = {}
+for i = 1, 24 do
+   many[i] = torch.FloatTensor(220000):fill(i)
+end
+local long = string.rep('0123456789', 2e6)
+dv:push{ many = many, long = long }
+local back = dv:pull('many')
+assert(#back[2] == 24 and back[2][24]:equal(many[24]) and back[1][1]:equal(many[1]), 'a value of 21 MB')
+assert(dv:pull('long')[1] == long, 'a string of 20 MB')
+local echoed = dv:apply(function(t, s) return #t, #s, t[7]:sum() end, many, long)
+assert(echoed[1] == 24, 'apply with a 41 MB argument')
+dv:execute('many, long = nil, nil')
+
 -- scatter/gather of a tensor and of a list, uneven sizes.
 dv:scatter('part', torch.range(1, 7))
 local sizes = dv:apply(function() return part:size(1) end)
