@@ -1,6 +1,6 @@
 //! nn's window passes on device tensors (tensor operations layer): unfold (im2col), fold
 //! (col2im), max pooling and its gradient, with the contracts of the host's
-//! `torch::kernels::nn::{unfold, fold}` and `nn_pool::{max_pool, max_pool_backward}` (the
+//! `torch::kernels::nn::{unfold, fold}` and `nn::pool::{max_pool, max_pool_backward}` (the
 //! geometry is the same `Windows`), so that lua/nn runs one code path on either. The kernels
 //! are in `kernels::source::nn`.
 

@@ -9,7 +9,6 @@ use super::convention::{add, none};
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg};
 use crate::torch::kernels::nn::{self as kernels, Windows};
-use crate::torch::kernels::{nn_conv, nn_pool};
 use crate::torch::tensor::Tensor;
 
 /// The geometry table at argument `pos`.
@@ -79,7 +78,7 @@ pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
         })?;
         t.raw_set(name, f)?;
     }
-    // The direct convolutions with unit steps (kernels::nn_conv), on contiguous operands:
+    // The direct convolutions with unit steps (kernels::nn::conv), on contiguous operands:
     // convForward(output, input, weight, bias or nil, geometry),
     // convBackward(gradInput, gradOutput, weight, geometry),
     // convAccGrad(gradWeight, input, gradOutput, geometry, scale).
@@ -90,32 +89,32 @@ pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
             Value::Nil => None,
             _ => Some(tensor_arg(&a, 4, M)?),
         };
-        nn_conv::conv_forward(&y, &x, &w, bias.as_ref(), &windows(&a, 5, M)?).named(M)?;
+        kernels::conv::conv_forward(&y, &x, &w, bias.as_ref(), &windows(&a, 5, M)?).named(M)?;
         none()
     })?;
     add(lua, &t, "convBackward", |_, a: Args| {
         const M: &str = "torch._nn.convBackward";
         let (gx, gy, w) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-        nn_conv::conv_backward(&gx, &gy, &w, &windows(&a, 4, M)?).named(M)?;
+        kernels::conv::conv_backward(&gx, &gy, &w, &windows(&a, 4, M)?).named(M)?;
         none()
     })?;
     add(lua, &t, "convAccGrad", |_, a: Args| {
         const M: &str = "torch._nn.convAccGrad";
         let (gw, x, gy) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-        nn_conv::conv_acc_grad(&gw, &x, &gy, &windows(&a, 4, M)?, number_arg(&a, 5, M)?).named(M)?;
+        kernels::conv::conv_acc_grad(&gw, &x, &gy, &windows(&a, 4, M)?, number_arg(&a, 5, M)?).named(M)?;
         none()
     })?;
     add(lua, &t, "maxPool", |_, a: Args| {
         const M: &str = "torch._nn.maxPool";
         let (values, positions, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-        nn_pool::max_pool(&values, &positions, &x, &windows(&a, 4, M)?).named(M)?;
+        kernels::pool::max_pool(&values, &positions, &x, &windows(&a, 4, M)?).named(M)?;
         none()
     })?;
     // maxPoolBackward(gradInput (L x S), gradOutput (L x O), positions (L x O)).
     add(lua, &t, "maxPoolBackward", |_, a: Args| {
         const M: &str = "torch._nn.maxPoolBackward";
         let (gx, gy, pos) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-        nn_pool::max_pool_backward(&gx, &gy, &pos).named(M)?;
+        kernels::pool::max_pool_backward(&gx, &gy, &pos).named(M)?;
         none()
     })?;
     add(lua, &t, "threshold", |_, a: Args| {

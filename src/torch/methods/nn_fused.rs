@@ -1,4 +1,4 @@
-//! The fused nn passes of `torch._nn` (kernels::nn_norm, nn_batchnorm, nn_loss): softmax and
+//! The fused nn passes of `torch._nn` (kernels::nn::norm, batchnorm, loss): softmax and
 //! log-softmax, batch normalisation and the criterions, one native function each, called by the
 //! Lua modules (lua/nn/SoftMax.lua, BatchNormalization.lua, the criterions) with contiguous float
 //! or double operands. Dimensions and class numbers are 1-based, as Lua counts; an optional
@@ -9,9 +9,9 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 use super::convention::{add, none};
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg, type_name};
-use crate::torch::kernels::nn_batchnorm::{self as bn, BatchNorm, Gradients};
-use crate::torch::kernels::nn_loss::{self as loss, Pointwise};
-use crate::torch::kernels::nn_norm::{self as norm, Soft};
+use crate::torch::kernels::nn::batchnorm::{self as bn, BatchNorm, Gradients};
+use crate::torch::kernels::nn::loss::{self as loss, Pointwise};
+use crate::torch::kernels::nn::norm::{self as norm, Soft};
 use crate::torch::tensor::Tensor;
 
 /// The tensor at `pos`, or None for nil.

@@ -1,5 +1,5 @@
 //! The kernels of nn's window passes on device tensors (cunn), the device side of the host's
-//! `torch::kernels::nn` and `nn_pool` with the same contracts: unfold (im2col) and fold (col2im)
+//! `torch::kernels::nn` and `nn::pool` with the same contracts: unfold (im2col) and fold (col2im)
 //! between images and columns, and max pooling with the maxima's positions and its gradient.
 //! Operands are contiguous; a geometry is `NnWin`, three dimensions (fewer padded in front with
 //! extents of one), as `torch::kernels::nn::Windows`. Text only: `source::program` adds it.

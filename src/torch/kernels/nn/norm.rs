@@ -13,10 +13,10 @@
 //! Work is spread over `workers` (torch.setnumthreads): softmax by rows, or by (image, run of
 //! pixels); batch normalisation by channels.
 
-use super::nn::{Real, float_type, slice};
-use super::workers;
+use super::{Real, float_type, slice};
 use crate::error::{Error, Result};
 use crate::torch::dtype::{DType, Element};
+use crate::torch::kernels::workers;
 use crate::torch::tensor::Tensor;
 
 /// The float operations the fused passes need, on top of nn's `Real`.

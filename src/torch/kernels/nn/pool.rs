@@ -7,10 +7,10 @@
 //! windows at a time, offset by offset, was slower: the running maxima then live in memory.)
 //! Planes are spread over `workers`.
 
-use super::nn::{Real, Windows, float_type, planes, slice};
-use super::workers;
+use super::{Real, Windows, float_type, planes, slice};
 use crate::error::{Error, Result};
 use crate::torch::dtype::{DType, Element};
+use crate::torch::kernels::workers;
 use crate::torch::tensor::Tensor;
 
 /// For dimension `j` and each window position along it: the input coordinate of the window's

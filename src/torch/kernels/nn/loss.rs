@@ -8,11 +8,11 @@
 //! or rows are spread over `workers` (torch.setnumthreads); a loss's partial sums are added in
 //! the order of the parts, so that a result does not depend on which thread ran what.
 
-use super::nn::float_type;
-use super::nn_norm::{Base, Float, apart, base};
-use super::workers;
+use super::float_type;
+use super::norm::{Base, Float, apart, base};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
+use crate::torch::kernels::workers;
 use crate::torch::tensor::Tensor;
 
 /// The losses that pair input x and target t element by element (d = x - t).

@@ -1,4 +1,4 @@
-//! The products the direct convolutions (`nn_conv`) are made of, tiled in registers:
+//! The products the direct convolutions (`conv`) are made of, tiled in registers:
 //! y[m][p] = sum_t a[m][t] * x[offs[t] + p] (the forward pass and the input's gradient) and
 //! g[m][t] += sum_p gy[m][p] * x[offs[t] + p] (the weight's gradient), where every row of the
 //! right operand is a stretch of one buffer starting at its own offset. Each has a build for

@@ -8,10 +8,10 @@
 //! evaluation both passes use the running estimates. Sums are accumulated in double. Channels are
 //! spread over `workers` (torch.setnumthreads).
 
-use super::nn_norm::{Base, Float, apart, base};
-use super::workers;
+use super::norm::{Base, Float, apart, base};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
+use crate::torch::kernels::workers;
 use crate::torch::tensor::Tensor;
 
 /// The operands both passes share.
@@ -88,7 +88,7 @@ impl BatchNorm<'_> {
 
 /// The input's type, checked to be float or double.
 fn dtype_of(x: &Tensor) -> Result<DType> {
-    super::nn::float_type(x)
+    super::float_type(x)
 }
 
 /// Runs `f(channels)` over runs of channels, spread over the workers when worth it.

@@ -1,12 +1,21 @@
 //! The heavy passes of nn's modules (lua/nn): windows of planes unfolded into columns and folded
 //! back (the convolutions, as unfold + one gemm), and the threshold (ReLU) pass; the direct
-//! convolutions are in `nn_conv`, max pooling in `nn_pool`. Each works on contiguous float or double tensors; the Lua modules make
-//! their operands contiguous and keep the module logic.
+//! convolutions are in `conv` (on the register tiles of `tiles`), max pooling in `pool`, and the
+//! fused passes in `norm` (softmax, log-softmax), `batchnorm` and `loss`. Each works on
+//! contiguous float or double tensors; the Lua modules make their operands contiguous and keep
+//! the module logic.
 //!
 //! A window geometry ([`Windows`]) covers 1 to 3 pooled dimensions, in the tensor's order (depth,
 //! height, width): for each, the input extent, the window extent, the step, the padding on both
 //! sides, the spacing of the window's elements (dilation) and the number of window positions.
 //! Missing leading dimensions count as extent 1, so every loop below is three deep.
+
+pub mod batchnorm;
+pub mod conv;
+pub mod loss;
+pub mod norm;
+pub mod pool;
+mod tiles;
 
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
@@ -482,7 +491,7 @@ pub(super) mod test_tensors {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::kernels::nn_pool::max_pool;
+    use crate::torch::kernels::nn::pool::max_pool;
     use test_tensors::{tensor, values};
 
     #[test]

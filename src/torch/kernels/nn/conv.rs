@@ -17,11 +17,11 @@
 //!
 //! Images are independent, so each pass runs on runs of images in parallel (`workers`).
 
-use super::nn::{Windows, float_type, slice};
-use super::nn_tiles::{Lanes, Packed, madd};
-use super::workers;
+use super::tiles::{Lanes, Packed, madd};
+use super::{Windows, float_type, slice};
 use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
+use crate::torch::kernels::workers;
 use crate::torch::tensor::Tensor;
 
 /// A window geometry with unit steps, flattened (see the module comment).
