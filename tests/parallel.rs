@@ -550,7 +550,7 @@ fn many_strangers_cost_the_parent_a_bounded_few_kib() {
     use std::os::linux::net::SocketAddrExt;
     use std::os::unix::net::{SocketAddr, UnixStream};
     const STRANGERS: usize = 200;
-    const HELD_AT_MOST: usize = 64;
+    const HELD_AT_MOST: usize = 128;
     let flag = common::temp_dir("strangers").join("go");
     let mut th = Running::start_env(&["parallel/local_stranger.lua", flag.to_str().unwrap()], ZEROMQ);
     let pid = th.wait_line("pids ")[0];
