@@ -11,6 +11,7 @@ pub mod image;
 pub mod interrupt;
 pub mod ipc;
 pub mod parallel;
+pub mod process;
 pub mod repl;
 pub mod reserve;
 pub mod rocks;

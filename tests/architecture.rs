@@ -44,6 +44,7 @@ const LAYERS: &[&str] = &[
     "cluster",
     "ipc",
     "parallel",
+    "process",
     "image",
     "tds",
     "cuda",

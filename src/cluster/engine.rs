@@ -139,8 +139,8 @@ fn run_one(
 
 /// The bootstrap a launched engine reads on its stdin (it then also ends when stdin closes).
 pub fn bootstrap_from_stdin() -> Result<Bootstrap> {
-    let line = crate::parallel::link::read_line_from_stdin()?;
+    let line = crate::process::stdin::read_line_from_stdin()?;
     let boot = Bootstrap::parse(&line).ok_or_else(|| Error::argument("this process was not started by thcluster"))?;
-    crate::parallel::link::watch_stdin();
+    crate::process::stdin::watch_stdin();
     Ok(boot)
 }

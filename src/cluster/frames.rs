@@ -1,12 +1,12 @@
 //! A cluster message on the wire. Every ZeroMQ frame is at most `MAX_FRAME` bytes, since that is
-//! what the gate lets a peer send before and after it authenticates (`parallel/gate.rs`): the
+//! what the gate lets a peer send before and after it authenticates (`process/gate.rs`): the
 //! first frame (the message and its body, a `.t7` value with its small storages in it) goes in
 //! pieces after a `Msg::Pieces` when it is longer, and is put back together by the receiver;
 //! a storage beside the body goes in consecutive frames, which `value.rs` reads as they come.
 
 use super::protocol::Msg;
 use crate::error::{Error, Result};
-use crate::parallel::gate::MAX_FRAME;
+use crate::process::gate::MAX_FRAME;
 
 /// Sends `first` on `socket` with `flags` (SNDMORE when frames follow it), in pieces when it is
 /// longer than a frame may be. A refusal of the first piece (DONTWAIT, a gone route) leaves

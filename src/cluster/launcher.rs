@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::protocol::Bootstrap;
 use crate::error::{Error, Result};
-use crate::parallel::launch::{self, Spec};
+use crate::process::launch::{self, Spec};
 
 /// What every launched engine runs.
 pub const ENGINE_CHUNK: &str = "require([[cluster]])._engine()";

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use super::protocol::{Msg, Role, hostname};
 use super::watch::{self, Heard, Watch};
 use crate::error::{Error, Result};
-use crate::parallel::gate;
+use crate::process::gate;
 use crate::wire::handshake;
 
 /// The largest frame a peer sends (larger storages go in pieces, see `value.rs`); it is the

@@ -7,7 +7,7 @@
 //! and the engine's answer back, frames as they came.
 //!
 //! A peer first passes the gate (ZeroMQ's PLAIN handshake with a token derived from the
-//! cluster's secret, `parallel::gate`), then proves the secret itself in band (`Hello`,
+//! cluster's secret, `process::gate`), then proves the secret itself in band (`Hello`,
 //! `Challenge`, `Answer`, `Welcome`: `wire::handshake`), and nothing else it sends is looked at
 //! before that.
 

@@ -1,6 +1,6 @@
 //! Large storages between peers on the controller's machine go through shared memory: the
-//! sender copies each into a fresh segment named after the cluster's run (`parallel::shm`'s
-//! naming, so `parallel::sweep` finds what a killed run left), and receivers map it. Whoever
+//! sender copies each into a fresh segment named after the cluster's run (`process::segments`'
+//! naming, so `process::sweep` finds what a killed run left), and receivers map it. Whoever
 //! ends a value's life removes its segments' names (mappings live on until their storages go):
 //! - a task's, the controller, once every engine it went to has finished with it;
 //! - a result's, the client, once it has mapped them (or dropped the result); the controller
@@ -10,10 +10,10 @@
 //! A peer that cannot open the controller's probe segment (another machine, another /dev/shm)
 //! gets frames instead: the controller turns segments into frames for it.
 
-use crate::parallel::sweep;
+use crate::process::sweep;
 use crate::wire::value::{self, Beside};
 
-use crate::parallel::gate::MAX_FRAME;
+use crate::process::gate::MAX_FRAME;
 
 /// The segments a value's body names.
 pub fn segment_names(body: &[u8]) -> Vec<String> {
@@ -37,7 +37,7 @@ pub fn unlink_all(names: &[String]) {
 
 /// Whether this process can open the controller's probe segment.
 pub fn can_map(probe: &str) -> bool {
-    !probe.is_empty() && crate::parallel::shm::map_whole(probe, crate::torch::dtype::DType::Byte, 8).is_ok()
+    !probe.is_empty() && crate::process::segments::map_whole(probe, crate::torch::dtype::DType::Byte, 8).is_ok()
 }
 
 /// The value `body` (+ `raw` frames) with every segment's bytes as frames instead, for a peer
@@ -53,7 +53,7 @@ pub fn to_frames(body: &[u8], raw: Vec<zmq::Message>) -> Option<(Vec<u8>, Vec<zm
     for b in beside {
         match b {
             Beside::Shm { name, dtype, len } => {
-                let s = crate::parallel::shm::map_whole(&name, dtype, len as usize).ok()?;
+                let s = crate::process::segments::map_whole(&name, dtype, len as usize).ok()?;
                 // SAFETY: a read-only view while it is copied into messages.
                 let bytes = unsafe { s.bytes() };
                 for piece in bytes.chunks(MAX_FRAME) {

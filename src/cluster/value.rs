@@ -36,7 +36,7 @@ pub fn encode(lua: &Lua, v: &Value, shm_run: Option<&str>) -> mlua::Result<Encod
         }
         if let Some(run) = shm_run {
             // SAFETY: a read-only view while it is copied into the segment.
-            if let Ok(name) = crate::parallel::shm::create_once(run, unsafe { s.bytes() }) {
+            if let Ok(name) = crate::process::segments::create_once(run, unsafe { s.bytes() }) {
                 beside.push(Beside::Shm { name, dtype, len });
                 continue;
             }
@@ -135,10 +135,10 @@ pub fn decode(lua: &Lua, body: &[u8], raw: Vec<zmq::Message>, method: &str, unli
                     .named(method)?
             }
             Beside::Shm { name, dtype, len } => {
-                let mapped = crate::parallel::shm::map_whole(&name, dtype, len as usize)
+                let mapped = crate::process::segments::map_whole(&name, dtype, len as usize)
                     .map_err(|e| Error::io(format!("cannot map shared memory segment {name}: {e}")));
                 if unlink {
-                    let _ = crate::parallel::sweep::unlink(&name);
+                    let _ = crate::process::sweep::unlink(&name);
                 }
                 mapped.named(method)?
             }

@@ -42,8 +42,8 @@ pub enum Envelope {
     Release { owed: Vec<Owed> },
     /// Parent to child: the failure report arrived (the child may exit now).
     FailureSeen,
-    /// Child to parent, first frame of a message whose frames were cut to `gate::MAX_FRAME`:
-    /// how many pieces each frame became (see `gate.rs`).
+    /// Child to parent, first frame of a message whose frames were cut to `process::gate::MAX_FRAME`:
+    /// how many pieces each frame became (see `pieces.rs`).
     Pieces { counts: Vec<u32> },
 }
 

@@ -12,12 +12,12 @@ use std::time::{Duration, Instant};
 use super::data::{Reach, Serialized};
 use super::envelope::{Bootstrap, Envelope};
 use super::kid::{Child, QUIT_GRACE, State};
-use super::launch::{self, Spec};
 use super::owed::{self, Owed, Peer};
 use super::pipe::{self, Got};
 use super::router::Router;
 use super::shm;
 use crate::error::{Error, Result};
+use crate::process::launch::{self, Spec};
 use crate::wire::handshake;
 
 /// How long one wait for messages lasts before the children's processes are looked at again.

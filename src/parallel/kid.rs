@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use super::data::Reach;
 use super::envelope::Envelope;
-use super::launch::{self, StderrTail};
 use super::pipe::Pipe;
 use super::shm;
 use crate::error::{Error, Result};
+use crate::process::launch::{self, StderrTail};
 use crate::wire::handshake::Challenge;
 
 /// How long a child that was asked to quit (or whose ssh lost its stdin) gets before SIGKILL; and

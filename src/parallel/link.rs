@@ -6,15 +6,16 @@
 //! how the parent's death, or `close()`, reaches it.
 
 use std::collections::VecDeque;
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use super::data::Reach;
 use super::envelope::{Bootstrap, Envelope, FD_SCHEME};
 use super::owed::{self, Peer};
 use super::pipe::{Got, Pipe};
-use super::{gate, shm};
+use super::{pieces, shm};
 use crate::error::{Error, Result};
+use crate::process::gate;
+use crate::process::stdin::{read_line_from_stdin, watch_stdin};
 use crate::wire::handshake;
 
 /// How long a child waits for its parent's welcome before giving up.
@@ -51,49 +52,6 @@ pub struct Link {
     failure_seen: bool,
     /// Shared-memory segments of what we sent the parent.
     pub pool: shm::Pool,
-}
-
-/// Reads one line from fd 0 a byte at a time (nothing past it may be consumed: the rest of stdin
-/// is the watchdog's).
-pub(crate) fn read_line_from_stdin() -> Result<String> {
-    let mut line = Vec::new();
-    let mut stdin = std::io::stdin().lock();
-    let mut byte = [0u8; 1];
-    loop {
-        match stdin.read(&mut byte) {
-            Ok(0) => break,
-            Ok(_) if byte[0] == b'\n' => break,
-            Ok(_) => {
-                line.push(byte[0]);
-                if line.len() > 4096 {
-                    return Err(Error::corrupt("the bootstrap line is too long"));
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(format!("cannot read stdin: {e}"))),
-        }
-    }
-    String::from_utf8(line).map_err(|_| Error::corrupt("the bootstrap line is not text"))
-}
-
-/// Ends the process when stdin reaches its end: the parent is gone or closed us.
-pub(crate) fn watch_stdin() {
-    std::thread::spawn(|| {
-        let mut buf = [0u8; 256];
-        let mut stdin = std::io::stdin().lock();
-        loop {
-            match stdin.read(&mut buf) {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(_) => break,
-            }
-        }
-        // If the parent is gone, what it would have removed is ours to remove.
-        super::sweep::sweep_after_stdin_closed();
-        // SAFETY: ends the process without running anything else.
-        unsafe { libc::_exit(1) };
-    });
 }
 
 fn zmq_err(what: &str, e: zmq::Error) -> Error {
@@ -139,7 +97,7 @@ impl Link {
             Reach::Local
         };
         if reach == Reach::Local {
-            super::sweep::sweep_as_child(&boot.run);
+            crate::process::sweep::sweep_as_child(&boot.run);
         }
         let conn = Conn::Zmq(Dealer {
             socket: dealer,
@@ -196,7 +154,7 @@ impl Link {
     /// The fast path: the pipe is ours and the parent's alone, so there is nothing to prove. The
     /// parent wrote the welcome before we started; our hello tells it we are up.
     fn connect_pipe(boot: &Bootstrap, pipe: Pipe) -> Result<(Link, Vec<u8>)> {
-        super::sweep::sweep_as_child(&boot.run);
+        crate::process::sweep::sweep_as_child(&boot.run);
         let mut link = Link::new(boot, Conn::Pipe(pipe), Reach::Local);
         let hello = Envelope::Hello {
             id: boot.id,
@@ -227,7 +185,7 @@ impl Link {
                     // once, before this process could end some other way and leave the run's
                     // segments behind.
                     Got::Closed => {
-                        super::sweep::sweep_after_stdin_closed();
+                        crate::process::sweep::sweep_after_stdin_closed();
                         // SAFETY: ends the process without running anything else.
                         unsafe { libc::_exit(1) }
                     }
@@ -318,7 +276,7 @@ impl Link {
             Some(Conn::Pipe(p)) => p.send(frames).map_err(|e| e.context("cannot send to the parent")),
             Some(Conn::Zmq(d)) => d
                 .socket
-                .send_multipart(gate::split(frames), 0)
+                .send_multipart(pieces::split(frames), 0)
                 .map_err(|e| zmq_err("cannot send to the parent", e)),
             None => Err(Error::peer("the connection to the parent is closed")),
         }

@@ -4,17 +4,14 @@
 
 pub mod data;
 pub mod envelope;
-pub mod gate;
-pub mod handshakes;
 pub mod hub;
 pub mod kid;
-pub mod launch;
 pub mod link;
 pub mod owed;
+pub mod pieces;
 pub mod pipe;
 pub mod router;
 pub mod shm;
-pub mod sweep;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -23,6 +20,7 @@ use std::time::Duration;
 use mlua::{Lua, LuaString, Result, Table, Value, Variadic};
 
 use crate::error::{Error, Named};
+use crate::process::{launch, sweep};
 use crate::torch::args::error;
 use crate::wire::handshake::{hex, random_bytes};
 use hub::Hub;

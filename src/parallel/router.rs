@@ -1,14 +1,15 @@
 //! The parent's ZeroMQ side: one ROUTER socket that children reached through ZeroMQ connect to (an
 //! abstract unix socket; plus a TCP endpoint once a remote child needs one), guarded by the gate
-//! (gate.rs), and the in-band handshake that turns a peer into a child (envelope.rs). A hub makes
+//! (`process::gate`), and the in-band handshake that turns a peer into a child (envelope.rs). A hub makes
 //! it only when a child needs it: remote children, or local ones when the fast path is off.
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::envelope::Envelope;
-use super::gate;
 use super::kid::{Child, State};
+use super::pieces;
 use crate::error::{Error, Result};
+use crate::process::gate;
 use crate::wire::handshake::{self, Challenge};
 
 /// Handshakes a child may have under way at once (others from its id, an impostor's, push out the
@@ -21,7 +22,7 @@ fn zmq_err(what: &str, e: zmq::Error) -> Error {
 
 pub struct Router {
     _ctx: zmq::Context,
-    /// Admits only peers of this run to `socket` (see gate.rs).
+    /// Admits only peers of this run to `socket` (see `process::gate`).
     _gate: gate::Gate,
     pub socket: zmq::Socket,
     pub ipc_endpoint: String,
@@ -129,7 +130,7 @@ impl Router {
         }
         let route = frames.remove(0);
         // Only a peer that passed the gate gets here; one whose pieces do not add up is ignored.
-        let frames = gate::join(frames)?;
+        let frames = pieces::join(frames)?;
         if let Some(&id) = self.routes.get(&route) {
             return Some((id, frames));
         }

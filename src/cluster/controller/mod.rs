@@ -25,7 +25,7 @@ use super::launcher::Launcher;
 use super::peer::zmq_err;
 use super::protocol::{EngineStatus, Msg, Role, Status, hostname, rss_kb};
 use crate::error::{Error, Result};
-use crate::parallel::gate;
+use crate::process::gate;
 use crate::wire::handshake::{self, Challenge};
 
 /// Tasks an engine holds at once (one running, one ready).
@@ -179,11 +179,11 @@ impl Controller {
             .map_err(|_| Error::io("the endpoint is not text"))?;
         let launcher = launcher_for(&endpoint, &secret);
         // What killed runs left goes first; this run's segments go when it ends (`shut_down`).
-        crate::parallel::sweep::sweep_stale();
-        let run = crate::parallel::sweep::new_run(&handshake::hex(
+        crate::process::sweep::sweep_stale();
+        let run = crate::process::sweep::new_run(&handshake::hex(
             &handshake::random_bytes(6).map_err(|e| Error::io(format!("no random bytes: {e}")))?,
         ));
-        let probe = crate::parallel::shm::create_once(&run, &[0u8; 8]).unwrap_or_default();
+        let probe = crate::process::segments::create_once(&run, &[0u8; 8]).unwrap_or_default();
         Ok(Controller {
             router,
             _gate: gate,
@@ -397,7 +397,7 @@ impl Controller {
         self.launcher.stop_all();
         connfile::remove_if_ours(&self.profile, std::process::id());
         // Every segment of the run: tasks', results' nobody took, the probe.
-        crate::parallel::sweep::sweep_run(&self.run);
+        crate::process::sweep::sweep_run(&self.run);
     }
 }
 

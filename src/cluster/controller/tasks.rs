@@ -233,7 +233,7 @@ impl Controller {
                 *c -= 1;
                 if *c == 0 {
                     self.segments.remove(n);
-                    let _ = crate::parallel::sweep::unlink(n);
+                    let _ = crate::process::sweep::unlink(n);
                 }
             }
         }

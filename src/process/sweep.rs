@@ -23,7 +23,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
 pub(super) const DIR: &str = "/dev/shm";
-pub(super) const PREFIX: &str = "luatorch-";
+pub(crate) const PREFIX: &str = "luatorch-";
 
 /// The path of segment `name`, which must look like one of ours (no directory, no surprises).
 pub(super) fn path_of(name: &str) -> io::Result<CString> {
