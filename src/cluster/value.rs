@@ -13,6 +13,7 @@ use crate::cuda;
 use crate::error::{Error, Named, Result};
 use crate::torch::storage::Storage;
 use crate::torch::t7;
+use crate::wire::travel::{self, Bytes, Policy};
 use crate::wire::value::{self, BESIDE_MIN_BYTES, Beside};
 
 /// A value ready to send: descriptors and body, and the host storages whose bytes follow.
@@ -25,28 +26,31 @@ pub struct Encoded {
 /// storages then go into segments), else None.
 pub fn encode(lua: &Lua, v: &Value, shm_run: Option<&str>) -> mlua::Result<Encoded> {
     let (t7, storages) = t7::serialize_beside(lua, v, BESIDE_MIN_BYTES)?;
-    let mut beside = Vec::with_capacity(storages.len());
-    let mut host = Vec::with_capacity(storages.len());
-    for s in storages {
-        let (dtype, len) = (s.dtype(), s.len() as u64);
-        if s.is_device() {
-            beside.push(Beside::DeviceFrame { dtype, len });
-            host.push(cuda::memory::to_host(&s).map_err(|e| mlua::Error::external(Error::device(e)))?);
-            continue;
-        }
-        if let Some(run) = shm_run {
-            // SAFETY: a read-only view while it is copied into the segment.
-            if let Ok(name) = crate::process::segments::create_once(run, unsafe { s.bytes() }) {
-                beside.push(Beside::Shm { name, dtype, len });
-                continue;
-            }
-        }
-        beside.push(Beside::Frame { dtype, len });
-        host.push(s);
+    let (beside, placed) = travel::place(&storages, &mut ToPeer { shm_run });
+    let mut host = Vec::with_capacity(placed.len());
+    for b in placed {
+        host.push(match b {
+            Bytes::Host(s) => s.clone(),
+            Bytes::Device(s) => cuda::memory::to_host(s).map_err(|e| mlua::Error::external(Error::device(e)))?,
+        });
     }
     let mut body = Vec::with_capacity(t7.len() + 8);
     value::encode_into(&mut body, &beside, &t7);
     Ok(Encoded { body, storages: host })
+}
+
+/// The cluster's policy (`wire::travel`): a peer that shares the controller's /dev/shm maps a
+/// segment made once for the value (whoever ends its life removes it, see `shm.rs`); device
+/// storages and everything for a peer elsewhere go as frames.
+struct ToPeer<'a> {
+    shm_run: Option<&'a str>,
+}
+
+impl Policy for ToPeer<'_> {
+    fn segment(&mut self, s: &Storage) -> Option<String> {
+        // SAFETY: a read-only view while it is copied into the segment.
+        crate::process::segments::create_once(self.shm_run?, unsafe { s.bytes() }).ok()
+    }
 }
 
 impl Encoded {

@@ -12,6 +12,8 @@ use crate::cuda::{self, share};
 use crate::error::{Error, Named, Result};
 use crate::torch::storage::Storage;
 use crate::torch::t7;
+use crate::wire::cuda::Lent;
+use crate::wire::travel::{self, Bytes, Policy};
 use crate::wire::value::{self, BESIDE_MIN_BYTES, Beside};
 
 /// How a peer is reached: shared memory works only on this machine.
@@ -36,46 +38,48 @@ impl Serialized {
     /// The frames of a `Data` message for one peer: envelope and wire value, then raw storage
     /// frames. A local peer's storages go through the sender's segment pool for that peer.
     pub fn frames(&self, reach: Reach, pool: &mut shm::Pool) -> Result<Vec<Vec<u8>>> {
-        let mut beside = Vec::with_capacity(self.storages.len());
-        let mut raw = Vec::new();
-        for s in &self.storages {
-            let (dtype, len) = (s.dtype(), s.len() as u64);
-            if s.is_device() {
-                // Staging can fail (out of device memory, say): the host path still works.
-                let staged = match reach {
-                    Reach::Local if !share::disabled() => pool.device.stage(s).ok(),
-                    _ => None,
-                };
-                match staged {
-                    Some(lent) => beside.push(Beside::Lent(lent)),
-                    None => {
-                        beside.push(Beside::DeviceFrame { dtype, len });
-                        let host = cuda::memory::to_host(s).map_err(Error::device)?;
-                        // SAFETY: a fresh host copy, read while it is copied into the frame.
-                        raw.push(unsafe { host.bytes() }.to_vec());
-                    }
-                }
-                continue;
-            }
-            let segment = match reach {
-                Reach::Local => pool.export(s).ok(),
-                Reach::Remote => None,
-            };
-            match segment {
-                Some(name) => beside.push(Beside::Shm { name, dtype, len }),
-                None => {
-                    beside.push(Beside::Frame { dtype, len });
-                    // SAFETY: read-only view while it is copied into the frame.
-                    raw.push(unsafe { s.bytes() }.to_vec());
-                }
-            }
-        }
+        let (beside, placed) = travel::place(&self.storages, &mut ToPeer { reach, pool });
         let mut first = Envelope::Data.encode();
         value::encode_into(&mut first, &beside, &self.t7);
-        let mut frames = Vec::with_capacity(1 + raw.len());
+        let mut frames = Vec::with_capacity(1 + placed.len());
         frames.push(first);
-        frames.extend(raw);
+        for b in placed {
+            frames.push(match b {
+                // SAFETY: read-only view while it is copied into the frame.
+                Bytes::Host(s) => unsafe { s.bytes() }.to_vec(),
+                Bytes::Device(s) => {
+                    let host = cuda::memory::to_host(s).map_err(Error::device)?;
+                    // SAFETY: a fresh host copy, read while it is copied into the frame.
+                    unsafe { host.bytes() }.to_vec()
+                }
+            });
+        }
         Ok(frames)
+    }
+}
+
+/// parallel's policy for one peer (`wire::travel`): a peer on this machine maps segments from the
+/// sender's pool for it and opens device storages lent by CUDA IPC (unless
+/// `LUATORCH_CUDA_IPC=0`); one far away gets frames.
+struct ToPeer<'a> {
+    reach: Reach,
+    pool: &'a mut shm::Pool,
+}
+
+impl Policy for ToPeer<'_> {
+    fn lend(&mut self, s: &Storage) -> Option<Lent> {
+        // Staging can fail (out of device memory, say): the frame still works.
+        match self.reach {
+            Reach::Local if !share::disabled() => self.pool.device.stage(s).ok(),
+            _ => None,
+        }
+    }
+
+    fn segment(&mut self, s: &Storage) -> Option<String> {
+        match self.reach {
+            Reach::Local => self.pool.export(s).ok(),
+            Reach::Remote => None,
+        }
     }
 }
 

@@ -17,11 +17,13 @@
 //!   storages and handles by reference, no wire involved;
 //! - **marshal**: only torch-ipc's `ipc.marshal` object.
 //!
-//! Device storages go to a process of the same machine by CUDA IPC handle, lent until released
+//! Where each storage beside a body goes (a segment, a loan, a frame) is one rule with a policy per
+//! transport ([`travel`]). Device storages go to a process of the same machine by CUDA IPC handle, lent until released
 //! ([`cuda`] says why this one protocol serves both APIs); the peers prove a shared secret to each
 //! other before anything else ([`handshake`]).
 
 pub mod cuda;
 pub mod dtype;
 pub mod handshake;
+pub mod travel;
 pub mod value;
