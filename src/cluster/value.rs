@@ -96,7 +96,7 @@ fn take_storage(
     let bytes = len.checked_mul(dtype.size_of()).ok_or_else(wrong)?;
     if bytes == 0 {
         raw.next().ok_or_else(wrong)?;
-        return Storage::new(dtype, 0).map_err(Error::io);
+        return Storage::new(dtype, 0);
     }
     let first = raw.next().ok_or_else(wrong)?;
     if first.len() == bytes && (first.as_ptr() as usize).is_multiple_of(dtype.size_of()) {
@@ -105,7 +105,7 @@ fn take_storage(
         // as long as the storage (its owner). Nobody else holds the message.
         return Ok(unsafe { Storage::from_external(dtype, ptr, len, Box::new(Frame(Mutex::new(first)))) });
     }
-    let s = Storage::new(dtype, len).map_err(Error::io)?;
+    let s = Storage::new(dtype, len)?;
     let mut at = 0;
     let mut piece = Some(first);
     while at < bytes {

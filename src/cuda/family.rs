@@ -10,12 +10,13 @@
 //! tensors are userdata of other types (`TensorUd<T, Cuda>`), which the host functions never
 //! accept. New storages go on the calling thread's current device, as in cutorch.
 //!
-//! `torch::family::Family` takes errors as text: each is named here after the step that failed
+//! Each of `torch::family::Family`'s errors is a device error named here after the step that failed
 //! ("allocate", "resize", ...), as the host code then names the Lua function.
 
 use super::device;
 use super::memory;
 use super::ops::{self, copy};
+use crate::error::{Error, Result};
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::storage::Storage;
@@ -36,12 +37,12 @@ impl Family for Cuda {
         ops::storage_typename(dtype)
     }
 
-    fn new_storage(dtype: DType, len: usize) -> Result<Storage, String> {
-        let dev = device::current_device().map_err(|e| format!("allocate: {e}"))?;
-        Ok(memory::alloc(&dev, dtype, len)?)
+    fn new_storage(dtype: DType, len: usize) -> Result<Storage> {
+        let dev = device::current_device().map_err(|e| Error::device(format!("allocate: {e}")))?;
+        memory::alloc(&dev, dtype, len).map_err(|e| Error::device(format!("allocate: {e}")))
     }
 
-    fn resize_storage(s: &Storage, len: usize) -> Result<(), String> {
+    fn resize_storage(s: &Storage, len: usize) -> Result<()> {
         if len == s.len() {
             return Ok(());
         }
@@ -50,21 +51,21 @@ impl Family for Cuda {
             memory::copy(&fresh, 0, s, 0, len.min(s.len()))?;
             Ok(fresh)
         });
-        s.take_memory_of(resized.map_err(|e| format!("resize: {e}"))?)
+        s.take_memory_of(resized.map_err(|e| Error::device(format!("resize: {e}")))?)
     }
 
-    fn read(s: &Storage, offset: usize) -> Result<f64, String> {
-        memory::read(s, offset).map_err(|e| format!("read: {e}"))
+    fn read(s: &Storage, offset: usize) -> Result<f64> {
+        memory::read(s, offset).map_err(|e| Error::device(format!("read: {e}")))
     }
 
-    fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
-        memory::write(s, offset, v).map_err(|e| format!("write: {e}"))
+    fn write(s: &Storage, offset: usize, v: f64) -> Result<()> {
+        memory::write(s, offset, v).map_err(|e| Error::device(format!("write: {e}")))
     }
 
-    fn from_host(t: Tensor) -> Result<Tensor, String> {
-        let dev = device::current_device().map_err(|e| format!("upload: {e}"))?;
-        let d = ops::operands::empty_like(&dev, t.dtype, &t.size)?;
-        copy::from_host(&d, &t).map_err(|e| format!("upload: {e}"))?;
+    fn from_host(t: Tensor) -> Result<Tensor> {
+        let dev = device::current_device().map_err(|e| Error::device(format!("upload: {e}")))?;
+        let d = ops::operands::empty_like(&dev, t.dtype, &t.size).map_err(|e| Error::device(format!("upload: {e}")))?;
+        copy::from_host(&d, &t).map_err(|e| Error::device(format!("upload: {e}")))?;
         Ok(d)
     }
 }

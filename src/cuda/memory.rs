@@ -409,7 +409,7 @@ pub fn write(s: &Storage, offset: usize, v: f64) -> Result<()> {
 
 /// A host copy of a whole device storage.
 pub fn download(s: &Storage) -> Result<Storage> {
-    let host = Storage::new(s.dtype(), s.len()).map_err(Error::device)?;
+    let host = Storage::new(s.dtype(), s.len())?;
     // SAFETY: `host` has room for every element.
     unsafe { download_raw(s, 0, host.data_ptr(), s.len())? };
     Ok(host)

@@ -24,6 +24,8 @@ pub enum Kind {
     Corrupt,
     /// Another process or thread: gone, refusing, timed out, or failing to authenticate.
     Peer,
+    /// Memory the system would not give: a storage or a buffer too large for what is left.
+    Memory,
 }
 
 /// An error of kind `kind` with its message (no function name in it).
@@ -69,6 +71,10 @@ impl Error {
 
     pub fn peer(message: impl Into<String>) -> Error {
         Error::new(Kind::Peer, message)
+    }
+
+    pub fn memory(message: impl Into<String>) -> Error {
+        Error::new(Kind::Memory, message)
     }
 
     pub fn kind(&self) -> Kind {

@@ -5,7 +5,7 @@ use mlua::{Lua, Result, Table, Value};
 
 use super::args::{self, Args, arg, error, int_arg, is_number, long_storage_values, number};
 use super::dtype::{DType, Element};
-use super::family::{Family, family_error};
+use super::family::Family;
 use super::storage::Storage;
 use super::tensor::{Tensor, checked_numel, contiguous_strides};
 use super::userdata::{Host, push_storage, push_tensor, storage_of};
@@ -57,8 +57,8 @@ pub fn resize_in<K: Family>(t: &mut Tensor, size: &[usize]) -> crate::error::Res
         // A tensor with no dimension needs no memory (Torch gives it no storage).
         None if size.is_empty() => {}
         Some(s) if s.len() >= needed => {}
-        Some(s) => K::resize_storage(s, needed).map_err(family_error)?,
-        None => t.storage = Some(K::new_storage(t.dtype, needed).map_err(family_error)?),
+        Some(s) => K::resize_storage(s, needed)?,
+        None => t.storage = Some(K::new_storage(t.dtype, needed)?),
     }
     Ok(())
 }

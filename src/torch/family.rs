@@ -11,28 +11,22 @@ use super::kernels::element;
 use super::storage::Storage;
 use super::tensor::Tensor;
 use super::userdata::{self, Host};
-use crate::error::Error;
-
-/// A family's error as a typed one: the methods of `Family` still report in words because
-/// crate::cuda implements them so.
-pub fn family_error(message: String) -> Error {
-    Error::device(message)
-}
+use crate::error::Result;
 
 pub trait Family: Sized + 'static {
     fn tensor_typename(dtype: DType) -> &'static str;
     fn storage_typename(dtype: DType) -> &'static str;
     /// A zero-filled storage of `len` elements, where this family keeps its memory.
-    fn new_storage(dtype: DType, len: usize) -> Result<Storage, String>;
+    fn new_storage(dtype: DType, len: usize) -> Result<Storage>;
     /// Grows or shrinks `s` in place, keeping the common prefix (Torch's storage resize: every
     /// view sharing it sees the new memory).
-    fn resize_storage(s: &Storage, len: usize) -> Result<(), String>;
+    fn resize_storage(s: &Storage, len: usize) -> Result<()>;
     /// Element `offset` of `s` as a Lua number (`offset` is inside `s`).
-    fn read(s: &Storage, offset: usize) -> Result<f64, String>;
+    fn read(s: &Storage, offset: usize) -> Result<f64>;
     /// Sets element `offset` of `s` from a Lua number (converted as a C cast).
-    fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String>;
+    fn write(s: &Storage, offset: usize, v: f64) -> Result<()>;
     /// A tensor of this family with the values of `t`, a contiguous host tensor of the same type.
-    fn from_host(t: Tensor) -> Result<Tensor, String>;
+    fn from_host(t: Tensor) -> Result<Tensor>;
 
     fn tensor_of(v: &Value) -> Option<Tensor> {
         userdata::tensor_of_in::<Self>(v)
@@ -76,24 +70,24 @@ impl Family for Host {
         dtype.storage_typename()
     }
 
-    fn new_storage(dtype: DType, len: usize) -> Result<Storage, String> {
+    fn new_storage(dtype: DType, len: usize) -> Result<Storage> {
         Storage::new(dtype, len)
     }
 
-    fn resize_storage(s: &Storage, len: usize) -> Result<(), String> {
+    fn resize_storage(s: &Storage, len: usize) -> Result<()> {
         s.resize(len)
     }
 
-    fn read(s: &Storage, offset: usize) -> Result<f64, String> {
+    fn read(s: &Storage, offset: usize) -> Result<f64> {
         Ok(element::read(s, offset))
     }
 
-    fn write(s: &Storage, offset: usize, v: f64) -> Result<(), String> {
+    fn write(s: &Storage, offset: usize, v: f64) -> Result<()> {
         element::write(s, offset, v);
         Ok(())
     }
 
-    fn from_host(t: Tensor) -> Result<Tensor, String> {
+    fn from_host(t: Tensor) -> Result<Tensor> {
         Ok(t)
     }
 }

@@ -18,6 +18,7 @@ use nix::sys::stat::{Mode, fstat};
 
 use super::dtype::DType;
 use super::storage::{Storage, track_external_bytes};
+use crate::error::{Error, Result};
 
 /// How to map `path`.
 pub struct Request<'a> {
@@ -51,7 +52,7 @@ impl Drop for Mapping {
 }
 
 /// Maps the file or shared-memory object `r` names as a storage of `dtype`.
-pub fn map(dtype: DType, r: &Request<'_>) -> Result<Storage, String> {
+pub fn map(dtype: DType, r: &Request<'_>) -> Result<Storage> {
     let es = dtype.size_of();
     let (fd, created_name) = if r.shared_mem {
         open_shared_memory(r.path)?
@@ -59,7 +60,7 @@ pub fn map(dtype: DType, r: &Request<'_>) -> Result<Storage, String> {
         (open_file(r.path, r.shared)?, None)
     };
     let file_bytes = fstat(fd.as_fd())
-        .map_err(|e| format!("cannot stat {}: {}", r.path, os_error(e)))?
+        .map_err(|e| Error::io(format!("cannot stat {}: {}", r.path, os_error(e))))?
         .st_size as usize;
     let len = match r.size {
         Some(n) => n,
@@ -67,16 +68,16 @@ pub fn map(dtype: DType, r: &Request<'_>) -> Result<Storage, String> {
     };
     let bytes = len
         .checked_mul(es)
-        .ok_or_else(|| format!("storage of {len} elements is too large"))?;
+        .ok_or_else(|| Error::memory(format!("storage of {len} elements is too large")))?;
     if bytes > file_bytes {
         if !(r.shared || r.shared_mem) {
-            return Err(format!(
+            return Err(Error::io(format!(
                 "file <{}> holds {file_bytes} bytes, fewer than the {bytes} asked for",
                 r.path
-            ));
+            )));
         }
         nix::unistd::ftruncate(&fd, bytes as libc::off_t)
-            .map_err(|e| format!("cannot extend {}: {}", r.path, os_error(e)))?;
+            .map_err(|e| Error::io(format!("cannot extend {}: {}", r.path, os_error(e))))?;
     }
     let Some(nonzero) = NonZeroUsize::new(bytes) else {
         if let Some(name) = created_name {
@@ -100,7 +101,7 @@ pub fn map(dtype: DType, r: &Request<'_>) -> Result<Storage, String> {
             0,
         )
     }
-    .map_err(|e| format!("cannot map {}: {}", r.path, os_error(e)))?;
+    .map_err(|e| Error::io(format!("cannot map {}: {}", r.path, os_error(e))))?;
     track_external_bytes(bytes as isize);
     let mapping = Mapping {
         ptr,
@@ -117,28 +118,31 @@ fn os_error(e: Errno) -> std::io::Error {
     std::io::Error::from(e)
 }
 
-fn open_file(path: &str, shared: bool) -> Result<OwnedFd, String> {
+fn open_file(path: &str, shared: bool) -> Result<OwnedFd> {
     let flags = if shared {
         OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_CLOEXEC
     } else {
         OFlag::O_RDONLY | OFlag::O_CLOEXEC
     };
     nix::fcntl::open(path, flags, Mode::from_bits_truncate(0o600))
-        .map_err(|e| format!("cannot open {path}: {}", os_error(e)))
+        .map_err(|e| Error::io(format!("cannot open {path}: {}", os_error(e))))
 }
 
 /// Opens the shared-memory object `name`, creating it if it is not there; gives the name to
 /// remove it by when this call created it.
-fn open_shared_memory(name: &str) -> Result<(OwnedFd, Option<CString>), String> {
+fn open_shared_memory(name: &str) -> Result<(OwnedFd, Option<CString>)> {
     let c = CString::new(format!("/{}", name.trim_start_matches('/')))
-        .map_err(|_| format!("invalid shared memory name {name:?}"))?;
+        .map_err(|_| Error::io(format!("invalid shared memory name {name:?}")))?;
     let mode = Mode::from_bits_truncate(0o600);
     match shm_open(c.as_c_str(), OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_EXCL, mode) {
         Ok(fd) => Ok((fd, Some(c))),
         Err(Errno::EEXIST) => shm_open(c.as_c_str(), OFlag::O_RDWR, mode)
             .map(|fd| (fd, None))
-            .map_err(|e| format!("cannot open shared memory {name}: {}", os_error(e))),
-        Err(e) => Err(format!("cannot create shared memory {name}: {}", os_error(e))),
+            .map_err(|e| Error::io(format!("cannot open shared memory {name}: {}", os_error(e)))),
+        Err(e) => Err(Error::io(format!(
+            "cannot create shared memory {name}: {}",
+            os_error(e)
+        ))),
     }
 }
 

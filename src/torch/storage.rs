@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::dtype::{DType, Element};
+use crate::error::{Error, Result};
 
 /// Alignment of heap buffers: enough for any element type and for SIMD loads.
 const ALIGN: usize = 64;
@@ -83,10 +84,10 @@ impl Buffer {
         }
     }
 
-    fn heap_zeroed(dtype: DType, len: usize) -> Result<Buffer, String> {
+    fn heap_zeroed(dtype: DType, len: usize) -> Result<Buffer> {
         let bytes = len
             .checked_mul(dtype.size_of())
-            .ok_or_else(|| format!("storage of {len} elements is too large"))?;
+            .ok_or_else(|| Error::memory(format!("storage of {len} elements is too large")))?;
         if bytes == 0 {
             return Ok(Buffer::empty());
         }
@@ -98,7 +99,7 @@ impl Buffer {
             bytes
         };
         let layout = Layout::from_size_align(size, if huge { HUGE_ALIGN } else { ALIGN })
-            .map_err(|_| format!("storage of {len} elements is too large"))?;
+            .map_err(|_| Error::memory(format!("storage of {len} elements is too large")))?;
         let recycled = if bytes >= RECYCLE_MIN {
             super::recycled::take(layout)
         } else {
@@ -126,7 +127,7 @@ impl Buffer {
                 None => std::alloc::alloc_zeroed(layout),
             }
         };
-        let ptr = NonNull::new(ptr).ok_or_else(|| format!("out of memory allocating {bytes} bytes"))?;
+        let ptr = NonNull::new(ptr).ok_or_else(|| Error::memory(format!("out of memory allocating {bytes} bytes")))?;
         Ok(Buffer {
             ptr,
             len,
@@ -170,14 +171,14 @@ pub struct Storage(Arc<StorageCell>);
 
 impl Storage {
     /// A zero-filled storage of `len` elements.
-    pub fn new(dtype: DType, len: usize) -> Result<Storage, String> {
+    pub fn new(dtype: DType, len: usize) -> Result<Storage> {
         Ok(Storage(Arc::new(StorageCell {
             dtype,
             buffer: UnsafeCell::new(Buffer::heap_zeroed(dtype, len)?),
         })))
     }
 
-    pub fn from_slice<T: Element>(data: &[T]) -> Result<Storage, String> {
+    pub fn from_slice<T: Element>(data: &[T]) -> Result<Storage> {
         let s = Storage::new(T::DTYPE, data.len())?;
         // SAFETY: fresh storage of the same type and length.
         unsafe { s.as_mut_slice::<T>().copy_from_slice(data) };
@@ -185,7 +186,7 @@ impl Storage {
     }
 
     /// A new heap storage holding a copy of this host storage's elements.
-    pub fn duplicate(&self) -> Result<Storage, String> {
+    pub fn duplicate(&self) -> Result<Storage> {
         let copy = Storage::new(self.dtype(), self.len())?;
         // SAFETY: a fresh storage of the same type and length; the source is read as any kernel
         // reads it (see the Send/Sync note).
@@ -262,11 +263,11 @@ impl Storage {
 
     /// Gives this storage the memory of `fresh` (a storage nothing else shares), so that every
     /// tensor and Lua storage sharing this one sees it: how device storages resize.
-    pub fn take_memory_of(&self, fresh: Storage) -> Result<(), String> {
+    pub fn take_memory_of(&self, fresh: Storage) -> Result<()> {
         if fresh.dtype() != self.dtype() {
-            return Err("internal error: storage memory of another type".into());
+            return Err(Error::dtype("internal error: storage memory of another type"));
         }
-        let cell = Arc::try_unwrap(fresh.0).map_err(|_| "internal error: storage memory is shared".to_string())?;
+        let cell = Arc::try_unwrap(fresh.0).map_err(|_| Error::argument("internal error: storage memory is shared"))?;
         // SAFETY: as in `resize`, the buffer is only replaced here and there.
         unsafe { *self.0.buffer.get() = cell.buffer.into_inner() };
         Ok(())
@@ -338,12 +339,12 @@ impl Storage {
 
     /// Changes the number of elements, keeping the common prefix; new elements are zero. Every
     /// tensor and Lua storage sharing this storage sees the new buffer (Torch's semantics).
-    pub fn resize(&self, len: usize) -> Result<(), String> {
+    pub fn resize(&self, len: usize) -> Result<()> {
         if len == self.len() {
             return Ok(());
         }
         if self.is_device() {
-            return Err("cannot resize a device storage in host memory".into());
+            return Err(Error::device("cannot resize a device storage in host memory"));
         }
         let fresh = Buffer::heap_zeroed(self.0.dtype, len)?;
         let keep = len.min(self.len()) * self.0.dtype.size_of();
@@ -385,7 +386,7 @@ mod tests {
         assert!(s.is_device() && !s.is_heap());
         assert_eq!(s.device_addr(), Some(0x1000));
         assert_eq!(s.device_owner().and_then(|o| o.downcast_ref::<u32>()), Some(&7));
-        assert!(s.resize(8).unwrap_err().contains("device storage"));
+        assert!(s.resize(8).unwrap_err().message().contains("device storage"));
         // Resizing swaps in fresh memory that every sharer sees.
         let view = s.clone();
         s.take_memory_of(Storage::from_device(DType::Float, 0x2000, 8, Box::new(8u32)))

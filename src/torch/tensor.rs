@@ -58,7 +58,7 @@ impl Tensor {
     pub fn zeros(dtype: DType, size: &[usize]) -> Result<Tensor> {
         let n = checked_numel(size)?;
         // Storage still reports in words (crate::parallel and crate::ipc build on that).
-        let storage = Storage::new(dtype, n).map_err(Error::shape)?;
+        let storage = Storage::new(dtype, n)?;
         Ok(Tensor {
             dtype,
             storage: Some(storage),

@@ -75,7 +75,7 @@ pub fn storage_from_frame(dtype: DType, len: u64, frame: Option<&Vec<u8>>) -> Re
     if bytes.len() != len.saturating_mul(dtype.size_of()) {
         return Err(Error::corrupt("a storage has the wrong size"));
     }
-    let s = Storage::new(dtype, len).map_err(Error::io)?;
+    let s = Storage::new(dtype, len)?;
     // SAFETY: a fresh storage of exactly bytes.len() bytes.
     unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.data_ptr(), bytes.len()) };
     Ok(s)

@@ -131,7 +131,7 @@ pub fn empty_like(dev: &Device, dtype: DType, size: &[usize]) -> Result<Tensor> 
 pub fn host_longs(values: &[i64], size: &[usize]) -> Result<Tensor> {
     Ok(Tensor {
         dtype: DType::Long,
-        storage: Some(Storage::from_slice(values).map_err(Error::device)?),
+        storage: Some(Storage::from_slice(values)?),
         offset: 0,
         size: size.to_vec(),
         stride: contiguous_strides(size),

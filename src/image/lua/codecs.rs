@@ -182,7 +182,7 @@ fn save(a: &Variadic<Value>) -> KResult<()> {
 fn compress(lua: &Lua, a: &Variadic<Value>) -> KResult<Value> {
     let format = Format::of(&text(arg(a, 0), "format")?)?;
     let bytes = encoded(format, a, 1)?;
-    let storage = crate::torch::storage::Storage::from_slice(&bytes).map_err(Error::shape)?;
+    let storage = crate::torch::storage::Storage::from_slice(&bytes)?;
     push_tensor(lua, Tensor::of_storage(storage)).map_err(|e| Error::io(e.to_string()))
 }
 

@@ -172,7 +172,7 @@ fn read_host(c: &mut Conn, t: &Tensor) -> Res<()> {
     }
     let host = Tensor {
         dtype: t.dtype,
-        storage: Some(Storage::new(t.dtype, t.numel()).map_err(device_error)?),
+        storage: Some(Storage::new(t.dtype, t.numel()).map_err(|e| device_error(e.into()))?),
         offset: 0,
         size: t.size.clone(),
         stride: contiguous_strides(&t.size),

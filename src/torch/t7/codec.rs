@@ -239,11 +239,11 @@ impl FileCore {
             None => false,
         };
         if fits || n.saturating_mul(size_of::<T>()) <= CHUNK_BYTES {
-            let s = Storage::new(T::DTYPE, n).map_err(Error::shape)?;
+            let s = Storage::new(T::DTYPE, n)?;
             // SAFETY: fresh storage, not shared yet.
             let got = self.read_into(unsafe { s.as_mut_slice::<T>() })?;
             if got < n {
-                s.resize(got).map_err(Error::shape)?;
+                s.resize(got)?;
             }
             return Ok((s, got));
         }
@@ -273,7 +273,7 @@ impl FileCore {
         self.has_error = before;
         let got = data.len();
         self.short_read(got, n)?;
-        Ok((Storage::from_slice(&data).map_err(Error::shape)?, got))
+        Ok((Storage::from_slice(&data)?, got))
     }
 
     /// Writes `src`; returns how many elements were written.

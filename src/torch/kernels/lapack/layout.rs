@@ -132,7 +132,7 @@ pub(super) fn elements<T: Element>(t: &Tensor) -> Result<Vec<T>> {
 
 /// A new vector of these elements.
 pub(super) fn vector<T: Element>(v: &[T]) -> Result<Tensor> {
-    Ok(Tensor::of_storage(Storage::from_slice(v).map_err(Error::shape)?))
+    Ok(Tensor::of_storage(Storage::from_slice(v)?))
 }
 
 /// Torch's resize (THTensor_resizeNd): the same size keeps the layout, another makes the tensor
@@ -146,8 +146,8 @@ pub(super) fn resized(mut t: Tensor, size: &[usize]) -> Result<Tensor> {
     t.stride = contiguous_strides(size);
     match &t.storage {
         Some(s) if s.len() >= needed => {}
-        Some(s) => s.resize(needed).map_err(Error::shape)?,
-        None => t.storage = Some(Storage::new(t.dtype, needed).map_err(Error::shape)?),
+        Some(s) => s.resize(needed)?,
+        None => t.storage = Some(Storage::new(t.dtype, needed)?),
     }
     Ok(t)
 }
