@@ -21,12 +21,6 @@ pub fn lift<T, E: std::fmt::Display>(r: Result<T, E>) -> mlua::Result<T> {
     r.map_err(|e| mlua::Error::RuntimeError(e.to_string()))
 }
 
-/// An error named after `method`. Code under `crate::torch` names typed errors with
-/// `crate::error::Named::named`; this is for crate::cuda, whose errors are still words.
-pub fn lift_in<T, E: std::fmt::Display>(method: &str, r: Result<T, E>) -> mlua::Result<T> {
-    r.map_err(|e| error(method, e))
-}
-
 pub fn type_name(v: &Value) -> String {
     match classify(v) {
         Some(Object::Tensor(_, d)) => d.tensor_typename().into(),

@@ -11,7 +11,7 @@ use crate::cuda::memory::device_of;
 use crate::cuda::ops::operands::{empty_like, tensor_typename};
 use crate::cuda::peer;
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, int_arg, type_name};
+use crate::torch::args::{Args, arg, error, int_arg, type_name};
 use crate::torch::construct;
 use crate::torch::dtype::DType;
 use crate::torch::family::Family;
@@ -142,7 +142,7 @@ pub fn result_given(
             }
             let mut t = t.clone();
             if t.size != size || t.storage.is_none() {
-                args::lift_in(method, construct::resize_in::<Cuda>(&mut t, size))?;
+                construct::resize_in::<Cuda>(&mut t, size).named(method)?;
                 Cuda::set_view(v, t.clone())?;
             }
             Ok((v.clone(), t))

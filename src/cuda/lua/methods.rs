@@ -72,7 +72,7 @@ fn fill_value(t: &Tensor, v: f64, method: &str) -> Result<()> {
 fn random_fill(a: &Args, method: &str) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let ordinal = ordinal_of(&t);
-    let host = args::lift_in(method, Tensor::zeros(t.dtype, &t.size))?;
+    let host = Tensor::zeros(t.dtype, &t.size).named(method)?;
     with_generator(ordinal, |g| random::fill_like_method(method, &host, g, a, 2)).named(method)??;
     if t.numel() > 0 {
         copy::from_host(&t, &host).named(method)?;
@@ -284,7 +284,7 @@ fn install_storage_methods(lua: &Lua, storage: &Table, internal: &Table) -> Resu
             return Err(error("resize", format!("invalid size {n}")));
         }
         // Its errors are named "resize" already (see `family`).
-        args::lift_in("resize", Cuda::resize_storage(&s, n as usize))?;
+        Cuda::resize_storage(&s, n as usize).named("resize")?;
         receiver(&a)
     })?;
     add(lua, storage, "fill", |_, a| {

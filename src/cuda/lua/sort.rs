@@ -82,7 +82,7 @@ fn result(
         Some((v, t)) => {
             let mut t = t.clone();
             if t.size != size || t.storage.is_none() {
-                args::lift_in(method, construct::resize_in::<Cuda>(&mut t, size))?;
+                construct::resize_in::<Cuda>(&mut t, size).named(method)?;
                 Cuda::set_view(v, t.clone())?;
             }
             Ok((v.clone(), t))
