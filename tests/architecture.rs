@@ -26,6 +26,7 @@ const NO_LUA: &[&str] = &[
     "src/cuda/kernels",
     "src/cuda/ops",
     "src/image/kernels",
+    "src/torch/base",
     "src/torch/kernels",
     "src/wire",
 ];

@@ -37,7 +37,7 @@ pub fn unlink_all(names: &[String]) {
 
 /// Whether this process can open the controller's probe segment.
 pub fn can_map(probe: &str) -> bool {
-    !probe.is_empty() && crate::process::segments::map_whole(probe, crate::torch::dtype::DType::Byte, 8).is_ok()
+    !probe.is_empty() && crate::process::segments::map_whole(probe, crate::torch::base::dtype::DType::Byte, 8).is_ok()
 }
 
 /// The value `body` (+ `raw` frames) with every segment's bytes as frames instead, for a peer

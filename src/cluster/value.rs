@@ -11,7 +11,7 @@ use mlua::{Lua, Value};
 use super::peer::{MAX_FRAME, zmq_err};
 use crate::cuda;
 use crate::error::{Error, Named, Result};
-use crate::torch::storage::Storage;
+use crate::torch::base::storage::Storage;
 use crate::torch::t7;
 use crate::wire::travel::{self, Bytes, Policy};
 use crate::wire::value::{self, BESIDE_MIN_BYTES, Beside};
@@ -87,7 +87,7 @@ struct Frame(#[allow(dead_code)] Mutex<zmq::Message>);
 
 /// The host storage of `len` elements of `dtype` whose bytes are the next frames of `raw`.
 fn take_storage(
-    dtype: crate::torch::dtype::DType,
+    dtype: crate::torch::base::dtype::DType,
     len: u64,
     raw: &mut std::iter::Peekable<std::vec::IntoIter<zmq::Message>>,
 ) -> Result<Storage> {

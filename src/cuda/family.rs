@@ -17,10 +17,10 @@ use super::device;
 use super::memory;
 use super::ops::{self, copy};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 
 /// The family marker of device tensors.
 pub struct Cuda;

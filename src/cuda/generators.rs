@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::torch::random::Generator;
+use crate::torch::base::random::Generator;
 
 static GENERATORS: Mutex<Option<HashMap<usize, Generator>>> = Mutex::new(None);
 

@@ -18,8 +18,8 @@ use super::device;
 use super::driver::{self, guard};
 use super::memory::{self, Then};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
 
 /// Bytes in a CUDA IPC memory handle.
 pub const HANDLE_BYTES: usize = 64;

@@ -20,8 +20,8 @@ use super::driver::{self, guard};
 use super::{events, peer};
 use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
-use crate::torch::storage::{Storage, track_external_bytes};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::storage::{Storage, track_external_bytes};
 
 /// How the memory of a device storage is released. Either way it may be released while kernels
 /// still use it: a cached block is reused only by work queued after them (on its stream, or once

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::ipc::{self, Exported};
 use super::memory;
 use crate::error::{Error, Result};
-use crate::torch::storage::Storage;
+use crate::torch::base::storage::Storage;
 use crate::wire::cuda::Lent;
 
 /// Released staging allocations a sender keeps for reuse, per peer, at most.

@@ -14,10 +14,10 @@ use std::sync::{Arc, OnceLock};
 
 use mlua::{AnyUserData, Lua, Result, Table, Value, ffi};
 
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::lua_list;
-use crate::torch::storage::Storage;
 use crate::torch::t7::{self, codec};
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, tensor_of};
 
 /// A value that needs no packing (the fast methods' items).

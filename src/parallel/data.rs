@@ -10,7 +10,7 @@ use super::owed::{self, Owed, Peer};
 use super::shm;
 use crate::cuda::{self, share};
 use crate::error::{Error, Named, Result};
-use crate::torch::storage::Storage;
+use crate::torch::base::storage::Storage;
 use crate::torch::t7;
 use crate::wire::cuda::Lent;
 use crate::wire::travel::{self, Bytes, Policy};

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 use super::owed::{self, Owed, Peer};
 use crate::process::segments::{Mapped, close, create_once, map, map_existing, open};
 use crate::process::sweep::{PREFIX, sweep, unlink};
-use crate::torch::dtype::DType;
-use crate::torch::storage::{Storage, track_external_bytes};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::{Storage, track_external_bytes};
 
 /// Free segments a sender keeps for reuse, per peer, at most.
 const POOL_FREE_MAX_BYTES: usize = 1 << 30;

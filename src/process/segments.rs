@@ -7,8 +7,8 @@ use std::io;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::sweep::{PREFIX, path_of, unlink};
-use crate::torch::dtype::DType;
-use crate::torch::storage::{Storage, track_external_bytes};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::{Storage, track_external_bytes};
 use crate::wire::handshake::{hex, random_bytes};
 
 pub(crate) static NEXT: AtomicU64 = AtomicU64::new(0);

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use hashbrown::HashTable;
 
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 
 /// A C object stored through `tds.elem.addctype`: its pointer, the destructor the script named
 /// (called once, when the element is dropped), and the class it was stored as.

@@ -6,11 +6,11 @@
 use mlua::{Lua, Result, Table, Value};
 
 use crate::torch::args::{error, type_name};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::copy::copy;
 use crate::torch::kernels::element::read;
 use crate::torch::lua_list::list;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, tensor_of};
 
 /// `_stack(list, from, n)`: `list[from] .. list[from+n-1]` as one contiguous tensor of size

@@ -3,9 +3,9 @@
 
 use mlua::{Value, Variadic};
 
-use super::dtype::DType;
-use super::storage::Storage;
-use super::tensor::Tensor;
+use super::base::dtype::DType;
+use super::base::storage::Storage;
+use super::base::tensor::Tensor;
 use super::userdata::{Object, classify, storage_of, tensor_of};
 
 pub type Args = Variadic<Value>;

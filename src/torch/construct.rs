@@ -4,10 +4,10 @@
 use mlua::{Lua, Result, Table, Value};
 
 use super::args::{self, Args, arg, error, int_arg, is_number, long_storage_values, number};
-use super::dtype::{DType, Element};
+use super::base::dtype::{DType, Element};
+use super::base::storage::Storage;
+use super::base::tensor::{Tensor, checked_numel, contiguous_strides};
 use super::family::Family;
-use super::storage::Storage;
-use super::tensor::{Tensor, checked_numel, contiguous_strides};
 use super::userdata::{Host, push_storage, push_tensor, storage_of};
 use crate::dispatch;
 use crate::error::Named;
@@ -335,13 +335,13 @@ pub fn new_storage(lua: &Lua, dtype: DType, args: &Args) -> Result<Value> {
                     n => Some(n as usize),
                 },
             };
-            let request = super::mapped::Request {
+            let request = super::base::mapped::Request {
                 path: &path.to_str()?,
                 shared: flag(2),
                 size,
                 shared_mem: flag(4),
             };
-            super::mapped::map(dtype, &request).map_err(|e| error(method, e))?
+            super::base::mapped::map(dtype, &request).map_err(|e| error(method, e))?
         }
         _ => {
             let Some(src) = storage_of(first) else {

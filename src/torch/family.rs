@@ -6,10 +6,10 @@
 use mlua::{Lua, Value};
 
 use super::args::{Args, arg, error, type_name};
-use super::dtype::DType;
+use super::base::dtype::DType;
+use super::base::storage::Storage;
+use super::base::tensor::Tensor;
 use super::kernels::element;
-use super::storage::Storage;
-use super::tensor::Tensor;
 use super::userdata::{self, Host};
 use crate::error::Result;
 

@@ -9,9 +9,9 @@ use std::rc::Rc;
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::args::{Args, arg, error, int_arg, number, type_name};
-use super::dtype::DType;
+use super::base::dtype::DType;
+use super::base::storage::Storage;
 use super::methods::{add, one, receiver};
-use super::storage::Storage;
 use super::t7::ascii::Scalar;
 use super::t7::codec::{FileCore, Kind, StringFormat};
 use super::t7::context::{Ctx, FileObject, helpers};

@@ -3,29 +3,22 @@
 //! (class tables, `torch.class`, the `torch.*` functions) on top.
 
 pub mod args;
+pub mod base;
 pub mod construct;
-pub mod dtype;
 pub mod family;
 pub mod file;
 pub mod forms;
 pub mod kernels;
-pub mod layout;
 pub mod lua_list;
-pub mod mapped;
 pub mod methods;
-pub mod print;
-pub mod random;
-mod recycled;
-pub mod storage;
 pub mod t7;
-pub mod tensor;
 pub mod timer;
 pub mod userdata;
 
 use mlua::{Lua, Result, Table, Value};
 
 use args::{Args, arg, error};
-use dtype::DType;
+use base::dtype::DType;
 use userdata::{Object, classify, push_tensor, storage_of, tensor_of};
 
 fn dtype_arg(a: &Args, pos: usize, method: &str) -> Result<DType> {
@@ -90,10 +83,10 @@ pub fn open(lua: &Lua) -> Result<Table> {
         "tostring",
         lua.create_function(|_, v: Value| {
             if let Some(t) = tensor_of(&v) {
-                return Ok(print::tensor_to_string(&t));
+                return Ok(base::print::tensor_to_string(&t));
             }
             match storage_of(&v) {
-                Some(s) => Ok(print::storage_to_string(&s)),
+                Some(s) => Ok(base::print::storage_to_string(&s)),
                 None => Err(error("tostring", "expected a tensor or a storage")),
             }
         })?,

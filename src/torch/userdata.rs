@@ -12,9 +12,9 @@ use std::marker::PhantomData;
 
 use mlua::{AnyUserData, Lua, Result, Table, UserDataFields, Value};
 
-use super::dtype::{DType, Element};
-use super::storage::Storage;
-use super::tensor::Tensor;
+use super::base::dtype::{DType, Element};
+use super::base::storage::Storage;
+use super::base::tensor::Tensor;
 use crate::dispatch;
 
 /// The family of the host tensors (`torch.FloatTensor`, ...).
@@ -151,7 +151,7 @@ pub fn set_heap_tracking(lua: &Lua, enabled: bool) {
 }
 
 fn note_allocation(lua: &Lua) {
-    let live = super::storage::live_heap_bytes();
+    let live = super::base::storage::live_heap_bytes();
     if live < HEAP_TRACKING_FLOOR {
         return;
     }
@@ -163,7 +163,7 @@ fn note_allocation(lua: &Lua) {
     }
     // A failed collection (an error in a finalizer) is reported by Lua elsewhere; tracking goes on.
     let _ = lua.gc_collect();
-    let after = super::storage::live_heap_bytes();
+    let after = super::base::storage::live_heap_bytes();
     tracking.threshold.set((after * 2).max(HEAP_TRACKING_FLOOR));
 }
 

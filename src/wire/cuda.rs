@@ -18,7 +18,7 @@
 //! in `cuda::share`; between machines, device bytes travel as frames instead (`value::Beside`).
 
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 
 /// Bytes in a CUDA IPC memory handle.
 pub const HANDLE_BYTES: usize = 64;

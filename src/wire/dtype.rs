@@ -2,7 +2,7 @@
 //! binary, so the list is the contract.
 
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 
 pub fn code(d: DType) -> u8 {
     DType::ALL.iter().position(|x| *x == d).unwrap_or(0) as u8

@@ -13,7 +13,7 @@
 
 use super::cuda::Lent;
 use super::value::Beside;
-use crate::torch::storage::Storage;
+use crate::torch::base::storage::Storage;
 
 /// What one transport, for one peer, can do with a storage besides sending its bytes.
 pub trait Policy {
@@ -66,7 +66,7 @@ pub fn place<'a>(storages: &'a [Storage], policy: &mut impl Policy) -> (Vec<Besi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     /// Makes a segment for every host storage, named after its length.
     struct Segments;

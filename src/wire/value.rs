@@ -13,8 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use super::cuda::Lent;
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
 
 /// Host storages of at least this many bytes leave the `.t7` body (device storages always do).
 pub const BESIDE_MIN_BYTES: usize = 1 << 20;

@@ -22,8 +22,8 @@ use super::device::Device;
 use super::driver::{self, guard};
 use super::libraries::{self, Lib};
 use crate::error::{Error, Result};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::Geometry;
-use crate::torch::tensor::Tensor;
 pub use source::{BLOCK, MAX_DIMS};
 
 /// What NVRTC is asked to make.
@@ -294,7 +294,7 @@ impl Geo {
     /// From sizes and strides, merging what can be merged.
     pub fn new(size: &[usize], stride: &[usize]) -> Result<Geo> {
         let t = Tensor {
-            dtype: crate::torch::dtype::DType::Float,
+            dtype: crate::torch::base::dtype::DType::Float,
             storage: None,
             offset: 0,
             size: size.to_vec(),

@@ -12,10 +12,10 @@ use crate::cuda::ops::operands::{empty_like, tensor_typename};
 use crate::cuda::peer;
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error, int_arg, type_name};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
 use crate::torch::family::Family;
-use crate::torch::tensor::Tensor;
 
 /// Sets `m[name]` to a Lua function of `f`, which takes the arguments as a list and returns the
 /// results as one (the form of the `cutorch.*` device functions).

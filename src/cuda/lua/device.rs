@@ -145,14 +145,14 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     })?;
     set_function(lua, m, "seed", |_, a| {
         let d = device_arg(&a, 1, "cutorch.seed")?;
-        let s = crate::torch::random::urandom_seed().map_err(|e| error("cutorch.seed", e))?;
+        let s = crate::torch::base::random::urandom_seed().map_err(|e| error("cutorch.seed", e))?;
         with_generator(d, |g| g.manual_seed(s)).named("cutorch.seed")?;
         ret([num(s as f64)])
     })?;
     set_function(lua, m, "seedAll", |_, _| {
         const M: &str = "cutorch.seedAll";
         device::usable().named(M)?;
-        let s = crate::torch::random::urandom_seed().map_err(|e| error(M, e))?;
+        let s = crate::torch::base::random::urandom_seed().map_err(|e| error(M, e))?;
         for d in 0..device::count() {
             with_generator(d, |g| g.manual_seed(s)).named(M)?;
         }

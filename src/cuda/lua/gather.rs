@@ -19,12 +19,12 @@ use crate::cuda::ops::{copy, reduce};
 use crate::dispatch;
 use crate::error::Named;
 use crate::torch::args::{Args, arg, dim_arg, error, number, number_arg, type_name};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::{Tensor, contiguous_strides};
 use crate::torch::family::Family;
 use crate::torch::methods::copy::clone_tensor;
 use crate::torch::methods::index::{check_same_except, check_scatter_source, nonzero_coords};
 use crate::torch::methods::{add, one, receiver};
-use crate::torch::tensor::{Tensor, contiguous_strides};
 use crate::torch::userdata::tensor_of;
 
 /// Positions at `pos`: a CudaLongTensor as it is, or a LongTensor copied to `dev`.

@@ -8,7 +8,7 @@ use crate::cuda::family::{Cuda, TYPES};
 use crate::cuda::ipc;
 use crate::error::Named;
 use crate::torch::args::{arg, error, int_arg};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 use crate::torch::family::Family;
 
 /// `cutorch._ipcExport(storage)` and `cutorch._ipcImport(handle, offset, bytes, device, type)`:

@@ -15,14 +15,14 @@ use crate::cuda::kernels::source::pointwise_op;
 use crate::cuda::ops::{elementwise, reduce};
 use crate::error::Named;
 use crate::torch::args::{self, Args, error, integer};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::param::ELEMENTWISE;
 use crate::torch::forms::table::{Computes, Entry, entries, entry, is_comparison};
 use crate::torch::kernels::math::{Binary, Compare};
 use crate::torch::methods::one;
-use crate::torch::tensor::Tensor;
 
 /// A device elementwise operation and its operands beside the source: `y`, `z`, `v`, `w` of the
 /// kernels' expressions (`cuda::kernels::source::operations`).

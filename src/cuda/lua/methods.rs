@@ -14,14 +14,14 @@ use crate::cuda::ops::operands::{host_longs, storage_typename, tensor_typename};
 use crate::cuda::ops::{blas, copy, elementwise};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, int_arg, number, number_arg, type_name};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::print;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::methods::access::{self, Target, resolve};
 use crate::torch::methods::{add, none, one, random, receiver};
-use crate::torch::print;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{storage_of, tensor_of};
 
 /// `x:dot(y)`: a number.

@@ -24,7 +24,7 @@ use super::ops;
 use super::{ffi, kernels, memory};
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::t7::{self, DeviceClasses};
 use crate::torch::{construct, userdata};

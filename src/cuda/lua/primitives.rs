@@ -12,10 +12,10 @@ use crate::cuda::ops::operands::tensor_typename;
 use crate::cuda::ops::{blas, copy, elementwise, reduce};
 use crate::error::Named;
 use crate::torch::args::{Args, arg, dim_arg, error, number_arg, opt_number};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
 use crate::torch::methods::{add, one};
-use crate::torch::tensor::Tensor;
 
 /// `pointwise(name, op, res, src, b, c, v, w)`: `res = op(src, b, c, v, w)` elementwise, res
 /// resized as src (a new tensor when nil; when src is nil, res alone, as for fill).

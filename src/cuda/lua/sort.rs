@@ -12,12 +12,12 @@ use crate::cuda::ops::operands::{common_device, empty_like, tensor_typename};
 use crate::cuda::ops::sort::{Pick, overlaps, per_lane};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, integer};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::table::entry;
-use crate::torch::tensor::Tensor;
 
 /// The result tensors, `[resval,] [resind,] x`: one alone is the values when it has x's element
 /// type, the indices otherwise (as on the host). Checked to be of the right types. Also the

@@ -19,7 +19,7 @@ use super::loader::{self, Comm, IN_PROGRESS, INVALID_USAGE, Nccl, NcclResult, SU
 use super::operand::{DeviceOperand, current_stream, operand_of};
 use crate::error::{Error, Result};
 use crate::torch::args::type_name;
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 
 /// The five collectives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use crate::cuda::device;
 use crate::cuda::family::Cuda;
 use crate::cuda::memory;
 use crate::error::Result;
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 use crate::torch::family::Family;
 
 /// A device tensor as a flat range of device memory.

@@ -27,9 +27,9 @@ use crate::cuda::ipc::{self, Exported, HANDLE_BYTES};
 use crate::cuda::memory;
 use crate::cuda::ops::elementwise;
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 
 /// Why a collective failed, for the NCCL 1.x result codes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,9 +21,9 @@ use crate::cuda::device::Device;
 use crate::cuda::driver::guard;
 use crate::cuda::libraries::{self, Lib};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::blas::operand::{self, Order};
-use crate::torch::tensor::Tensor;
 
 /// The cuBLAS handle of one device, made on first use (used under the lock: handles are not for
 /// concurrent use).

@@ -5,9 +5,9 @@ use super::elementwise::{convert, pointwise};
 use super::operands::{common_device, empty_like, storage};
 use crate::cuda::memory::{self, device_of};
 use crate::error::{Error, Result};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::methods::copy::copy_into;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 
 /// A contiguous copy of `t` (on its device), or `t` itself when it is contiguous.
 pub fn contiguous(t: &Tensor) -> Result<Tensor> {

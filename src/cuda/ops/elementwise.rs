@@ -9,8 +9,8 @@ use crate::cuda::kernels::source;
 use crate::cuda::kernels::{self, Geo, param};
 use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 
 fn size_text(t: &Tensor) -> String {
     if t.dim() == 0 {

@@ -23,7 +23,7 @@ pub mod sort;
 
 pub use operands::{storage_typename, tensor_typename};
 
-use crate::torch::tensor::Tensor;
+use crate::torch::base::tensor::Tensor;
 
 // The forms that code outside src/cuda calls today (src/ipc/net/cuda.rs): the Lua function's name
 // passed down and errors as text. They go once that caller takes `crate::error::Error`.

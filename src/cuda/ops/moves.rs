@@ -11,8 +11,8 @@ use super::operands::{addr, common_device, suffix};
 use crate::cuda::kernels::{self, Geo, param};
 use crate::dispatch;
 use crate::error::Result;
-use crate::torch::dtype::Element;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::tensor::Tensor;
 
 /// What `gs_*` does with each position (the kernel's `mode`).
 #[derive(Clone, Copy)]

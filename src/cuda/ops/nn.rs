@@ -7,9 +7,9 @@
 use super::operands::{addr, common_device, suffix};
 use crate::cuda::kernels::{self, param};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::nn::Windows;
-use crate::torch::tensor::Tensor;
 
 /// Most blocks of a launch (kernels loop over the rest).
 const MAX_GRID: u32 = 8192;

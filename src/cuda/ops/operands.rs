@@ -10,9 +10,9 @@ use crate::cuda::kernels::source::TYPES;
 use crate::cuda::memory::{self, device_of};
 use crate::cuda::{events, peer};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::{Tensor, checked_numel, contiguous_strides};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::{Tensor, checked_numel, contiguous_strides};
 
 /// The kernels' name for an element type.
 pub fn suffix(d: DType) -> Result<&'static str> {

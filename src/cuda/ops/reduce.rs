@@ -9,8 +9,8 @@ use crate::cuda::device::Device;
 use crate::cuda::kernels::{self, Geo, param, source};
 use crate::cuda::memory;
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 
 fn reduction(op: &str, d: DType) -> Result<i32> {
     let (code, r) =

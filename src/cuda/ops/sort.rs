@@ -16,8 +16,8 @@ use crate::cuda::device::Device;
 use crate::cuda::kernels::{self, BLOCK, Geo, param};
 use crate::cuda::memory;
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 
 /// Pairs a `sort_block` launch holds in shared memory (twice the threads of a block: a pair each).
 const CHUNK: usize = 2 * BLOCK as usize;

@@ -7,8 +7,8 @@ use mlua::{Lua, Result, Table, Value, Variadic};
 use super::tensors::{data, data_mut, layout, not_an_image_type, on_image_type, tensor};
 use crate::error::{Error, Result as KResult};
 use crate::image::kernels::codec::{self, Decoded};
-use crate::torch::dtype::DType;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::push_tensor;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -182,7 +182,7 @@ fn save(a: &Variadic<Value>) -> KResult<()> {
 fn compress(lua: &Lua, a: &Variadic<Value>) -> KResult<Value> {
     let format = Format::of(&text(arg(a, 0), "format")?)?;
     let bytes = encoded(format, a, 1)?;
-    let storage = crate::torch::storage::Storage::from_slice(&bytes)?;
+    let storage = crate::torch::base::storage::Storage::from_slice(&bytes)?;
     push_tensor(lua, Tensor::of_storage(storage)).map_err(|e| Error::io(e.to_string()))
 }
 

@@ -7,7 +7,7 @@ use super::tensors::{Source, data, data_mut, layout, on_image_type, tensor};
 use crate::error::{Error, Named, Result as KResult};
 use crate::image::kernels::{colour, draw, flip, geometry, polar, scale, warp};
 use crate::torch::args::number;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::tensor::Tensor;
 
 type Args = Variadic<Value>;
 
@@ -176,7 +176,7 @@ fn flip_with(d: &Tensor, s: &Tensor, dim: usize) -> KResult<()> {
             sview = flip::Strided {
                 offset: 0,
                 size: s.size.clone(),
-                stride: crate::torch::tensor::contiguous_strides(&s.size),
+                stride: crate::torch::base::tensor::contiguous_strides(&s.size),
             };
             &own
         } else {

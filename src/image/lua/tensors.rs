@@ -5,8 +5,8 @@ use mlua::Value;
 
 use crate::error::{Error, Result as KResult};
 use crate::image::kernels::{Layout, Sample};
-use crate::torch::dtype::{DType, Element};
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::tensor_of;
 
 /// Runs `$body` with `$t` the element type of an image tensor's `$dtype` (Byte, Float or Double);
@@ -14,15 +14,15 @@ use crate::torch::userdata::tensor_of;
 macro_rules! on_image_type {
     ($dtype:expr, $t:ident => $body:expr) => {
         match $dtype {
-            $crate::torch::dtype::DType::Byte => {
+            $crate::torch::base::dtype::DType::Byte => {
                 type $t = u8;
                 $body
             }
-            $crate::torch::dtype::DType::Float => {
+            $crate::torch::base::dtype::DType::Float => {
                 type $t = f32;
                 $body
             }
-            $crate::torch::dtype::DType::Double => {
+            $crate::torch::base::dtype::DType::Double => {
                 type $t = f64;
                 $body
             }

@@ -18,9 +18,9 @@ use super::frame::{self, HEADER_LEN, Header, Kind, TensorMeta};
 use super::stats::NetStats;
 use super::wait::{errno, fmt_seconds, os_text, set_int_opt, sleep_interruptible, wait_fd};
 use crate::error::Error;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::try_for_each_contiguous_run as for_each_run;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 
 /// Bytes asked of the kernel per read into the connection's buffer.
 const READ_CHUNK: usize = 256 << 10;
@@ -621,7 +621,7 @@ impl Drop for Conn {
 mod tests {
     use super::super::listener::Listener;
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     fn pair() -> (Conn, Conn) {
         let l = Listener::bind("127.0.0.1", 0).unwrap();

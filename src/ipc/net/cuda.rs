@@ -16,8 +16,8 @@ use super::error::{NetError, Res};
 use super::frame::{HEADER_LEN, Kind, LentView, TensorMeta, decode_storage_meta};
 use crate::cuda::{memory, ops, share};
 use crate::error::Error;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::{Tensor, contiguous_strides};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::{Tensor, contiguous_strides};
 
 const SEND: &str = "send";
 const RECV: &str = "recv";

@@ -22,7 +22,7 @@
 //! socket, value messages and raw tensor transfers, are kept.
 
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 use crate::wire::cuda::{LENT_BYTES, Lent};
 use crate::wire::dtype::{code as dtype_code, of as dtype_of};
 use crate::wire::value::NOTHING_BESIDE;

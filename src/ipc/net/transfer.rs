@@ -12,10 +12,10 @@ use super::frame;
 use super::stats::NetStats;
 use crate::cuda::family::Cuda;
 use crate::torch::args::{error, type_name};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
-use crate::torch::storage::Storage;
 use crate::torch::t7;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, classify_in, storage_of, tensor_of};
 use crate::wire::value::{self, NOTHING_BESIDE};
 

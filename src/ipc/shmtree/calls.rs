@@ -11,8 +11,8 @@ use super::collective::{Group, Leaf, Outcome};
 use super::sum::Kind;
 use crate::error::Named;
 use crate::torch::args::error;
-use crate::torch::dtype::DType;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::with_tensor;
 
 /// A group that sums leaves over its nodes, in place; None: this node's call goes over the

@@ -11,9 +11,9 @@ use smallvec::SmallVec;
 use super::param::{Param, Receiver, Types};
 use super::table::{Entry, Form};
 use crate::torch::args::{error, number, type_name};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
-use crate::torch::tensor::Tensor;
 
 /// How the op was called: `x:f(...)` or `torch.f(...)`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -3,7 +3,7 @@
 //! trailing nils count). Plain data: nothing here knows Lua, so a device family can read the same
 //! forms (`Param::name` gives each kind a word for a table handed to Lua).
 
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 
 /// One parameter of a calling form.
 #[derive(Clone, Copy, PartialEq, Debug)]

@@ -4,7 +4,7 @@
 //! family can walk the same table.
 
 use super::param::{COMPARISON, CONVOLUTION, ELEMENTWISE, LAPACK, PRODUCT, Param, Policy, REDUCTION};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
 use crate::torch::kernels::math::{Binary, Compare, Unary};
 
 use Param::*;

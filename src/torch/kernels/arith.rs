@@ -2,7 +2,7 @@
 //! divide by truncation, floats follow IEEE and the C maths library. Kernels are written once over
 //! these traits and monomorphised, so the hot loops contain no dispatch.
 
-use crate::torch::dtype::Element;
+use crate::torch::base::dtype::Element;
 
 /// Arithmetic every tensor type supports.
 pub trait Arith: Element {

@@ -4,8 +4,8 @@
 use super::strided::{Geometry, for_each_line, for_each_pair};
 use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::torch::dtype::Element;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::tensor::Tensor;
 
 /// Element conversion as a C cast: integers convert exactly, through i64.
 #[inline(always)]

@@ -1,8 +1,8 @@
 //! One element of a host storage as a Lua number, read or written.
 
 use crate::dispatch;
-use crate::torch::dtype::Element;
-use crate::torch::storage::Storage;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::storage::Storage;
 
 /// Reads element `offset` of a storage as a Lua number.
 pub fn read(s: &Storage, offset: usize) -> f64 {

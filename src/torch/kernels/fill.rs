@@ -4,8 +4,8 @@
 use super::strided::for_each_mut;
 use crate::dispatch;
 use crate::error::Result;
-use crate::torch::dtype::Element;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::tensor::Tensor;
 
 /// Sets every element of `t` to `value` (a Lua number, cast to the element type).
 pub fn fill(t: &Tensor, value: f64) -> Result<()> {

@@ -9,8 +9,8 @@ use super::element::write;
 use super::strided::{Offsets, for_each_line, for_each_pair};
 use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 
 /// `2x3` as Torch prints sizes.
 pub fn size_text(size: &[usize]) -> String {

@@ -9,8 +9,8 @@ use super::blas::gemm::{Mat, Scalar, Vector};
 use super::copy;
 use super::strided::{Geometry, Offsets, for_each_mut};
 use crate::error::{Error, Result};
-use crate::torch::dtype::Element;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::tensor::Tensor;
 use crate::{dispatch, dispatch_math};
 
 /// A product, as the operands' shapes say: matrix-vector, matrix-matrix, outer (vector-vector),
@@ -83,7 +83,7 @@ pub fn scale(t: &Tensor, v: f64) -> Result<()> {
         } else if v != T::one() {
             for_each_mut(s.ptr::<T>(), t, |x| *x = x.mul(v));
         }
-    }, half => return Err(crate::torch::dtype::no_half_math()));
+    }, half => return Err(crate::torch::base::dtype::no_half_math()));
     Ok(())
 }
 
@@ -217,7 +217,7 @@ pub fn accumulate_product(op: Product, out: &Tensor, beta: f64, alpha: f64, x: &
                 }
             }
         }
-    }, half => return Err(crate::torch::dtype::no_half_math()));
+    }, half => return Err(crate::torch::base::dtype::no_half_math()));
     Ok(())
 }
 
@@ -259,7 +259,7 @@ pub fn dot(x: &Tensor, y: &Tensor) -> Result<f64> {
                 Vector { ptr: vy.as_ptr() as *mut T, len: vy.len(), inc: 1 },
             )
         }
-    }, half => return Err(crate::torch::dtype::no_half_math()));
+    }, half => return Err(crate::torch::base::dtype::no_half_math()));
     Ok(v)
 }
 
@@ -357,7 +357,7 @@ pub fn cross(out: &Tensor, x: &Tensor, y: &Tensor, d: usize) -> Result<()> {
             *po.add(oo + dout) = a2.mul(b0).sub(a0.mul(b2));
             *po.add(oo + 2 * dout) = a0.mul(b1).sub(a1.mul(b0));
         }
-    }, half => return Err(crate::torch::dtype::no_half_math()));
+    }, half => return Err(crate::torch::base::dtype::no_half_math()));
     Ok(())
 }
 

@@ -7,8 +7,8 @@ use super::arith::{Arith, Float};
 use super::elementwise::{run1, run2, run3};
 use super::strided::runs;
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::{dispatch, dispatch_math};
 
 /// Unary functions.
@@ -268,7 +268,7 @@ pub fn unary(u: Unary, r: &Tensor, a: &Tensor) -> Result<()> {
     match a.dtype {
         DType::Float => unary_float::<f32>(u, r, a),
         DType::Double => unary_float::<f64>(u, r, a),
-        d => dispatch_math!(d, T => unary_int::<T>(u, r, a), half => Err(crate::torch::dtype::no_half_math())),
+        d => dispatch_math!(d, T => unary_int::<T>(u, r, a), half => Err(crate::torch::base::dtype::no_half_math())),
     }
 }
 
@@ -374,7 +374,7 @@ fn with_value_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, v: f64) -> Resu
 
 /// `r = a (op) v`.
 pub fn with_value(b: Binary, r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
-    dispatch_math!(a.dtype, T => with_value_typed::<T>(b, r, a, v), half => Err(crate::torch::dtype::no_half_math()))
+    dispatch_math!(a.dtype, T => with_value_typed::<T>(b, r, a, v), half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 fn with_tensor_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) -> Result<()> {
@@ -389,7 +389,7 @@ fn with_tensor_typed<T: Arith>(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) ->
 
 /// `r = a (op) t` elementwise.
 pub fn with_tensor(b: Binary, r: &Tensor, a: &Tensor, t: &Tensor) -> Result<()> {
-    dispatch_math!(a.dtype, T => with_tensor_typed::<T>(b, r, a, t), half => Err(crate::torch::dtype::no_half_math()))
+    dispatch_math!(a.dtype, T => with_tensor_typed::<T>(b, r, a, t), half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 fn add_scaled_typed<T: Arith>(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t: &Tensor) -> Result<()> {
@@ -404,7 +404,7 @@ fn add_scaled_typed<T: Arith>(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t:
 
 /// `r = a + v * t` (or minus): Torch's cadd and csub.
 pub fn add_scaled(subtract: bool, r: &Tensor, a: &Tensor, v: f64, t: &Tensor) -> Result<()> {
-    dispatch_math!(a.dtype, T => add_scaled_typed::<T>(subtract, r, a, v, t), half => Err(crate::torch::dtype::no_half_math()))
+    dispatch_math!(a.dtype, T => add_scaled_typed::<T>(subtract, r, a, v, t), half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 /// `src^v` for floats, with Torch's shortcuts for the common powers (exactly its results).
@@ -446,7 +446,7 @@ fn value_pow_typed<T: Arith>(r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
 
 /// `r = v ^ a` (Torch's tpow).
 pub fn value_pow(r: &Tensor, a: &Tensor, v: f64) -> Result<()> {
-    dispatch_math!(a.dtype, T => value_pow_typed::<T>(r, a, v), half => Err(crate::torch::dtype::no_half_math()))
+    dispatch_math!(a.dtype, T => value_pow_typed::<T>(r, a, v), half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 /// `r = atan2(a, b)`, a being y.
@@ -487,7 +487,7 @@ fn clamp_typed<T: Arith>(r: &Tensor, a: &Tensor, lo: f64, hi: f64) -> Result<()>
 
 /// `r = a` clamped to `[lo, hi]`.
 pub fn clamp(r: &Tensor, a: &Tensor, lo: f64, hi: f64) -> Result<()> {
-    dispatch_math!(a.dtype, T => clamp_typed::<T>(r, a, lo, hi), half => Err(crate::torch::dtype::no_half_math()))
+    dispatch_math!(a.dtype, T => clamp_typed::<T>(r, a, lo, hi), half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 fn add_product_typed<T: Arith>(divide: bool, r: &Tensor, a: &Tensor, v: f64, b: &Tensor, c: &Tensor) -> Result<()> {
@@ -502,7 +502,7 @@ fn add_product_typed<T: Arith>(divide: bool, r: &Tensor, a: &Tensor, v: f64, b: 
 
 /// addcmul (`r = a + v * b * c`) and addcdiv (`r = a + v * b / c`), evaluated left to right as C.
 pub fn add_product(divide: bool, r: &Tensor, a: &Tensor, v: f64, b: &Tensor, c: &Tensor) -> Result<()> {
-    dispatch_math!(a.dtype, T => add_product_typed::<T>(divide, r, a, v, b, c), half => Err(crate::torch::dtype::no_half_math()))
+    dispatch_math!(a.dtype, T => add_product_typed::<T>(divide, r, a, v, b, c), half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 #[inline(always)]
@@ -562,9 +562,9 @@ fn compare_typed<T: Arith, R: Arith>(c: Compare, r: &Tensor, a: &Tensor, other: 
 /// `r = (a (c) other)` as 1 or 0; `r` is a ByteTensor or of `a`'s type.
 pub fn compare_into(c: Compare, r: &Tensor, a: &Tensor, other: &Operand) -> Result<()> {
     if r.dtype == DType::Byte {
-        dispatch_math!(a.dtype, T => compare_typed::<T, u8>(c, r, a, other), half => Err(crate::torch::dtype::no_half_math()))
+        dispatch_math!(a.dtype, T => compare_typed::<T, u8>(c, r, a, other), half => Err(crate::torch::base::dtype::no_half_math()))
     } else {
-        dispatch_math!(a.dtype, T => compare_typed::<T, T>(c, r, a, other), half => Err(crate::torch::dtype::no_half_math()))
+        dispatch_math!(a.dtype, T => compare_typed::<T, T>(c, r, a, other), half => Err(crate::torch::base::dtype::no_half_math()))
     }
 }
 

@@ -3,7 +3,7 @@
 //! with dimensions merged where the memory allows, so that the common cases run as flat loops over
 //! contiguous runs; reductions that do not depend on the order walk in memory order instead.
 
-use crate::torch::tensor::Tensor;
+use crate::torch::base::tensor::Tensor;
 
 /// A tensor's geometry with mergeable dimensions merged and size-1 dimensions dropped. Iterating
 /// the merged geometry visits the same offsets in the same order.
@@ -435,7 +435,7 @@ pub unsafe fn each_run_in_memory_order<T>(p: *const T, x: &Tensor, mut f: impl F
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     #[test]
     fn merged_geometry_of_contiguous_and_views() {

@@ -7,14 +7,14 @@ use super::convention::{add, one, receiver};
 use super::copy::{copy_into, fill};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, index_in, number, tensor_arg};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
 use crate::torch::kernels::element::{read, write};
 use crate::torch::kernels::index::{masked_copy, masked_fill, masked_select};
 use crate::torch::kernels::strided::Offsets;
 use crate::torch::lua_list;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{self, Host, push_tensor, tensor_of};
 
 /// What a key selects in a tensor: one element (its storage offset) or a view.

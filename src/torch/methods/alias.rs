@@ -3,7 +3,7 @@
 //! `torch.multinomialAlias_(output, [gen,] J, q)` fills every element of the LongTensor `output`
 //! with a draw (1-based), so output's size is the number of draws. The `state`-table front ends
 //! `torch.multinomialAliasSetup(probs [, state])` and `torch.multinomialAlias(output, state)` are
-//! in lua/torch/random.lua. The tables and the draws are `crate::torch::random`.
+//! in lua/torch/random.lua. The tables and the draws are `crate::torch::base::random`.
 //!
 //! Unlike Torch7, the draw leaves J as it is (Torch's binding decrements it in place) and reads
 //! it as the 1-based aliases the setup returned, so the draws follow probs exactly.
@@ -14,11 +14,11 @@ use super::convention::add;
 use super::random::{generator_at, no_more};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, tensor_arg};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::random::alias_setup;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
 use crate::torch::kernels::fill as fills;
-use crate::torch::random::alias_setup;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 /// The tensor at `pos` (given, or a new one of type `d` when nil), checked to be of type `d`.

@@ -7,10 +7,10 @@ use super::convention::{add, receiver};
 use crate::dispatch;
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, tensor_arg};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::Offsets;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::tensor_of;
 
 /// Checks `f` at `pos` is a function.

@@ -12,11 +12,11 @@ use mlua::{Lua, MultiValue, Result, Table};
 use super::convention::{add, one};
 use crate::error::Named;
 use crate::torch::args::Args;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::forms::bind::{Mode, bind};
 use crate::torch::forms::table::entry;
 use crate::torch::kernels::conv::{self as kernel, Extent, Orientation};
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Host, push_tensor, set_view};
 
 fn convolution(lua: &Lua, a: Args, name: &str, n: usize, orientation: Orientation) -> Result<MultiValue> {

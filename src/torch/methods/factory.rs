@@ -11,13 +11,13 @@ use super::output::{Output, source_and_output};
 use crate::dispatch;
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, int_arg, number_arg};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::{Tensor, checked_numel};
 use crate::torch::forms::bind::invalid;
 use crate::torch::kernels::copy::copy_rows;
 use crate::torch::kernels::element::write;
 use crate::torch::kernels::fill::fill_indexed;
 use crate::torch::kernels::index::{normalize, size_text};
-use crate::torch::tensor::{Tensor, checked_numel};
 use crate::torch::userdata::{Host, push_tensor, tensor_of};
 
 /// The tensors of `torch.cat`'s table form.

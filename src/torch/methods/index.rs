@@ -10,12 +10,12 @@ use super::copy::fill;
 use super::output::{Output, source_and_output};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, number, number_arg, tensor_arg};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::fill::fill_indexed;
 use crate::torch::kernels::index::{
     self as kernel, check_index_copy, index_select_into, index_vector, normalize, slice,
 };
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::tensor_of;
 use crate::{dispatch, dispatch_math};
 
@@ -144,7 +144,7 @@ fn scatter_impl(a: &Args, method: &str, add: bool) -> Result<MultiValue> {
     }
     check_scatter_source(&src, &t, &idx, dim, method)?;
     if t.numel() > 0 && idx.numel() > 0 {
-        dispatch_math!(t.dtype, T => kernel::scatter::<T>(&t, dim, &idx, &src, add), half => Err(crate::torch::dtype::no_half_math())).named(method)?;
+        dispatch_math!(t.dtype, T => kernel::scatter::<T>(&t, dim, &idx, &src, add), half => Err(crate::torch::base::dtype::no_half_math())).named(method)?;
     }
     receiver(a)
 }
@@ -201,12 +201,12 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
         ("index", index),
         ("indexCopy", |_, a| {
             let (t, dim, ks, src) = index_update(&a, "indexCopy")?;
-            dispatch_math!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, false), half => Err(crate::torch::dtype::no_half_math())).named("indexCopy")?;
+            dispatch_math!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, false), half => Err(crate::torch::base::dtype::no_half_math())).named("indexCopy")?;
             receiver(&a)
         }),
         ("indexAdd", |_, a| {
             let (t, dim, ks, src) = index_update(&a, "indexAdd")?;
-            dispatch_math!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, true), half => Err(crate::torch::dtype::no_half_math())).named("indexAdd")?;
+            dispatch_math!(t.dtype, T => kernel::index_copy::<T>(&t, dim, &ks, &src, true), half => Err(crate::torch::base::dtype::no_half_math())).named("indexAdd")?;
             receiver(&a)
         }),
         ("indexFill", index_fill),

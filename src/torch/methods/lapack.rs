@@ -9,10 +9,10 @@ use mlua::{Lua, MultiValue, Result, Table};
 use super::convention::add;
 use crate::error::Named;
 use crate::torch::args::Args;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::table::entry;
 use crate::torch::kernels::lapack as kernel;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Host, push_tensor, set_view};
 
 /// A call bound to its forms: the result tensors given (none or all), and the operands.

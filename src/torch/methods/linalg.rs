@@ -25,13 +25,13 @@ use super::copy::copy_into;
 use crate::dispatch;
 use crate::error::Named;
 use crate::torch::args::{Args, error, int_arg, integer};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::{DType, Element};
 use crate::torch::forms::bind::{Bound, Mode, bind};
 use crate::torch::forms::table::entry;
 use crate::torch::kernels::blas::openblas;
 use crate::torch::kernels::linalg::{self as kernel, Product, accumulate_product, check_added, detach, product_size};
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Host, push_tensor, set_view, tensor_of};
 
 // ---------------------------------------------------------------------------------------------

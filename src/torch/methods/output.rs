@@ -8,9 +8,9 @@ use super::convention::one;
 use super::copy::copy_into;
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error, tensor_arg};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 fn new_tensor(dtype: DType, size: &[usize], method: &str) -> Result<Tensor> {

@@ -2,7 +2,7 @@
 //! objects, seeding and state, the scalar draws (`torch.uniform()`), the in-place tensor fills
 //! (`x:uniform()`), and rand/randn/randperm/multinomial. Every function takes an optional
 //! generator where Torch's does: first for the `torch.*` forms, right after the tensor for the
-//! tensor forms. The streams themselves are in `torch/random.rs`.
+//! tensor forms. The streams themselves are in `torch/base/random.rs`.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -12,12 +12,12 @@ use mlua::{Function, Lua, MultiValue, Result, Table, UserDataFields, Value, Vari
 use super::convention::{add, none, one, receiver};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, is_number, number_arg, tensor_arg};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::random::{Generator, STATE_BYTES, urandom_seed};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
 use crate::torch::kernels::fill as fills;
-use crate::torch::random::{Generator, STATE_BYTES, urandom_seed};
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 type Shared = Rc<RefCell<Generator>>;
@@ -720,7 +720,7 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::Element;
+    use crate::torch::base::dtype::Element;
 
     #[test]
     fn ranges_wrap_like_c_unsigned_arithmetic() {

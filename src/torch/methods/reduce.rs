@@ -31,15 +31,15 @@ use super::copy::{clone_tensor, copy_into};
 use crate::dispatch_math;
 use crate::error::Named;
 use crate::torch::args::{self, Args, error};
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
-use crate::torch::dtype::DType;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::table::entry;
 use crate::torch::kernels::reduce::along::{self, SumKind};
 use crate::torch::kernels::reduce::histogram;
 use crate::torch::kernels::reduce::sort::{self, Pick};
 use crate::torch::kernels::reduce::{extreme, whole};
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::{Host, push_tensor, set_view};
 
 use crate::torch::args::integer;
@@ -173,13 +173,13 @@ fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValu
                 }
                 whole::sum_all::<T>(x, false).named(method)? / x.numel() as f64
             }
-        }, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+        }, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
         return number(v);
     }
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch_math!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+    let r = dispatch_math!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
@@ -191,7 +191,7 @@ fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
             extreme::extreme_all::<T, true>(x).named(method)?
         } else {
             extreme::extreme_all::<T, false>(x).named(method)?
-        }, half => return Err(crate::torch::dtype::no_half_math().named(method))));
+        }, half => return Err(crate::torch::base::dtype::no_half_math().named(method))));
     }
     pair_dests(b.results(), x.dtype, method)?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
@@ -199,7 +199,7 @@ fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
         extreme::extreme_dim::<T, true>(x, dim).named(method)?
     } else {
         extreme::extreme_dim::<T, false>(x, dim).named(method)?
-    }, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+    }, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
     two(lua, &b, x, r, method)
 }
 
@@ -209,13 +209,13 @@ fn var_like(lua: &Lua, a: Args, method: &str, std: bool) -> Result<MultiValue> {
     float_only(x, method)?;
     let biased = b.boolean(0);
     if b.form == 0 {
-        let v = dispatch_math!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+        let v = dispatch_math!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
         return number(if std { v.sqrt() } else { v });
     }
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch_math!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+    let r = dispatch_math!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
@@ -227,13 +227,13 @@ fn norm(lua: &Lua, a: Args) -> Result<MultiValue> {
     let p = num(&b, 0).expect("p or its default");
     if b.form == 0 {
         return number(
-            dispatch_math!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD))),
+            dispatch_math!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD))),
         );
     }
     let dest = b.result();
     check_type(dest, x.dtype, METHOD, "the result")?;
     let dim = dim_of(num(&b, 1).expect("a dimension"), x, METHOD)?;
-    let r = dispatch_math!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD)));
+    let r = dispatch_math!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD)));
     one(deliver(lua, dest, r, METHOD)?)
 }
 
@@ -255,7 +255,7 @@ fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
     }
     let p = num(&b, 0).expect("p or its default");
     number(
-        dispatch_math!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD))),
+        dispatch_math!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD))),
     )
 }
 
@@ -277,7 +277,7 @@ fn cumulative(lua: &Lua, a: Args, method: &str, prod: bool) -> Result<MultiValue
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).unwrap_or(1.0), x, method)?;
-    let r = dispatch_math!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+    let r = dispatch_math!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
@@ -311,7 +311,7 @@ fn sort_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     pair_dests(b.results(), x.dtype, METHOD)?;
     let dim = dim_or_last(&b, 0, x, METHOD)?;
     let desc = b.boolean(0);
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named(METHOD)));
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD)));
     two(lua, &b, x, r, METHOD)
 }
 
@@ -330,7 +330,7 @@ fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     }
     let largest = b.boolean(0);
     let k = k as usize;
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named("topk")));
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named("topk")));
     two(lua, &b, x, r, METHOD)
 }
 
@@ -348,7 +348,7 @@ fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
         ));
     }
     let k = k as usize;
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, Pick::Kth(k)).named(METHOD)?, half => return Err(crate::torch::dtype::no_half_math().named("kthvalue")));
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, Pick::Kth(k)).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named("kthvalue")));
     two(lua, &b, x, r, METHOD)
 }
 
@@ -366,7 +366,7 @@ fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiV
     } else {
         Pick::Kth(x.size[dim].div_ceil(2))
     };
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, pick).named(method)?, half => return Err(crate::torch::dtype::no_half_math().named(method)));
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, pick).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
     two(lua, &b, x, r, method)
 }
 
@@ -397,11 +397,11 @@ fn renorm_args(a: &Args) -> Result<(Option<Dest>, Tensor, usize, f64, f64)> {
 fn renorm_method(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
     if dest.is_none() {
-        dispatch_math!(x.dtype, T => along::renorm::<T>(&x, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::dtype::no_half_math().named("renorm")));
+        dispatch_math!(x.dtype, T => along::renorm::<T>(&x, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::base::dtype::no_half_math().named("renorm")));
         return receiver(&a);
     }
     let fresh = clone_tensor(&x)?;
-    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::dtype::no_half_math().named("renorm")));
+    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::base::dtype::no_half_math().named("renorm")));
     one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
 }
 
@@ -409,7 +409,7 @@ fn renorm_method(lua: &Lua, a: Args) -> Result<MultiValue> {
 fn renorm_function(lua: &Lua, a: Args) -> Result<MultiValue> {
     let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
     let fresh = clone_tensor(&x)?;
-    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::dtype::no_half_math().named("renorm")));
+    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::base::dtype::no_half_math().named("renorm")));
     one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
 }
 

@@ -7,10 +7,10 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 use super::convention::{add, none, one, receiver};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, dim_arg, error, int_arg, is_number, long_storage_values};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::family::Family;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
 use crate::torch::userdata::push_storage;
 
 /// A new LongStorage holding `values`.

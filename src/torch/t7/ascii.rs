@@ -4,7 +4,7 @@
 use std::io;
 
 use super::stream::Stream;
-use crate::torch::dtype::Element;
+use crate::torch::base::dtype::Element;
 
 /// An element type as the format handles it.
 pub trait Scalar: Element {

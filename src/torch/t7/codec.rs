@@ -9,8 +9,8 @@ use super::refs::Refs;
 use super::stream::Stream;
 use crate::dispatch;
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
 
 // Where crate::ipc and crate::parallel find them.
 pub use super::refs::{Handle, HandleOf, Handles, OutOfBand};

@@ -12,9 +12,9 @@ use super::codec::FileCore;
 use super::file_object::file_object;
 use crate::error::Named;
 use crate::torch::args::error;
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 
 /// Deepest nesting of objects read or written (Torch's Lua recursion gives out a few thousand
 /// levels down). Past about 4000 levels mlua runs out of reference slots and LuaJIT out of Lua

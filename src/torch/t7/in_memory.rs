@@ -12,7 +12,7 @@ use super::context::{Ctx, FileObject, helpers};
 use super::refs::{OutOfBand, Refs};
 use super::stream::MemoryStream;
 use super::{plain, read, write};
-use crate::torch::storage::Storage;
+use crate::torch::base::storage::Storage;
 
 /// Serialization mode of the in-memory helpers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,9 +14,9 @@ use super::tags::{
 use super::write::{class_method, factory};
 use crate::error::Error;
 use crate::torch::args::error;
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, push_storage, push_tensor, set_view, storage_of};
 
 const METHOD: &str = "readObject";

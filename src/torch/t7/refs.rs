@@ -1,8 +1,8 @@
 //! What a File keeps across readObject/writeObject calls to share objects (the reference tables),
 //! and what travels beside the bytes instead of in them (large storages, handles).
 
-use crate::torch::dtype::DType;
-use crate::torch::storage::Storage;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::storage::Storage;
 
 /// What the writer keys references on: Lua objects by address, storages by their buffer, so
 /// that two tensors over one storage write it once.

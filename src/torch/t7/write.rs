@@ -10,8 +10,8 @@ use super::tags::{
 use crate::dispatch;
 use crate::error::Error;
 use crate::torch::args::error;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, tensor_of};
 
 const METHOD: &str = "writeObject";

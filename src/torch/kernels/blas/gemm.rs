@@ -6,7 +6,7 @@
 
 use super::openblas as blas;
 use super::operand::{column_major_ld, increment};
-use crate::torch::dtype::Element;
+use crate::torch::base::dtype::Element;
 use crate::torch::kernels::arith::Arith;
 
 /// A strided matrix: element (i, j) is at `ptr + i*rs + j*cs`.

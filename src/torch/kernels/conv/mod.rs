@@ -31,7 +31,7 @@ use super::blas::gemm::{Mat, Scalar};
 use super::strided::for_each_mut;
 use crate::dispatch_math;
 use crate::error::{Error, Result};
-use crate::torch::tensor::Tensor;
+use crate::torch::base::tensor::Tensor;
 
 mod dims;
 mod loops;
@@ -157,7 +157,7 @@ pub fn convolve(out: &Tensor, input: &Tensor, kernel: &Tensor, plan: &Plan, orie
         )));
     }
     dispatch_math!(input.dtype, T => convolve_typed::<T>(out, input, kernel, plan, orientation),
-        half => Err(crate::torch::dtype::no_half_math()))
+        half => Err(crate::torch::base::dtype::no_half_math()))
 }
 
 fn convolve_typed<T: Scalar>(
@@ -330,7 +330,7 @@ fn scatter<T: Arith>(t: &Tensor, v: &[T]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     /// A reference: every product added at its place, one at a time (Torch7's definition).
     fn naive(x: &[f64], i: Dims, w: &[f64], k: Dims, extent: Extent, orientation: Orientation) -> Vec<f64> {

@@ -7,8 +7,8 @@ use super::layout::{
 };
 use super::library::Real;
 use crate::error::{Error, Result};
-use crate::torch::dtype::Element;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::tensor::Tensor;
 
 /// Runs a LAPACK routine twice, as its callers must: a workspace query (`lwork = -1`), then the
 /// work with the size it answered. `call(work, lwork)` returns `info`.

@@ -6,10 +6,10 @@ use std::ffi::{c_char, c_int};
 use super::library::{Real, Routines, lapack};
 
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::storage::Storage;
+use crate::torch::base::tensor::{Tensor, checked_numel, contiguous_strides};
 use crate::torch::kernels::copy::copy;
-use crate::torch::storage::Storage;
-use crate::torch::tensor::{Tensor, checked_numel, contiguous_strides};
 
 /// A one-letter option as LAPACK reads it: a pointer to the letter.
 pub(super) fn letter(c: u8) -> *const c_char {
@@ -40,11 +40,11 @@ pub(super) fn routines<T: Real>() -> Result<&'static Routines<T>> {
 macro_rules! real {
     ($dtype:expr, $t:ident => $body:expr) => {
         match $dtype {
-            $crate::torch::dtype::DType::Float => {
+            $crate::torch::base::dtype::DType::Float => {
                 type $t = f32;
                 $body
             }
-            $crate::torch::dtype::DType::Double => {
+            $crate::torch::base::dtype::DType::Double => {
                 type $t = f64;
                 $body
             }

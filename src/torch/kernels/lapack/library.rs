@@ -9,7 +9,7 @@
 use std::ffi::{c_char, c_int};
 use std::sync::OnceLock;
 
-use crate::torch::dtype::Element;
+use crate::torch::base::dtype::Element;
 use crate::torch::kernels::blas::openblas;
 
 type Ch = *const c_char;

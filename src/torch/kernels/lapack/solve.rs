@@ -8,8 +8,8 @@ use super::layout::{
 };
 use super::library::Real;
 use crate::error::{Error, Result};
-use crate::torch::dtype::Element;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::Element;
+use crate::torch::base::tensor::Tensor;
 
 /// `torch.gesv([rb, ra,] b, a)`: X with `A X = B`, and A's LU factors.
 pub fn gesv(rb: Option<&Tensor>, ra: Option<&Tensor>, b: &Tensor, a: &Tensor) -> Result<(Tensor, Tensor)> {
@@ -190,7 +190,7 @@ pub fn potri(res: Option<&Tensor>, chol: &Tensor, uplo: u8) -> Result<Tensor> {
 pub fn pstrf(res: Option<&Tensor>, rpiv: Option<&Tensor>, a: &Tensor, uplo: u8, tol: f64) -> Result<(Tensor, Tensor)> {
     let n = expect_square(a)?;
     if let Some(p) = rpiv
-        && p.dtype != crate::torch::dtype::DType::Int
+        && p.dtype != crate::torch::base::dtype::DType::Int
     {
         return Err(Error::dtype(format!(
             "torch.IntTensor expected for the pivots, got {}",
@@ -220,7 +220,7 @@ mod tests {
     use super::super::layout::tests::matrix;
     use super::super::layout::{available, elements};
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     #[test]
     fn solves_and_factorizes() {

@@ -10,9 +10,9 @@
 
 use super::norm::{Base, Float, apart, base};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::workers;
-use crate::torch::tensor::Tensor;
 
 /// The operands both passes share.
 pub struct BatchNorm<'a> {

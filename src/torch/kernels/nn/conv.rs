@@ -20,9 +20,9 @@
 use super::tiles::{Lanes, Packed, madd};
 use super::{Windows, float_type, slice};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::workers;
-use crate::torch::tensor::Tensor;
 
 /// A window geometry with unit steps, flattened (see the module comment).
 struct Flat {

@@ -11,9 +11,9 @@
 use super::float_type;
 use super::norm::{Base, Float, apart, base};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::workers;
-use crate::torch::tensor::Tensor;
 
 /// The losses that pair input x and target t element by element (d = x - t).
 #[derive(Clone, Copy, Debug, PartialEq)]

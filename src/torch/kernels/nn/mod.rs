@@ -18,8 +18,8 @@ pub mod pool;
 mod tiles;
 
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
-use crate::torch::tensor::Tensor;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 
 /// Window geometry over the last `n` dimensions of a tensor of planes (see the module comment).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,7 +131,7 @@ real!(f64);
 /// # Safety
 /// The caller must not hold another slice over the same memory while this one is written, and
 /// must keep `t` (whose storage owns the memory) alive while it uses the slice.
-pub(super) unsafe fn slice<'b, T: crate::torch::dtype::Element>(
+pub(super) unsafe fn slice<'b, T: crate::torch::base::dtype::Element>(
     t: &Tensor,
     dtype: DType,
     len: usize,
@@ -269,7 +269,7 @@ enum Pass {
 
 /// Checks the image (`what` in errors) and the columns, then runs `pass` over them typed.
 fn on_columns(image: &Tensor, what: &str, cols: &Tensor, w: &Windows, batch: usize, pass: Pass) -> Result<()> {
-    fn run<T: Real + crate::torch::dtype::Element>(
+    fn run<T: Real + crate::torch::base::dtype::Element>(
         image: &mut [T],
         cols: &mut [T],
         w: &Windows,
@@ -309,7 +309,13 @@ fn on_columns(image: &Tensor, what: &str, cols: &Tensor, w: &Windows, batch: usi
     Ok(())
 }
 
-fn unfold_typed<T: Real + crate::torch::dtype::Element>(cols: &mut [T], x: &[T], w: &Windows, l: usize, batch: usize) {
+fn unfold_typed<T: Real + crate::torch::base::dtype::Element>(
+    cols: &mut [T],
+    x: &[T],
+    w: &Windows,
+    l: usize,
+    batch: usize,
+) {
     let (p, k, o) = (w.plane(), w.window(), w.positions());
     let mut runs = Vec::new();
     each_offset(w, |kk, idx| {
@@ -328,7 +334,13 @@ fn unfold_typed<T: Real + crate::torch::dtype::Element>(cols: &mut [T], x: &[T],
     });
 }
 
-fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w: &Windows, l: usize, batch: usize) {
+fn fold_typed<T: Real + crate::torch::base::dtype::Element>(
+    x: &mut [T],
+    cols: &[T],
+    w: &Windows,
+    l: usize,
+    batch: usize,
+) {
     let (p, k, o) = (w.plane(), w.window(), w.positions());
     let mut runs = Vec::new();
     each_offset(w, |kk, idx| {
@@ -349,14 +361,14 @@ fn fold_typed<T: Real + crate::torch::dtype::Element>(x: &mut [T], cols: &[T], w
 /// The first element of `t` (contiguous, `len` elements of type `dtype`) as a raw pointer: the
 /// threshold passes may be given one tensor twice (in place), so they read and write through
 /// pointers, element by element, never through two slices.
-fn raw<T: crate::torch::dtype::Element>(t: &Tensor, dtype: DType, len: usize, what: &str) -> Result<*mut T> {
+fn raw<T: crate::torch::base::dtype::Element>(t: &Tensor, dtype: DType, len: usize, what: &str) -> Result<*mut T> {
     // SAFETY: the slice is only used for its pointer; no reference outlives this call.
     unsafe { slice::<T>(t, dtype, len, what).map(|s| s.as_mut_ptr()) }
 }
 
 /// `output = input > threshold ? input : value`, elementwise (`output` may be `input`).
 pub fn threshold(output: &Tensor, input: &Tensor, threshold: f64, value: f64) -> Result<()> {
-    fn run<T: Real + crate::torch::dtype::Element>(y: *mut T, x: *const T, n: usize, th: T, v: T) {
+    fn run<T: Real + crate::torch::base::dtype::Element>(y: *mut T, x: *const T, n: usize, th: T, v: T) {
         let keep = |e: T| if e > th { e } else { v };
         // Through slices, in place or apart, so that the loop is vectorized.
         if std::ptr::eq(y, x) {
@@ -422,7 +434,13 @@ masked!(f32, u32);
 masked!(f64, u64);
 
 pub fn threshold_backward(grad_input: &Tensor, input: &Tensor, grad_output: &Tensor, threshold: f64) -> Result<()> {
-    fn run<T: Real + Masked + crate::torch::dtype::Element>(r: *mut T, x: *const T, g: *const T, n: usize, th: T) {
+    fn run<T: Real + Masked + crate::torch::base::dtype::Element>(
+        r: *mut T,
+        x: *const T,
+        g: *const T,
+        n: usize,
+        th: T,
+    ) {
         if std::ptr::eq(r, x) || std::ptr::eq(r, g) {
             // In place (an in-place ReLU's gradInput is its gradOutput): through the pointers.
             for i in 0..n {
@@ -468,8 +486,8 @@ pub fn threshold_backward(grad_input: &Tensor, input: &Tensor, grad_output: &Ten
 #[cfg(test)]
 pub(super) mod test_tensors {
     use super::slice;
-    use crate::torch::dtype::DType;
-    use crate::torch::tensor::Tensor;
+    use crate::torch::base::dtype::DType;
+    use crate::torch::base::tensor::Tensor;
 
     pub fn tensor(v: &[f64], sizes: &[usize]) -> Tensor {
         let t = Tensor::zeros(DType::Double, sizes).unwrap();

@@ -15,9 +15,9 @@
 
 use super::{Real, float_type, slice};
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::workers;
-use crate::torch::tensor::Tensor;
 
 /// The float operations the fused passes need, on top of nn's `Real`.
 pub(super) trait Float:

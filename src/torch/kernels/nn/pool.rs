@@ -9,9 +9,9 @@
 
 use super::{Real, Windows, float_type, planes, slice};
 use crate::error::{Error, Result};
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::workers;
-use crate::torch::tensor::Tensor;
 
 /// For dimension `j` and each window position along it: the input coordinate of the window's
 /// first element inside the input, and how many of its elements (`dil` apart) are inside.

@@ -4,7 +4,7 @@
 //! right operand is a stretch of one buffer starting at its own offset. Each has a build for
 //! AVX2 + FMA, chosen at run time, and a portable one.
 
-use crate::torch::dtype::Element;
+use crate::torch::base::dtype::Element;
 
 /// The float types, with a fused multiply-add for the builds that have one.
 pub trait Float: Element + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {

@@ -8,7 +8,7 @@
 //! compensation). The crate targets baseline x86-64, so the hot loops also exist compiled for AVX2
 //! and are picked at run time, as NumPy does.
 
-use crate::torch::dtype::Element;
+use crate::torch::base::dtype::Element;
 
 /// Accumulation as Torch does it (`accreal`), plus the vectorised slice kernels.
 pub trait Reduce: Element {

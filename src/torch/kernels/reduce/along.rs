@@ -5,8 +5,8 @@ use super::accumulate::{Norm, Reduce, acc_lane, map_sum};
 use super::plan::{Plan, data, result_like, scatter};
 use super::whole::norm_all;
 use crate::error::Result;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::{Runs, for_each_mut, offsets_or_single};
-use crate::torch::tensor::Tensor;
 
 /// What `sum_dim` accumulates.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -5,9 +5,9 @@
 use super::accumulate::{Reduce, has_avx2};
 use super::plan::{Plan, data, result_like, scatter};
 use crate::error::{Error, Result};
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::{Runs, each_run_in_memory_order, offsets_or_single};
-use crate::torch::tensor::Tensor;
 
 /// Torch's max/min update rule: the first extreme wins, and the first NaN sticks.
 #[inline(always)]

@@ -6,7 +6,7 @@
 use super::super::arith::Float;
 use super::super::fill::{fill_indexed, values};
 use crate::error::{Error, Result};
-use crate::torch::tensor::Tensor;
+use crate::torch::base::tensor::Tensor;
 
 /// The range of a histogram: `[lo, hi]` as given, or the data's when they are equal.
 fn range<T: Float>(xs: &[T], lo: f64, hi: f64) -> Result<(T, T)> {

@@ -3,9 +3,9 @@
 
 use super::accumulate::has_avx2;
 use crate::error::Result;
-use crate::torch::dtype::{DType, Element};
+use crate::torch::base::dtype::{DType, Element};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::{Geometry, Runs, memory_order, offsets_or_single, permuted};
-use crate::torch::tensor::Tensor;
 
 /// The data of a tensor with elements, checked to cover its view.
 pub fn data<T: Element>(x: &Tensor) -> Result<*mut T> {

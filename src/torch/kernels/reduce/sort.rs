@@ -8,9 +8,9 @@ use std::ops::Range;
 use super::accumulate::Reduce;
 use super::plan::{Plan, data, result_like};
 use crate::error::Result;
-use crate::torch::dtype::DType;
+use crate::torch::base::dtype::DType;
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::offsets_or_single;
-use crate::torch::tensor::Tensor;
 
 /// A lane element while sorting: its value's key and its position, ordered by key then
 /// position, so that an unstable sort of items is a stable sort of values. Narrow keys pack with

@@ -4,8 +4,8 @@
 use super::accumulate::{Norm, Reduce, acc_lane, map_sum};
 use super::plan::data;
 use crate::error::{Error, Result};
+use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::{Offsets, each_run_in_memory_order};
-use crate::torch::tensor::Tensor;
 
 /// The sum (product) of every element in `accreal`, as a number.
 pub fn sum_all<T: Reduce>(x: &Tensor, prod: bool) -> Result<f64> {

@@ -207,35 +207,35 @@ macro_rules! dispatch {
 macro_rules! dispatch_math {
     ($dtype:expr, $t:ident => $body:expr, half => $half:expr) => {
         match $dtype {
-            $crate::torch::dtype::DType::Byte => {
+            $crate::torch::base::dtype::DType::Byte => {
                 type $t = u8;
                 $body
             }
-            $crate::torch::dtype::DType::Char => {
+            $crate::torch::base::dtype::DType::Char => {
                 type $t = i8;
                 $body
             }
-            $crate::torch::dtype::DType::Short => {
+            $crate::torch::base::dtype::DType::Short => {
                 type $t = i16;
                 $body
             }
-            $crate::torch::dtype::DType::Int => {
+            $crate::torch::base::dtype::DType::Int => {
                 type $t = i32;
                 $body
             }
-            $crate::torch::dtype::DType::Long => {
+            $crate::torch::base::dtype::DType::Long => {
                 type $t = i64;
                 $body
             }
-            $crate::torch::dtype::DType::Float => {
+            $crate::torch::base::dtype::DType::Float => {
                 type $t = f32;
                 $body
             }
-            $crate::torch::dtype::DType::Double => {
+            $crate::torch::base::dtype::DType::Double => {
                 type $t = f64;
                 $body
             }
-            $crate::torch::dtype::DType::Half => $half,
+            $crate::torch::base::dtype::DType::Half => $half,
         }
     };
 }

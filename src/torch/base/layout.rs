@@ -217,7 +217,7 @@ pub fn infer_size(sizes: &[Option<usize>], n: usize) -> Result<Vec<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     #[test]
     fn views_share_storage_and_compute_offsets() {

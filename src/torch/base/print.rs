@@ -2,8 +2,8 @@
 //! one number format chosen over all elements, a common scale factor when needed, matrices wrapped
 //! at 80 columns, and one `(i,j,.,.) = ` block per 2-D slice above two dimensions.
 
-use super::kernels::element::read;
-use super::kernels::strided::Offsets;
+use super::super::kernels::element::read;
+use super::super::kernels::strided::Offsets;
 use super::storage::Storage;
 use super::tensor::Tensor;
 
@@ -234,7 +234,7 @@ pub fn storage_to_string_named(s: &Storage, name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::torch::dtype::DType;
+    use crate::torch::base::dtype::DType;
 
     fn tensor(size: &[usize], values: &[f64]) -> Tensor {
         let t = Tensor::zeros(DType::Double, size).unwrap();
