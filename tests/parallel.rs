@@ -19,6 +19,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use common::sshd::{cmdline, is_alive, wait_gone};
+use common::stranger::greeting;
 use common::{Output, TIMEOUT, lua_dir, run_th, th_path};
 
 /// How long the children of a parent that went away may take to end. The design promises 2 s; the
@@ -448,23 +449,7 @@ fn parent_socket(pid: i32) -> String {
 }
 
 fn rss_kib(pid: i32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .expect("VmRSS")
-}
-
-/// A ZMTP 3.0 greeting offering `mechanism`.
-fn greeting(mechanism: &str) -> Vec<u8> {
-    let mut g = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 3, 0];
-    let mut mech = mechanism.as_bytes().to_vec();
-    mech.resize(20, 0);
-    g.extend(mech);
-    g.push(0);
-    g.extend([0u8; 31]);
-    g
+    common::stranger::status_figure(pid, "VmRSS")
 }
 
 /// Connects to `name` and writes `head`, then up to `total` bytes of filler; how many bytes went

@@ -6,12 +6,12 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-/// The ZMTP 3.0 greeting of a PLAIN client.
-fn greeting() -> Vec<u8> {
+/// A ZMTP 3.0 client's greeting offering `mechanism`.
+pub fn greeting(mechanism: &str) -> Vec<u8> {
     let mut g = vec![0xFF, 0, 0, 0, 0, 0, 0, 0, 0, 0x7F, 3, 0];
-    let mut mechanism = b"PLAIN".to_vec();
-    mechanism.resize(20, 0);
-    g.extend_from_slice(&mechanism);
+    let mut name = mechanism.as_bytes().to_vec();
+    name.resize(20, 0);
+    g.extend_from_slice(&name);
     g.push(0); // as-server: no
     g.resize(64, 0);
     g
@@ -22,13 +22,17 @@ fn greeting() -> Vec<u8> {
 pub fn connect(addr: SocketAddr, announced: u64) -> Option<TcpStream> {
     let mut s = TcpStream::connect_timeout(&addr, Duration::from_secs(10)).ok()?;
     s.set_write_timeout(Some(Duration::from_secs(10))).ok()?;
-    let mut bytes = greeting();
+    let mut bytes = greeting("PLAIN");
     // A long command frame: flags 0x06, then the size in eight bytes, big-endian.
     bytes.push(0x06);
     bytes.extend_from_slice(&announced.to_be_bytes());
+    let start = bytes.len();
     bytes.extend_from_slice(b"\x05HELLO\x08luatorch");
-    let body = announced.saturating_sub(1) as usize;
-    bytes.resize(bytes.len() + body.saturating_sub(15), b'x');
+    // All of the announced body but its last byte.
+    bytes.resize(
+        start + (announced as usize).saturating_sub(1).max(bytes.len() - start),
+        b'x',
+    );
     let _ = s.write_all(&bytes);
     Some(s)
 }
@@ -52,11 +56,12 @@ pub fn ended(s: &mut TcpStream, within: Duration) -> bool {
     }
 }
 
-/// A figure from /proc/PID/status, in kB or as a count (VmRSS, VmHWM, Threads).
+/// A figure from /proc/PID/status, in kB or as a count (VmRSS, VmHWM, Threads); the process must
+/// be there (a figure read as 0 would let a memory bound pass).
 pub fn status_figure(pid: i32, name: &str) -> u64 {
-    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("the process's status");
     text.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+        .unwrap_or_else(|| panic!("no {name} in /proc/{pid}/status"))
 }
