@@ -38,7 +38,7 @@ pub fn join_first(mut frames: Vec<zmq::Message>) -> Result<Vec<zmq::Message>> {
     let mut whole = Vec::new();
     whole
         .try_reserve_exact(total)
-        .map_err(|_| Error::io(format!("out of memory receiving a message of {total} bytes")))?;
+        .map_err(|_| Error::memory(format!("out of memory receiving a message of {total} bytes")))?;
     for piece in frames.drain(..=count).skip(1) {
         whole.extend_from_slice(&piece);
     }

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::process::{gate, launch};
 
 /// Between heartbeats on an idle connection.
 const HEARTBEAT_IVL_MS: i32 = 400;
@@ -60,10 +61,10 @@ impl Watch {
     pub fn heard(&self) -> Option<Heard> {
         let mut heard = None;
         while let Ok(frames) = self.events.recv_multipart(zmq::DONTWAIT) {
-            let Some(event) = frames.first().filter(|f| f.len() >= 2) else {
+            let Some((event, _)) = gate::monitor_event(&frames) else {
                 continue;
             };
-            let event = u16::from_ne_bytes([event[0], event[1]]) as i32;
+            let event = event as i32;
             let this = if event == zmq::SocketEvent::HANDSHAKE_FAILED_AUTH as i32 {
                 Heard::Refused
             } else {
@@ -90,13 +91,7 @@ impl Watch {
 
 /// Whether `pid` is a live process (not a zombie) on this machine.
 pub fn process_alive(pid: u32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    !matches!(
-        stat.rsplit_once(')').and_then(|(_, r)| r.trim_start().chars().next()),
-        Some('Z' | 'X')
-    )
+    launch::stat_fields(pid).is_some_and(|f| !matches!(f.first().map(String::as_str), Some("Z" | "X") | None))
 }
 
 /// Whether `endpoint` names this machine (loopback), where a pid means a process here.

@@ -319,7 +319,7 @@ struct Reader {
 
 /// A message the sender sized too large for this process's memory.
 fn out_of_memory(total: usize) -> Error {
-    Error::io(format!("out of memory receiving a message of {total} bytes"))
+    Error::memory(format!("out of memory receiving a message of {total} bytes"))
 }
 
 fn le_u32(b: &[u8]) -> u32 {

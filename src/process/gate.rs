@@ -113,11 +113,9 @@ fn serve(zap: zmq::Socket, events: zmq::Socket, expected: &[u8], stop: &AtomicBo
         }
         // Connections first: an accepted one is counted before its hello can be judged.
         while let Ok(frames) = events.recv_multipart(zmq::DONTWAIT) {
-            let Some(event) = frames.first().filter(|f| f.len() >= 6) else {
+            let Some((id, fd)) = monitor_event(&frames) else {
                 continue;
             };
-            let id = u16::from_ne_bytes([event[0], event[1]]);
-            let fd = i32::from_ne_bytes([event[2], event[3], event[4], event[5]]);
             if id == zmq::SocketEvent::ACCEPTED as u16 {
                 handshakes.accepted(fd);
             } else if id == zmq::SocketEvent::DISCONNECTED as u16 {
@@ -133,6 +131,16 @@ fn serve(zap: zmq::Socket, events: zmq::Socket, expected: &[u8], stop: &AtomicBo
             return;
         }
     }
+}
+
+/// A ZeroMQ monitor message (version 1): its event and its value (a descriptor for ACCEPTED and
+/// DISCONNECTED, an error number for a failed handshake).
+pub fn monitor_event(frames: &[Vec<u8>]) -> Option<(u16, i32)> {
+    let e = frames.first().filter(|f| f.len() >= 6)?;
+    Some((
+        u16::from_ne_bytes([e[0], e[1]]),
+        i32::from_ne_bytes([e[2], e[3], e[4], e[5]]),
+    ))
 }
 
 /// Answers one ZAP request; false when the socket is gone.

@@ -88,13 +88,10 @@ fn peer_cred(fd: &OwnedFd) -> Option<(u32, i32)> {
 
 /// Whether `pid` is a child of this process.
 fn is_our_child(pid: i32) -> bool {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return false;
-    };
-    // The parent's pid is the second field after the command's closing parenthesis.
-    let ppid = stat
-        .rsplit_once(')')
-        .and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+    let ppid = u32::try_from(pid)
+        .ok()
+        .and_then(super::launch::stat_fields)
+        .and_then(|f| f.get(1)?.parse::<u32>().ok());
     ppid == Some(std::process::id())
 }
 

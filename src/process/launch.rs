@@ -113,6 +113,15 @@ fn command(spec: &Spec) -> Result<Command> {
     Ok(cmd)
 }
 
+/// The fields of /proc/PID/stat after the command's name (state first, then the parent's pid,
+/// ...); None when there is no such process. The name is skipped by its last ')', since it may
+/// hold spaces and parentheses.
+pub fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_string).collect())
+}
+
 /// Makes the process `cmd` starts end with this one: SIGTERM when this process dies (SIGTERM,
 /// not SIGKILL: a child removes its run's shared memory before it ends, see sweep.rs; srun
 /// cancels its step), and a process group of its own, so that Ctrl-C at the terminal reaches only
