@@ -595,3 +595,9 @@ fn strangers_cost_the_controller_a_bounded_few_kib() {
     let ok = c.th("wait.lua", &["1"]);
     assert!(ok.stdout.ends_with("ok\n"), "{}\n{}", ok.stdout, ok.stderr);
 }
+
+#[test]
+fn an_mdp_parallel_flow_trains_on_the_engines() {
+    let c = Cluster::start("mdp", 2);
+    c.assert_script("mdp_flow.lua", &[]);
+}
