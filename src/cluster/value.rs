@@ -31,7 +31,7 @@ pub fn encode(lua: &Lua, v: &Value, shm_run: Option<&str>) -> mlua::Result<Encod
     for b in placed {
         host.push(match b {
             Bytes::Host(s) => s.clone(),
-            Bytes::Device(s) => cuda::memory::to_host(s).map_err(|e| mlua::Error::external(Error::device(e)))?,
+            Bytes::Device(s) => cuda::memory::download(s).map_err(|e| mlua::Error::external(e.context("download")))?,
         });
     }
     let mut body = Vec::with_capacity(t7.len() + 8);
@@ -134,8 +134,10 @@ pub fn decode(lua: &Lua, body: &[u8], raw: Vec<zmq::Message>, method: &str, unli
             Beside::Frame { dtype, len } => take_storage(dtype, len, &mut raw).named(method)?,
             Beside::DeviceFrame { dtype, len } => {
                 let host = take_storage(dtype, len, &mut raw).named(method)?;
-                cuda::memory::from_host(&host)
-                    .map_err(|e| Error::device(format!("cannot put a received CUDA storage on the device: {e}")))
+                cuda::memory::upload(&host)
+                    .map_err(|e| {
+                        Error::device(format!("cannot put a received CUDA storage on the device: upload: {e}"))
+                    })
                     .named(method)?
             }
             Beside::Shm { name, dtype, len } => {

@@ -308,26 +308,3 @@ pub fn forget_named(prefix: &str) {
         .unwrap_or_else(|p| p.into_inner())
         .retain(|(n, _, _)| !n.starts_with(prefix));
 }
-
-// The forms that code outside src/cuda calls today (src/ipc/net/cuda.rs, src/cuda/share.rs), with
-// errors as text; they go once those callers take `crate::error::Error`.
-
-/// `export`, its error as text.
-pub fn export_ipc(s: &Storage) -> std::result::Result<Exported, String> {
-    export(s).map_err(String::from)
-}
-
-/// `import`, its error as text.
-pub fn import_ipc(e: &Exported, then: Option<Then>) -> std::result::Result<Storage, String> {
-    import(e, then).map_err(String::from)
-}
-
-/// `import_named`, its error as text.
-pub fn import_cached(name: &str, e: &Exported, then: Option<Then>) -> std::result::Result<Storage, String> {
-    import_named(name, e, then).map_err(String::from)
-}
-
-/// `forget_named`.
-pub fn forget_cached(prefix: &str) {
-    forget_named(prefix)
-}

@@ -33,10 +33,6 @@ fn bytes_of(s: &Storage) -> usize {
     s.len() * s.dtype().size_of()
 }
 
-fn device_error(e: String) -> Error {
-    Error::device(e)
-}
-
 /// The descriptor of `s`, exported as `e`, lent as `loan`.
 fn lent(s: &Storage, e: Exported, loan: u64) -> Result<Lent> {
     Ok(Lent {
@@ -48,7 +44,7 @@ fn lent(s: &Storage, e: Exported, loan: u64) -> Result<Lent> {
         device: e.device as u32,
         uuid: e.uuid,
         pid: std::process::id(),
-        addr: memory::addr_of(s, 0).map_err(device_error)?,
+        addr: memory::address(s, 0)?,
     })
 }
 
@@ -84,14 +80,15 @@ impl Stager {
         let (loan, staging) = match reuse {
             Some(i) => self.free.remove(i),
             None => {
-                let dev = memory::device_for(s, M).map_err(device_error)?;
+                let dev = memory::open_device(s).map_err(|e| e.context(M))?;
                 let staging = memory::alloc_unset(&dev, s.dtype(), s.len())?;
                 (NEXT_LOAN.fetch_add(1, Ordering::Relaxed), staging)
             }
         };
-        let exported = memory::copy_device(&staging, 0, s, 0, s.len(), M)
-            .and_then(|()| memory::device_for(s, M)?.synchronize())
-            .and_then(|()| ipc::export_ipc(&staging))
+        let exported = memory::copy(&staging, 0, s, 0, s.len())
+            .map_err(|e| e.context(M))
+            .and_then(|()| memory::open_device(s).map_err(|e| e.context(M))?.synchronize())
+            .and_then(|()| ipc::export(&staging))
             .map_err(|e| Error::device(format!("cannot share a device storage: {e}")))?;
         let l = lent(&staging, exported, loan)?;
         self.lent.insert(loan, staging);
@@ -114,10 +111,8 @@ impl Stager {
 /// it while the caller waits for the release; None when it cannot be exported (memory opened from
 /// another process), and it must take the host path.
 pub fn lend_in_place(s: &Storage) -> Result<Option<Lent>> {
-    memory::device_for(s, "send")
-        .and_then(|d| d.synchronize())
-        .map_err(device_error)?;
-    let Ok(e) = ipc::export_ipc(s) else { return Ok(None) };
+    memory::open_device(s).map_err(|e| e.context("send"))?.synchronize()?;
+    let Ok(e) = ipc::export(s) else { return Ok(None) };
     lent(s, e, NEXT_LOAN.fetch_add(1, Ordering::Relaxed)).map(Some)
 }
 
@@ -130,7 +125,7 @@ fn mapping_name(pid: u32, loan: u64) -> String {
 /// collected and the work reading it is over. The mapping stays open for the next loan of the
 /// same allocation.
 pub fn open(l: &Lent, released: Box<dyn FnOnce() + Send + Sync>) -> Result<Storage> {
-    ipc::import_cached(&mapping_name(l.pid, l.loan), &exported(l), Some(released)).map_err(device_error)
+    ipc::import_named(&mapping_name(l.pid, l.loan), &exported(l), Some(released))
 }
 
 /// Opens what a sender lent for a read now (the caller copies it, then releases it): the memory
@@ -141,11 +136,11 @@ pub fn open_briefly(l: &Lent) -> Result<Storage> {
     if l.pid == std::process::id() {
         ipc::own_memory(l.addr, &e)
     } else {
-        ipc::import_ipc(&e, None).map_err(device_error)
+        ipc::import(&e, None)
     }
 }
 
 /// Closes the cached mappings of what process `pid` lent (it is gone).
 pub fn forget_lender(pid: u32) {
-    ipc::forget_cached(&format!("cuda-{pid}-"));
+    ipc::forget_named(&format!("cuda-{pid}-"));
 }

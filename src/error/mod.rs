@@ -125,14 +125,6 @@ impl<T> Named<T> for Result<T> {
     }
 }
 
-/// An error as text, for the code that still reports errors as `String` (parts of cuda, ipc and
-/// parallel): `?` converts a typed error to its words.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.message().to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

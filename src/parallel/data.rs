@@ -48,7 +48,7 @@ impl Serialized {
                 // SAFETY: read-only view while it is copied into the frame.
                 Bytes::Host(s) => unsafe { s.bytes() }.to_vec(),
                 Bytes::Device(s) => {
-                    let host = cuda::memory::to_host(s).map_err(Error::device)?;
+                    let host = cuda::memory::download(s).map_err(|e| e.context("download"))?;
                     // SAFETY: a fresh host copy, read while it is copied into the frame.
                     unsafe { host.bytes() }.to_vec()
                 }
@@ -97,8 +97,9 @@ fn storages(beside: &[Beside], raw: &[Vec<u8>], from: Peer) -> Result<Vec<Storag
             Beside::DeviceFrame { dtype, len } => {
                 let host =
                     value::storage_from_frame(*dtype, *len, raw.next()).map_err(|e| e.context("corrupt message"))?;
-                cuda::memory::from_host(&host)
-                    .map_err(|e| Error::device(format!("cannot put a received CUDA storage on the device: {e}")))?
+                cuda::memory::upload(&host).map_err(|e| {
+                    Error::device(format!("cannot put a received CUDA storage on the device: upload: {e}"))
+                })?
             }
             Beside::Lent(lent) => {
                 let loan = lent.loan;

@@ -137,15 +137,15 @@ fn push_result(lua: &Lua, value: &Value) {
 }
 
 /// Prints `values` with the global `print` (trepl's `print_new`, unless changed).
-fn print_values(lua: &Lua, values: MultiValue) -> Result<(), String> {
+fn print_values(lua: &Lua, values: MultiValue) -> Result<(), errors::Raised> {
     let print: Function = lua
         .globals()
         .get("print")
-        .map_err(|e| format!("print: {}", describe(&e)))?;
+        .map_err(|e| errors::Raised(format!("print: {}", describe(&e))))?;
     match errors::call_traced(lua, &print, values) {
         Ok(Ok(_)) => Ok(()),
         Ok(Err(msg)) => Err(msg),
-        Err(e) => Err(describe(&e)),
+        Err(e) => Err(errors::Raised(describe(&e))),
     }
 }
 
@@ -189,13 +189,13 @@ pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
                 push_result(lua, values.front().unwrap_or(&Value::Nil));
                 match print_values(lua, values) {
                     Ok(()) => Outcome::Done,
-                    Err(msg) => Outcome::Failed(trim_traceback(&msg)),
+                    Err(raised) => Outcome::Failed(trim_traceback(&raised.0)),
                 }
             } else {
                 Outcome::Done
             }
         }
-        Ok(Err(msg)) => Outcome::Failed(trim_traceback(&msg)),
+        Ok(Err(raised)) => Outcome::Failed(trim_traceback(&raised.0)),
         Err(e) => Outcome::Failed(describe(&e)),
     };
     match outcome {

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
 /// The files of `<tree>/share/cmake/torch/`, as the repository's rocks/cmake/ holds them.
 const FILES: &[(&str, &str)] = &[
     ("TorchConfig.cmake", include_str!("../../rocks/cmake/TorchConfig.cmake")),
@@ -18,9 +19,9 @@ const FILES: &[(&str, &str)] = &[
 const REGISTRY_ENTRY: &str = "luatorch";
 
 /// Writes the cmake files into `<tree>/share/cmake/torch`; that folder.
-pub fn install(tree: &Path) -> Result<PathBuf, String> {
+pub fn install(tree: &Path) -> Result<PathBuf> {
     let dir = tree.join("share/cmake/torch");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("cannot create {}: {e}", dir.display())))?;
     for (name, text) in FILES {
         write_atomically(&dir.join(name), text.as_bytes())?;
     }
@@ -29,12 +30,12 @@ pub fn install(tree: &Path) -> Result<PathBuf, String> {
 
 /// Points CMake's user package registry for Torch at `cmake_dir`; the entry written, or None
 /// without a HOME.
-pub fn register(cmake_dir: &Path) -> Result<Option<PathBuf>, String> {
+pub fn register(cmake_dir: &Path) -> Result<Option<PathBuf>> {
     let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) else {
         return Ok(None);
     };
     let packages = Path::new(&home).join(".cmake/packages/Torch");
-    std::fs::create_dir_all(&packages).map_err(|e| format!("cannot create {}: {e}", packages.display()))?;
+    std::fs::create_dir_all(&packages).map_err(|e| Error::io(format!("cannot create {}: {e}", packages.display())))?;
     let entry = packages.join(REGISTRY_ENTRY);
     let mut line = cmake_dir.to_string_lossy().into_owned();
     line.push('\n');
@@ -85,12 +86,12 @@ pub fn shadowing(cmake_dir: &Path) -> Vec<PathBuf> {
 }
 
 /// A rock build running while the tree is readied again never reads a half-written file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let part = path.with_extension("part");
     std::fs::write(&part, bytes)
         .and_then(|()| std::fs::rename(&part, path))
         .map_err(|e| {
             let _ = std::fs::remove_file(&part);
-            format!("cannot write {}: {e}", path.display())
+            Error::io(format!("cannot write {}: {e}", path.display()))
         })
 }

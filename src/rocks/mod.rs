@@ -13,6 +13,7 @@ mod provided;
 
 use std::path::{Path, PathBuf};
 
+use crate::error::{Error, Result};
 pub const USAGE: &str = "Usage: th --setup-rocks [--local | --tree DIR]
 
 Readies a luarocks tree for `luarocks make` of Torch rocks: writes TorchConfig.cmake into
@@ -35,7 +36,7 @@ enum Target {
     Tree(PathBuf),
 }
 
-fn parse(args: &[String]) -> Result<Target, String> {
+fn parse(args: &[String]) -> Result<Target> {
     let mut target = Target::Default;
     let mut i = 0;
     while i < args.len() {
@@ -43,14 +44,16 @@ fn parse(args: &[String]) -> Result<Target, String> {
             "--local" => Target::Local,
             "--tree" => {
                 i += 1;
-                let dir = args.get(i).ok_or("option '--tree' needs a directory")?;
+                let dir = args
+                    .get(i)
+                    .ok_or_else(|| Error::argument("option '--tree' needs a directory"))?;
                 Target::Tree(PathBuf::from(dir))
             }
             a if a.starts_with("--tree=") => Target::Tree(PathBuf::from(&a["--tree=".len()..])),
-            other => return Err(format!("unrecognized argument '{other}'")),
+            other => return Err(Error::argument(format!("unrecognized argument '{other}'"))),
         };
         if target != Target::Default {
-            return Err("give one of --local and --tree".into());
+            return Err(Error::argument("give one of --local and --tree"));
         }
         target = next;
         i += 1;
@@ -58,14 +61,14 @@ fn parse(args: &[String]) -> Result<Target, String> {
     Ok(target)
 }
 
-fn home() -> Result<PathBuf, String> {
+fn home() -> Result<PathBuf> {
     std::env::var_os("HOME")
         .filter(|h| !h.is_empty())
         .map(PathBuf::from)
-        .ok_or_else(|| "HOME is not set, so there is no user tree (~/.luarocks)".to_string())
+        .ok_or_else(|| Error::io("HOME is not set, so there is no user tree (~/.luarocks)"))
 }
 
-fn tree_of(target: Target) -> Result<PathBuf, String> {
+fn tree_of(target: Target) -> Result<PathBuf> {
     let tree = match target {
         Target::Tree(dir) => dir,
         Target::Local => home()?.join(".luarocks"),
@@ -76,7 +79,7 @@ fn tree_of(target: Target) -> Result<PathBuf, String> {
         },
     };
     // luarocks records absolute paths; a relative --tree is the user's current directory's.
-    std::path::absolute(&tree).map_err(|e| format!("cannot resolve the tree '{}': {e}", tree.display()))
+    std::path::absolute(&tree).map_err(|e| Error::io(format!("cannot resolve the tree '{}': {e}", tree.display())))
 }
 
 /// Runs `th --setup-rocks` with the arguments after it; the exit status.
@@ -94,7 +97,7 @@ pub fn main(args: &[String]) -> u8 {
     }
 }
 
-fn setup(tree: &Path) -> Result<(), String> {
+fn setup(tree: &Path) -> Result<()> {
     let cmake_dir = cmake::install(tree)?;
     println!("TorchConfig.cmake: {}", cmake_dir.display());
     match cmake::register(&cmake_dir)? {
@@ -144,12 +147,18 @@ mod tests {
         assert_eq!(parse(&args(&["--local"])), Ok(Target::Local));
         assert_eq!(parse(&args(&["--tree", "/t"])), Ok(Target::Tree("/t".into())));
         assert_eq!(parse(&args(&["--tree=/t"])), Ok(Target::Tree("/t".into())));
-        assert!(parse(&args(&["--tree"])).unwrap_err().contains("needs a directory"));
+        assert!(
+            parse(&args(&["--tree"]))
+                .unwrap_err()
+                .message()
+                .contains("needs a directory")
+        );
         assert!(
             parse(&args(&["--local", "--tree", "/t"]))
                 .unwrap_err()
+                .message()
                 .contains("one of")
         );
-        assert!(parse(&args(&["--bogus"])).unwrap_err().contains("'--bogus'"));
+        assert!(parse(&args(&["--bogus"])).unwrap_err().message().contains("'--bogus'"));
     }
 }

@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::error::{Error, Result};
+
 /// Rocks th has built in: (rock name, what it is). `require` finds th's own whatever the tree holds.
 const BUILT_IN: &[(&str, &str)] = &[
     ("torch", "tensors, storages, serialization"),
@@ -55,7 +57,7 @@ pub struct Report {
 }
 
 /// Enters every rock th provides into `tree` that the tree does not hold yet.
-pub fn install(tree: &Path) -> Result<Report, String> {
+pub fn install(tree: &Path) -> Result<Report> {
     let luarocks = std::env::var("LUAROCKS").unwrap_or_else(|_| "luarocks".into());
     let mut report = Report::default();
     let mut wanted: Vec<(&str, String)> = BUILT_IN
@@ -77,7 +79,8 @@ pub fn install(tree: &Path) -> Result<Report, String> {
             continue;
         }
         let spec = scratch.0.join(format!("{name}-{VERSION}.rockspec"));
-        std::fs::write(&spec, rockspec(name, &summary)).map_err(|e| format!("cannot write {}: {e}", spec.display()))?;
+        std::fs::write(&spec, rockspec(name, &summary))
+            .map_err(|e| Error::io(format!("cannot write {}: {e}", spec.display())))?;
         make(&luarocks, tree, &spec, &scratch.0)?;
         report.added.push(name.to_string());
     }
@@ -100,7 +103,7 @@ fn rockspec(name: &str, summary: &str) -> String {
 
 /// `luarocks make` of one empty rock into `tree`, its dependencies left unchecked (they are the
 /// other entries).
-fn make(luarocks: &str, tree: &Path, spec: &Path, cwd: &Path) -> Result<(), String> {
+fn make(luarocks: &str, tree: &Path, spec: &Path, cwd: &Path) -> Result<()> {
     let out = Command::new(luarocks)
         .arg("--lua-version=5.1")
         .arg("--tree")
@@ -110,33 +113,32 @@ fn make(luarocks: &str, tree: &Path, spec: &Path, cwd: &Path) -> Result<(), Stri
         .current_dir(cwd)
         .output()
         .map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                format!(
-                    "luarocks ('{luarocks}') not found: install it (Debian: apt-get install luarocks) or set LUAROCKS"
-                )
-            }
-            _ => format!("cannot run '{luarocks}': {e}"),
+            std::io::ErrorKind::NotFound => Error::io(format!(
+                "luarocks ('{luarocks}') not found: install it (Debian: apt-get install luarocks) or set LUAROCKS"
+            )),
+            _ => Error::io(format!("cannot run '{luarocks}': {e}")),
         })?;
     if out.status.success() {
         return Ok(());
     }
-    Err(format!(
+    Err(Error::peer(format!(
         "'{luarocks} make' of {} into {} failed ({}):\n{}{}",
         spec.display(),
         tree.display(),
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
-    ))
+    )))
 }
 
 /// Which of `modules` th's runtime loads, each in a fresh state as a script would.
-fn loadable(modules: &[&str]) -> Result<Vec<bool>, String> {
+fn loadable(modules: &[&str]) -> Result<Vec<bool>> {
     modules
         .iter()
         .map(|module| {
-            let lua = crate::runtime::new_state().map_err(|e| format!("cannot create a Lua state: {e}"))?;
-            let require: mlua::Function = lua.globals().get("require").map_err(|e| e.to_string())?;
+            let lua =
+                crate::runtime::new_state().map_err(|e| Error::memory(format!("cannot create a Lua state: {e}")))?;
+            let require: mlua::Function = lua.globals().get("require").map_err(|e| Error::io(e.to_string()))?;
             Ok(require.call::<mlua::Value>(*module).is_ok())
         })
         .collect()
@@ -146,10 +148,10 @@ fn loadable(modules: &[&str]) -> Result<Vec<bool>, String> {
 struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new() -> Result<Scratch, String> {
+    fn new() -> Result<Scratch> {
         let dir = std::env::temp_dir().join(format!("luatorch-setup-rocks-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(format!("cannot create {}: {e}", dir.display())))?;
         Ok(Scratch(dir))
     }
 }

@@ -25,12 +25,23 @@ fn handler(lua: &Lua) -> Result<Function> {
     Ok(f)
 }
 
-/// Calls `f(args)`; on failure returns the message followed by a stack traceback.
+/// What a Lua call raised: its message followed by the stack traceback, as a script's user reads
+/// it. Not a `crate::error::Error`: it is the script's own error, already in its final words.
+#[derive(Debug)]
+pub struct Raised(pub String);
+
+impl std::fmt::Display for Raised {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Calls `f(args)`; on failure returns what it raised, with a stack traceback.
 pub fn call_traced(
     lua: &Lua,
     f: &Function,
     args: impl IntoLuaMulti,
-) -> Result<std::result::Result<MultiValue, String>> {
+) -> Result<std::result::Result<MultiValue, Raised>> {
     let xpcall: Function = lua.globals().get("xpcall")?;
     let mut args = args.into_lua_multi(lua)?;
     args.push_front(mlua::Value::Function(handler(lua)?));
@@ -44,7 +55,7 @@ pub fn call_traced(
             Some(v) => v.to_string().unwrap_or_else(|_| "(unprintable error)".into()),
             None => "nil".into(),
         };
-        Ok(Err(msg))
+        Ok(Err(Raised(msg)))
     }
 }
 

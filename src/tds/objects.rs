@@ -189,14 +189,14 @@ fn hash_get(lua: &Lua, (h, k): (Value, Value)) -> Result<MultiValue> {
     let found = with_probe(lua, &k, METHOD, |p| h.lock().get(p).map(copy_out))?;
     match found {
         Some(Ok(e)) => values(lua, &[&e]),
-        Some(Err(e)) => Err(Error::argument(e).named(METHOD)),
+        Some(Err(e)) => Err(e.named(METHOD)),
         None => Ok(MultiValue::new()),
     }
 }
 
 /// A stored element, for pushing once the lock is let go: containers, tensors and storages are
 /// shared, not copied.
-fn copy_out(e: &Elem) -> std::result::Result<Elem, String> {
+fn copy_out(e: &Elem) -> crate::error::Result<Elem> {
     Ok(match e {
         Elem::Nil => Elem::Nil,
         Elem::Bool(b) => Elem::Bool(*b),
@@ -226,10 +226,7 @@ fn hash_set(lua: &Lua, (h, k, v): (Value, Value, Value)) -> Result<()> {
     let h = this::<Hash>(&h, METHOD)?;
     let key = key_of(lua, &k, METHOD)?;
     let value = elem_of(lua, &v, METHOD)?;
-    let old = h
-        .lock()
-        .set_owned(key, value)
-        .map_err(|e| Error::argument(e).named(METHOD))?;
+    let old = h.lock().set_owned(key, value).map_err(|e| e.named(METHOD))?;
     // What was there goes after the lock does (dropping a container may drop others).
     drop(old);
     Ok(())
@@ -250,7 +247,7 @@ fn hash_entry(lua: &Lua, (h, pos): (Value, i64)) -> Result<MultiValue> {
             out.insert(0, Value::Integer(i as i64 + 1));
             Ok(MultiValue::from_vec(out))
         }
-        Some((_, Err(e), _)) | Some((_, _, Err(e))) => Err(Error::argument(e).named(METHOD)),
+        Some((_, Err(e), _)) | Some((_, _, Err(e))) => Err(e.named(METHOD)),
     }
 }
 
@@ -276,7 +273,7 @@ fn vec_get(lua: &Lua, (x, i): (Value, f64)) -> Result<MultiValue> {
     let found = x.lock().get(i).map(copy_out);
     match found {
         Some(Ok(e)) => values(lua, &[&e]),
-        Some(Err(e)) => Err(Error::argument(e).named(METHOD)),
+        Some(Err(e)) => Err(e.named(METHOD)),
         None => Ok(MultiValue::new()),
     }
 }
@@ -289,7 +286,7 @@ fn vec_set(lua: &Lua, (x, i, v): (Value, f64, Value)) -> Result<()> {
     let old = {
         let mut items = x.lock();
         if i >= items.len() {
-            store::resize(&mut items, i + 1).map_err(|e| Error::argument(e).named(METHOD))?;
+            store::resize(&mut items, i + 1).map_err(|e| e.named(METHOD))?;
         }
         std::mem::replace(&mut items[i], value)
     };
@@ -307,10 +304,10 @@ fn vec_insert(lua: &Lua, (x, i, v): (Value, Option<f64>, Value)) -> Result<()> {
         None => items.len(),
     };
     if i > items.len() {
-        store::resize(&mut items, i).map_err(|e| Error::argument(e).named(METHOD))?;
+        store::resize(&mut items, i).map_err(|e| e.named(METHOD))?;
     }
     if items.len() >= store::MAX_LEN || items.try_reserve(1).is_err() {
-        return Err(Error::argument("out of memory").named(METHOD));
+        return Err(Error::memory("out of memory").named(METHOD));
     }
     items.insert(i, value);
     Ok(())
@@ -349,7 +346,7 @@ fn vec_resize(_: &Lua, (x, n): (Value, f64)) -> Result<()> {
         } else {
             Vec::new()
         };
-        store::resize(&mut items, n).map_err(|e| Error::argument(e).named(METHOD))?;
+        store::resize(&mut items, n).map_err(|e| e.named(METHOD))?;
         cut
     };
     drop(cut);
@@ -364,7 +361,7 @@ fn vec_take(lua: &Lua, x: Value) -> Result<Table> {
         let items = x.lock();
         items.iter().map(copy_out).collect::<std::result::Result<_, _>>()
     }
-    .map_err(|e| Error::argument(e).named(METHOD))?;
+    .map_err(|e| e.named(METHOD))?;
     let t = lua.create_table_with_capacity(items.len(), 0)?;
     for (i, e) in items.iter().enumerate() {
         let mut out = Vec::with_capacity(1);
@@ -501,7 +498,7 @@ impl Handle for Shared {
         }
     }
 
-    fn duplicate(&self) -> Option<std::result::Result<Arc<dyn Handle>, String>> {
+    fn duplicate(&self) -> Option<crate::error::Result<Arc<dyn Handle>>> {
         Some(self.0.deep_copy().map(|e| Arc::new(Shared(e)) as Arc<dyn Handle>))
     }
 }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use hashbrown::HashTable;
 
+use crate::error::{Error, Result};
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 
@@ -108,7 +109,7 @@ impl Elem {
     /// A copy for another owner: containers deeply (their own copies of everything, storages
     /// included), other values with their storages shared. None for a C object (it cannot be
     /// copied without its type's help).
-    pub fn deep_copy(&self) -> Result<Elem, String> {
+    pub fn deep_copy(&self) -> Result<Elem> {
         Ok(match self {
             Elem::Nil => Elem::Nil,
             Elem::Bool(b) => Elem::Bool(*b),
@@ -126,7 +127,12 @@ impl Elem {
             Elem::Hash(h) => Elem::Hash(Arc::new(h.deep_copy()?)),
             Elem::Vec(v) => Elem::Vec(Arc::new(v.deep_copy()?)),
             Elem::Counter(c) => Elem::Counter(Arc::new(Counter::new(c.get()))),
-            Elem::Custom(c) => return Err(format!("cannot copy a {} stored in a tds container", c.class)),
+            Elem::Custom(c) => {
+                return Err(Error::dtype(format!(
+                    "cannot copy a {} stored in a tds container",
+                    c.class
+                )));
+            }
         })
     }
 }
@@ -186,7 +192,7 @@ impl HashStore {
 
     /// Stores `value` under `key` (made by `make_key` only when the key is new); returns what was
     /// there. A `Nil` value removes the key.
-    pub fn set(&mut self, key: &Probe, make_key: impl FnOnce() -> Elem, value: Elem) -> Result<Option<Elem>, String> {
+    pub fn set(&mut self, key: &Probe, make_key: impl FnOnce() -> Elem, value: Elem) -> Result<Option<Elem>> {
         if matches!(value, Elem::Nil) {
             return Ok(self.remove(key));
         }
@@ -199,9 +205,9 @@ impl HashStore {
     }
 
     /// As `set`, for a key that is already an element (nil keys are refused by the caller).
-    pub fn set_owned(&mut self, key: Elem, value: Elem) -> Result<Option<Elem>, String> {
+    pub fn set_owned(&mut self, key: Elem, value: Elem) -> Result<Option<Elem>> {
         let Some(probe) = key.probe() else {
-            return Err("hash index is nil".into());
+            return Err(Error::argument("hash index is nil"));
         };
         if matches!(value, Elem::Nil) {
             return Ok(self.remove(&probe));
@@ -215,14 +221,16 @@ impl HashStore {
     }
 
     /// Appends a new key (not in the index yet) with its hash.
-    fn push(&mut self, hash: u64, key: Elem, value: Elem) -> Result<(), String> {
+    fn push(&mut self, hash: u64, key: Elem, value: Elem) -> Result<()> {
         if self.entries.len() == self.entries.capacity() && self.entries.len() >= 2 * self.live.max(8) {
             self.squeeze();
         }
         if self.entries.len() >= MAX_ENTRIES {
-            return Err("too many entries".into());
+            return Err(Error::shape("too many entries"));
         }
-        self.entries.try_reserve(1).map_err(|_| "out of memory".to_string())?;
+        self.entries
+            .try_reserve(1)
+            .map_err(|_| Error::memory("out of memory"))?;
         let i = self.entries.len() as u32;
         let entries = &self.entries;
         self.index.insert_unique(hash, i, |&j| rehash(&entries[j as usize].0));
@@ -286,7 +294,7 @@ impl Hash {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn deep_copy(&self) -> Result<Hash, String> {
+    fn deep_copy(&self) -> Result<Hash> {
         let src = self.lock();
         let mut out = HashStore::default();
         let mut at = 0;
@@ -310,20 +318,21 @@ impl Vector {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn deep_copy(&self) -> Result<Vector, String> {
+    fn deep_copy(&self) -> Result<Vector> {
         let src = self.lock();
-        let copy: Result<Vec<Elem>, String> = src.iter().map(Elem::deep_copy).collect();
+        let copy: Result<Vec<Elem>> = src.iter().map(Elem::deep_copy).collect();
         Ok(Vector(Mutex::new(copy?)))
     }
 }
 
 /// Grows `v` with nils to `len` (or cuts it), refusing lengths no memory could hold.
-pub fn resize(v: &mut Vec<Elem>, len: usize) -> Result<(), String> {
+pub fn resize(v: &mut Vec<Elem>, len: usize) -> Result<()> {
     if len > MAX_LEN {
-        return Err(format!("size {len} is too large"));
+        return Err(Error::shape(format!("size {len} is too large")));
     }
     if len > v.len() {
-        v.try_reserve(len - v.len()).map_err(|_| "out of memory".to_string())?;
+        v.try_reserve(len - v.len())
+            .map_err(|_| Error::memory("out of memory"))?;
         v.resize_with(len, || Elem::Nil);
     } else {
         v.truncate(len);

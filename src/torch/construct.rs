@@ -211,7 +211,7 @@ pub fn new_tensor_in<K: Family>(dtype: DType, args: &Args) -> Result<Tensor> {
         Value::Table(t) => {
             let (size, values) = table_data(t, method)?;
             let host = args::lift(dispatch!(dtype, T => tensor_from_values::<T>(&size, &values)))?;
-            K::from_host(host).map_err(|e| error(method, e))
+            K::from_host(host).named(method)
         }
         _ if is_number(first) => {
             let size = args::usize_sizes(&args::sizes_arg(args, 1, method)?, method)?;

@@ -37,8 +37,7 @@ fn type_of(name: &Value, method: &str) -> Result<DType> {
     .ok_or_else(|| error(method, "unknown CUDA element type"))
 }
 
-/// The hooks through which `.t7` files carry device tensors (which take errors as text, each
-/// named after its step).
+/// The hooks through which `.t7` files carry device tensors (each error named after its step).
 fn device_classes() -> DeviceClasses {
     DeviceClasses {
         tensor_typename: |d| TYPES.contains(&d).then(|| ops::tensor_typename(d)),
@@ -47,9 +46,9 @@ fn device_classes() -> DeviceClasses {
         storage_of: <Cuda as Family>::storage_of,
         push_tensor: <Cuda as Family>::push_tensor,
         push_storage: <Cuda as Family>::push_storage,
-        to_host: |s| memory::download(s).map_err(|e| format!("download: {e}")),
-        from_host: |s| memory::upload(&s).map_err(|e| format!("upload: {e}")),
-        available: || super::device::usable().map_err(String::from),
+        to_host: |s| memory::download(s).map_err(|e| e.context("download")),
+        from_host: |s| memory::upload(&s).map_err(|e| e.context("upload")),
+        available: super::device::usable,
     }
 }
 

@@ -66,10 +66,8 @@ static LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libnccl.so.1")
 /// Loads our libnccl.so.1 (once per process) and binds it to this process's functions; the
 /// path it was loaded from.
 pub fn provide() -> Result<String> {
-    static DONE: OnceLock<std::result::Result<String, String>> = OnceLock::new();
-    DONE.get_or_init(|| install().map_err(|e| e.message().to_string()))
-        .clone()
-        .map_err(Error::io)
+    static DONE: OnceLock<Result<String>> = OnceLock::new();
+    DONE.get_or_init(install).clone()
 }
 
 fn install() -> Result<String> {

@@ -153,7 +153,7 @@ pub fn gemm_batched(dev: &Device, c: &Tensor, beta: f64, alpha: f64, a: &Tensor,
 
 /// Matrix `i` of a batch.
 fn select(t: &Tensor, i: usize) -> Result<Tensor> {
-    t.select(0, i).map_err(Error::shape)
+    t.select(0, i)
 }
 
 /// `c = beta*c + alpha * (a[1] @ b[1] + a[2] @ b[2] + ...)` for 3-D a and b and 2-D c (addbmm).

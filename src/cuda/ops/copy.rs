@@ -77,11 +77,11 @@ pub fn from_host(dst: &Tensor, src: &Tensor) -> Result<()> {
     let host = if src.dtype == dst.dtype && src.is_contiguous() {
         src.clone()
     } else {
-        let h = Tensor::zeros(dst.dtype, &src.size).map_err(Error::device)?;
+        let h = Tensor::zeros(dst.dtype, &src.size)?;
         host_copy(&h, src)?;
         h
     };
-    let hs = host.storage_checked().map_err(Error::shape)?;
+    let hs = host.storage_checked()?;
     let es = dst.dtype.size_of();
     // ... goes up in one copy, straight into place when the destination is contiguous.
     let ds = storage(dst)?;
@@ -107,12 +107,12 @@ pub fn into_host(dst: &Tensor, src: &Tensor) -> Result<()> {
     let ss = storage(&src)?;
     let es = src.dtype.size_of();
     if dst.dtype == src.dtype && dst.is_contiguous() {
-        let ds = dst.storage_checked().map_err(Error::shape)?;
+        let ds = dst.storage_checked()?;
         // SAFETY: the destination view holds n contiguous elements of the type.
         return unsafe { memory::download_raw(&ss, src.offset, ds.data_ptr().add(dst.offset * es), n) };
     }
-    let host = Tensor::zeros(src.dtype, &src.size).map_err(Error::device)?;
-    let hs = host.storage_checked().map_err(Error::shape)?;
+    let host = Tensor::zeros(src.dtype, &src.size)?;
+    let hs = host.storage_checked()?;
     // SAFETY: fresh host storage of n elements.
     unsafe { memory::download_raw(&ss, src.offset, hs.data_ptr(), n)? };
     host_copy(dst, &host)
@@ -123,7 +123,7 @@ pub fn to_host(t: &Tensor) -> Result<Tensor> {
     if t.dim() == 0 {
         return Ok(Tensor::empty(t.dtype));
     }
-    let h = Tensor::zeros(t.dtype, &t.size).map_err(Error::device)?;
+    let h = Tensor::zeros(t.dtype, &t.size)?;
     into_host(&h, t)?;
     Ok(h)
 }

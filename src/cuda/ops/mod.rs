@@ -22,23 +22,3 @@ pub mod reduce;
 pub mod sort;
 
 pub use operands::{storage_typename, tensor_typename};
-
-use crate::torch::base::tensor::Tensor;
-
-// The forms that code outside src/cuda calls today (src/ipc/net/cuda.rs): the Lua function's name
-// passed down and errors as text. They go once that caller takes `crate::error::Error`.
-
-/// `copy::to_host`, its error named after `method`.
-pub fn to_host(t: &Tensor, method: &str) -> Result<Tensor, String> {
-    copy::to_host(t).map_err(|e| format!("{method}: {e}"))
-}
-
-/// `copy::on_device`, its error named after `method`.
-pub fn copy_device(dst: &Tensor, src: &Tensor, method: &str) -> Result<(), String> {
-    copy::on_device(dst, src).map_err(|e| format!("{method}: {e}"))
-}
-
-/// `copy::from_host`, its error named after `method`.
-pub fn copy_from_host(dst: &Tensor, src: &Tensor, method: &str) -> Result<(), String> {
-    copy::from_host(dst, src).map_err(|e| format!("{method}: {e}"))
-}

@@ -50,7 +50,7 @@ pub fn not_on_long() -> Error {
 
 /// The storage of a device tensor with elements, checked to hold its view.
 pub fn storage(t: &Tensor) -> Result<Storage> {
-    let s = t.storage_checked().map_err(Error::shape)?;
+    let s = t.storage_checked()?;
     if !s.is_device() {
         return Err(Error::dtype(
             "internal error: a host tensor where a device tensor was expected",
@@ -116,7 +116,7 @@ fn on_current_device(devices: &[usize]) -> Result<Arc<Device>> {
 /// A new contiguous device tensor of `size` on `dev`, its elements not set: for results that
 /// are written whole before they are read (what every caller here makes).
 pub fn empty_like(dev: &Device, dtype: DType, size: &[usize]) -> Result<Tensor> {
-    let n = checked_numel(size).map_err(Error::shape)?;
+    let n = checked_numel(size)?;
     Ok(Tensor {
         dtype,
         storage: Some(memory::alloc_unset(dev, dtype, n)?),

@@ -14,6 +14,7 @@ use std::time::Instant;
 use super::conn::Conn;
 use super::error::{NetError, Res};
 use super::frame::{HEADER_LEN, Kind, LentView, TensorMeta, decode_storage_meta};
+use crate::cuda::ops::copy;
 use crate::cuda::{memory, ops, share};
 use crate::error::Error;
 use crate::torch::base::storage::Storage;
@@ -22,8 +23,9 @@ use crate::torch::base::tensor::{Tensor, contiguous_strides};
 const SEND: &str = "send";
 const RECV: &str = "recv";
 
-fn device_error(e: String) -> NetError {
-    NetError::Mismatch(e)
+/// A device operation's failure, named after the call (`send`, `recv`) it happened in.
+fn device_error(call: &str) -> impl FnOnce(Error) -> NetError + '_ {
+    move |e| NetError::Mismatch(format!("{call}: {e}"))
 }
 
 /// The whole of a storage as a one-dimensional tensor.
@@ -42,8 +44,8 @@ fn whole(s: &Storage) -> Tensor {
 fn lend(t: &Tensor) -> Res<Option<LentView>> {
     let s = t
         .storage_checked()
-        .map_err(|e| device_error(format!("tensor to send: {e}")))?;
-    let lent = share::lend_in_place(s).map_err(|e| device_error(e.message().to_string()))?;
+        .map_err(|e| NetError::Mismatch(format!("tensor to send: {e}")))?;
+    let lent = share::lend_in_place(s).map_err(|e| NetError::Mismatch(e.message().to_string()))?;
     Ok(lent.map(|lent| LentView {
         lent,
         view_offset: t.offset as u64,
@@ -80,7 +82,7 @@ pub fn send_tensor(conn: &mut Conn, t: &Tensor) -> Res<()> {
     if send_lent(conn, t)? {
         return Ok(());
     }
-    let host = ops::to_host(t, SEND).map_err(device_error)?;
+    let host = copy::to_host(t).map_err(device_error(SEND))?;
     conn.send_tensor(&host)
 }
 
@@ -88,7 +90,7 @@ pub fn send_storage(conn: &mut Conn, s: &Storage) -> Res<()> {
     if send_lent(conn, &whole(s))? {
         return Ok(());
     }
-    let host = memory::to_host(s).map_err(device_error)?;
+    let host = memory::download(s).map_err(device_error("download"))?;
     conn.send_storage(&host)
 }
 
@@ -102,13 +104,13 @@ fn copy_lent(v: &LentView, dst: &Tensor) -> Result<(), Error> {
         size: v.size.clone(),
         stride: v.stride.clone(),
     };
-    let copied = ops::copy_device(dst, &src, RECV)
+    let copied = copy::on_device(dst, &src)
         .and_then(|()| {
             // The sender may change its tensor once released: the copy must be over.
             let dst_storage = dst.storage_checked()?;
-            memory::device_for(dst_storage, RECV)?.synchronize()
+            memory::open_device(dst_storage)?.synchronize()
         })
-        .map_err(Error::device);
+        .map_err(|e| e.context(RECV));
     drop(src);
     copied
 }
@@ -172,7 +174,7 @@ fn read_host(c: &mut Conn, t: &Tensor) -> Res<()> {
     }
     let host = Tensor {
         dtype: t.dtype,
-        storage: Some(Storage::new(t.dtype, t.numel()).map_err(|e| device_error(e.into()))?),
+        storage: Some(Storage::new(t.dtype, t.numel()).map_err(|e| NetError::Mismatch(e.to_string()))?),
         offset: 0,
         size: t.size.clone(),
         stride: contiguous_strides(&t.size),
@@ -182,7 +184,7 @@ fn read_host(c: &mut Conn, t: &Tensor) -> Res<()> {
     let dst = unsafe { std::slice::from_raw_parts_mut(s.data_ptr(), t.numel() * t.dtype.size_of()) };
     c.read_exact_into(dst)?;
     c.stats.rx.num_regions += 1;
-    ops::copy_from_host(t, &host, RECV).map_err(device_error)
+    copy::from_host(t, &host).map_err(device_error(RECV))
 }
 
 fn sizes(size: &[usize]) -> String {

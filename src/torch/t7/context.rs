@@ -227,11 +227,11 @@ pub struct DeviceClasses {
     pub push_tensor: fn(&Lua, Tensor) -> Result<Value>,
     pub push_storage: fn(&Lua, Storage) -> Result<Value>,
     /// A host copy of a whole storage of the family.
-    pub to_host: fn(&Storage) -> std::result::Result<Storage, String>,
+    pub to_host: fn(&Storage) -> crate::error::Result<Storage>,
     /// A storage of the family holding a host storage's data.
-    pub from_host: fn(Storage) -> std::result::Result<Storage, String>,
+    pub from_host: fn(Storage) -> crate::error::Result<Storage>,
     /// Whether objects of the family can be made here now (why not, otherwise).
-    pub available: fn() -> std::result::Result<(), String>,
+    pub available: fn() -> crate::error::Result<()>,
 }
 
 pub fn set_device_classes(lua: &Lua, classes: DeviceClasses) {

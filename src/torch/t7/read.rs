@@ -12,7 +12,7 @@ use super::tags::{
     TYPE_STRING, TYPE_TABLE, TYPE_TORCH,
 };
 use super::write::{class_method, factory};
-use crate::error::Error;
+use crate::error::{Error, Named};
 use crate::torch::args::error;
 use crate::torch::base::dtype::DType;
 use crate::torch::base::storage::Storage;
@@ -215,7 +215,7 @@ impl Reader<'_, '_> {
                 }
                 let storage = match self.device_storage_beside(native)? {
                     Some(s) => s,
-                    None => (dev.from_host)(self.storage_body(native)?).map_err(|e| error(METHOD, e))?,
+                    None => (dev.from_host)(self.storage_body(native)?).named(METHOD)?,
                 };
                 let v = (dev.push_storage)(self.ctx.lua, storage)?;
                 self.remember(index, &v)?;
@@ -375,7 +375,7 @@ impl Reader<'_, '_> {
         };
         // checked_view gives an empty tensor with sizes an empty host storage.
         if let Some(s) = t.storage.take_if(|s| !s.is_device()) {
-            t.storage = Some((dev.from_host)(s).map_err(|e| error(METHOD, e))?);
+            t.storage = Some((dev.from_host)(s).named(METHOD)?);
         }
         let v = (dev.push_tensor)(self.ctx.lua, t)?;
         self.remember(index, &v)?;

@@ -88,7 +88,7 @@ pub trait Handle: Send + Sync {
 
     /// A copy of the object for a receiver that gets copies (threads.serialize); None when the
     /// object is shared even then (a queue, a mutex: copying one would make it another object).
-    fn duplicate(&self) -> Option<Result<std::sync::Arc<dyn Handle>, String>> {
+    fn duplicate(&self) -> Option<crate::error::Result<std::sync::Arc<dyn Handle>>> {
         None
     }
 }

@@ -8,7 +8,7 @@ use super::tags::{
     TYPE_BOOLEAN, TYPE_HANDLE, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE, TYPE_TORCH,
 };
 use crate::dispatch;
-use crate::error::Error;
+use crate::error::{Error, Named};
 use crate::torch::args::error;
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
@@ -479,7 +479,7 @@ impl Writer<'_, '_> {
                 if self.device_storage_beside(&s)? {
                     return Ok(());
                 }
-                let host = (dev.to_host)(&s).map_err(|e| error(METHOD, e))?;
+                let host = (dev.to_host)(&s).named(METHOD)?;
                 return self.storage_body(&host);
             }
         }
@@ -579,7 +579,7 @@ impl Writer<'_, '_> {
                         .ok_or_else(|| error(METHOD, format!("no device storage class for {:?}", s.dtype())))?;
                     self.chars(class.as_bytes())?;
                     if !self.device_storage_beside(s)? {
-                        let host = (dev.to_host)(s).map_err(|e| error(METHOD, e))?;
+                        let host = (dev.to_host)(s).named(METHOD)?;
                         self.storage_body(&host)?;
                     }
                 }
