@@ -19,8 +19,9 @@ use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
+use crate::torch::forms::computes::Computes;
 use crate::torch::forms::param::ELEMENTWISE;
-use crate::torch::forms::table::{Computes, Entry, entries, entry, is_comparison};
+use crate::torch::forms::table::{Entry, entries, entry};
 use crate::torch::kernels::math::{Binary, Compare};
 use crate::torch::methods::one;
 
@@ -161,7 +162,7 @@ fn pointwise_of<'a>(e: &Entry, computes: Computes, b: &'a Bound) -> Pointwise<'a
             v: n(0),
             ..Pointwise::of(compare(c, y.is_some()))
         },
-        Computes::Method => unreachable!("{}: not an elementwise form", e.name),
+        c => unreachable!("{}: {c:?} is not elementwise", e.name),
     }
 }
 
@@ -171,9 +172,8 @@ fn pointwise_of<'a>(e: &Entry, computes: Computes, b: &'a Bound) -> Pointwise<'a
 fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
     let b = bind::<Cuda>(&a, mode, e)?;
-    let computes = e.forms(mode == Mode::Method)[b.form].computes;
     let src = b.source().expect("every elementwise form has a source");
-    let p = pointwise_of(e, computes, &b);
+    let p = pointwise_of(e, b.computes(), &b);
     if src.dtype == DType::Long {
         check_integer_divisor(p.op, p.v, p.y, p.z, name)?;
     }
@@ -224,8 +224,9 @@ fn reduction(lua: &Lua, a: Args, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
     let b = bind::<Cuda>(&a, Mode::Function, e)?;
     let x = b.source().expect("every reduction form has a source");
+    let whole = matches!(b.computes(), Computes::Whole(_));
     match name {
-        "sum" | "prod" | "mean" | "max" | "min" if b.form == 0 => {
+        "sum" | "prod" | "mean" | "max" | "min" if whole => {
             if x.numel() == 0 && matches!(name, "max" | "min") {
                 return Err(error(name, "the tensor is empty"));
             }
@@ -246,7 +247,7 @@ fn reduction(lua: &Lua, a: Args, e: &'static Entry) -> Result<MultiValue> {
         }
         "norm" => {
             let p = b.number(0).expect("p or its default");
-            if b.form == 0 {
+            if whole {
                 return number(reduce::reduce_all(norm_op(p), x, p).named(name)?);
             }
             let dim = dim_of(b.number(1).expect("a dimension"), x, name)?;
@@ -361,7 +362,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
             set(lua, &functions, name, move |lua, a| {
                 elementwise(lua, a, Mode::Function, e)
             })?;
-        } else if is_comparison(e) && name != "equal" {
+        } else if matches!(e.forms[0].computes, Computes::Compare(_)) {
             // The same forms as a method and as a function.
             set(lua, &methods, name, move |lua, a| {
                 elementwise(lua, a, Mode::Function, e)
