@@ -20,6 +20,7 @@ use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::family::Family;
+use crate::torch::forms::bind::invalid;
 use crate::torch::methods::access::{self, Target, resolve};
 use crate::torch::methods::{add, none, one, random, receiver};
 use crate::torch::userdata::{storage_of, tensor_of};
@@ -240,9 +241,12 @@ pub fn new_storage(lua: &Lua, dtype: DType, a: &Args) -> Result<Value> {
             memory::upload(&host).named(method)?
         }
         _ => {
-            let src = Cuda::storage_of(first)
-                .filter(|s| s.dtype() == dtype)
-                .ok_or_else(|| error(method, format!("invalid arguments ({})", type_name(first))))?;
+            let Some(src) = Cuda::storage_of(first).filter(|s| s.dtype() == dtype) else {
+                // The host constructor's error, in the forms a device storage has.
+                let st = method.strip_prefix("torch.").unwrap_or(method);
+                let forms = format!("no arguments | number | table | {st} [number] [number]");
+                return Err(invalid::<Cuda>(method, a, &forms));
+            };
             let offset = if arg(a, 2).is_nil() { 1 } else { int_arg(a, 2, method)? };
             let size = if arg(a, 3).is_nil() {
                 src.len() as i64 - offset + 1
