@@ -29,10 +29,10 @@ local function invalid(name, usage, ...)
    error(string.format('%s: invalid arguments: %s\nexpected arguments: %s', name, describe(...), usage), 3)
 end
 
--- The elementwise maths, the comparisons, the matrix products, the reductions sum, prod, mean,
--- max, min, norm, cumsum and cumprod, and the sorts (sort, topk, kthvalue, median, mode) are native
--- (src/cuda/lua/math.rs, which installs every op of the host's table of argument forms that the
--- device carries out): bound by that table, with its error text.
+-- The elementwise maths, the comparisons, the matrix products and dot, the reductions sum, prod,
+-- mean, max, min, norm, cumsum and cumprod, and the sorts (sort, topk, kthvalue, median, mode) are
+-- native (src/cuda/lua/math.rs, which installs every op of the host's table of argument forms that
+-- the device carries out): bound by that table, with its error text.
 for k, f in pairs(C.maths.methods) do methods[k] = f end
 for k, f in pairs(C.maths.functions) do functions[k] = f end
 
@@ -91,8 +91,6 @@ methods.dist = function(...)
    return (x - t[1]):norm(n[1])
 end
 functions.dist = methods.dist
-
-functions.dot = function(x, y) return x:dot(y) end
 
 ---------------------------------------------------------------------------------------------------
 -- cat: torch.cat([res,] x1, x2 [, dim]), torch.cat([res,] {x1, ...} [, dim]); x:cat(y [, dim]) is a

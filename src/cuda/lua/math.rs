@@ -1,6 +1,6 @@
 //! The device tensors' maths in the host's argument forms: every op of `torch::forms::table` whose
-//! computation the device carries out (the elementwise ops and comparisons, the matrix products,
-//! the reductions, scans and sorts) becomes a method and a `torch.*` function of the device
+//! computation the device carries out (the elementwise ops and comparisons, the matrix products
+//! and dot, the reductions, scans and sorts) becomes a method and a `torch.*` function of the device
 //! family, bound by the same `forms::bind` (over `Cuda`) and run by device operations with every
 //! operand explicit. The op list is the table's; what each computation is on the device (a
 //! pointwise operation, a reduction, a cuBLAS call), and which it has none for, is here, once
@@ -9,12 +9,12 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 use smallvec::SmallVec;
 
-use super::args::{new_like, result_given};
+use super::args::{device_of_tensor, new_like, result_given};
 use super::primitives::{BGEMM, BGEMM_SUM, GEMM, GEMV, GER, Product, check_integer_divisor, reduced_size, run_product};
 use super::sort::results;
 use crate::cuda::family::Cuda;
 use crate::cuda::kernels::source::pointwise_op;
-use crate::cuda::ops::{elementwise, reduce};
+use crate::cuda::ops::{blas, elementwise, reduce};
 use crate::error::Named;
 use crate::torch::args::{self, Args, error, integer};
 use crate::torch::base::dtype::DType;
@@ -313,6 +313,18 @@ fn product(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiVal
     run_product(lua, p, res, beta, Some(m), alpha, x, y, name)
 }
 
+/// `x:dot(y)`, `torch.dot(x, y)`: a number.
+fn dot(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = bind::<Cuda>(&a, mode, e)?;
+    let (x, y) = (b.source().expect("x"), b.tensor(0).expect("y"));
+    if x.dtype != y.dtype {
+        return Err(error(name, "arguments of different types"));
+    }
+    let dev = device_of_tensor(x, name)?;
+    one(Value::Number(blas::dot(&dev, x, y).named(name)?))
+}
+
 // ---------------------------------------------------------------------------------------------
 // The table's ops on the device.
 
@@ -333,13 +345,13 @@ fn op_of(c: Computes) -> Option<Op> {
         Computes::Scan { .. } => reduction,
         Computes::Order(_) => super::sort::order,
         Computes::Product { .. } => product,
-        // Built in lua/cutorch/Tensor.lua on the ops here (dot is a method of `methods`).
+        Computes::Dot => dot,
+        // Built in lua/cutorch/Tensor.lua on the ops here.
         Computes::Equal
         | Computes::EqualNumbers
         | Computes::Dist
         | Computes::Logical { .. }
         | Computes::Renorm
-        | Computes::Dot
         | Computes::Trace
         | Computes::Cross
         | Computes::Diag
@@ -431,14 +443,14 @@ mod tests {
         for name in [
             "add", "csub", "cmul", "pow", "clamp", "addcdiv", "lt", "ne", "sum", "prod", "mean", "max", "min", "norm",
             "cumsum", "cumprod", "sort", "topk", "kthvalue", "median", "mode", "mm", "mv", "ger", "bmm", "addmm",
-            "addmv", "addr", "addbmm", "baddbmm",
+            "addmv", "addr", "addbmm", "baddbmm", "dot",
         ] {
             assert!(native.contains(&name), "{name} is not installed");
         }
         // No bitwise operations; the rest built in Lua, or not on the device.
         for name in [
-            "bitand", "cbitxor", "lshift", "var", "std", "dist", "all", "any", "equal", "dot", "trace", "cross",
-            "diag", "tril", "triu", "renorm", "histc", "bhistc", "gesv", "svd", "conv2", "xcorr3",
+            "bitand", "cbitxor", "lshift", "var", "std", "dist", "all", "any", "equal", "trace", "cross", "diag",
+            "tril", "triu", "renorm", "histc", "bhistc", "gesv", "svd", "conv2", "xcorr3",
         ] {
             assert!(!native.contains(&name), "{name} is installed");
         }

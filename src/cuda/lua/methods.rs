@@ -5,13 +5,13 @@
 
 use mlua::{LightUserData, Lua, MultiValue, Result, Table, Value};
 
-use super::args::{device_of_tensor, new_like, ordinal_of, result, tensor_arg};
+use super::args::{new_like, ordinal_of, result, tensor_arg};
 use crate::cuda::device;
 use crate::cuda::family::{Cuda, TYPES};
 use crate::cuda::generators::with_generator;
 use crate::cuda::memory::{self, device_of};
 use crate::cuda::ops::operands::{host_longs, storage_typename, tensor_typename};
-use crate::cuda::ops::{blas, copy, elementwise};
+use crate::cuda::ops::{copy, elementwise};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, int_arg, number, number_arg, type_name};
 use crate::torch::base::dtype::DType;
@@ -24,17 +24,6 @@ use crate::torch::forms::bind::invalid;
 use crate::torch::methods::access::{self, Target, resolve};
 use crate::torch::methods::{add, none, one, random, receiver};
 use crate::torch::userdata::{storage_of, tensor_of};
-
-/// `x:dot(y)`: a number.
-fn dot(_: &Lua, a: Args) -> Result<MultiValue> {
-    let x = tensor_arg(&a, 1, "dot")?;
-    let y = tensor_arg(&a, 2, "dot")?;
-    if x.dtype != y.dtype {
-        return Err(error("dot", "arguments of different types"));
-    }
-    let dev = device_of_tensor(&x, "dot")?;
-    one(Value::Number(blas::dot(&dev, &x, &y).named("dot")?))
-}
 
 /// `dst:copy(src)` for a device destination: from a device tensor of any of the three types or
 /// from any host tensor.
@@ -354,7 +343,6 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
         one(Cuda::push_tensor(lua, c)?)
     })?;
     add(lua, tensor, "getDevice", get_device)?;
-    add(lua, tensor, "dot", dot)?;
     for name in [
         "uniform",
         "normal",
