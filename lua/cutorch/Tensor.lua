@@ -29,9 +29,10 @@ local function invalid(name, usage, ...)
    error(string.format('%s: invalid arguments: %s\nexpected arguments: %s', name, describe(...), usage), 3)
 end
 
--- The elementwise maths, the comparisons, the matrix products and the reductions sum, prod, mean,
--- max, min, norm, cumsum and cumprod are native (src/cuda/lua/math.rs): bound by the host's table of argument forms, with
--- its error text.
+-- The elementwise maths, the comparisons, the matrix products and dot, the reductions sum, prod,
+-- mean, max, min, norm, cumsum and cumprod, and the sorts (sort, topk, kthvalue, median, mode) are
+-- native (src/cuda/lua/math.rs, which installs every op of the host's table of argument forms that
+-- the device carries out): bound by that table, with its error text.
 for k, f in pairs(C.maths.methods) do methods[k] = f end
 for k, f in pairs(C.maths.functions) do functions[k] = f end
 
@@ -90,8 +91,6 @@ methods.dist = function(...)
    return (x - t[1]):norm(n[1])
 end
 functions.dist = methods.dist
-
-functions.dot = function(x, y) return x:dot(y) end
 
 ---------------------------------------------------------------------------------------------------
 -- cat: torch.cat([res,] x1, x2 [, dim]), torch.cat([res,] {x1, ...} [, dim]); x:cat(y [, dim]) is a
@@ -421,21 +420,6 @@ for _, name in ipairs { 'apply', 'map', 'map2' } do
       error(name .. ': not supported for CUDA tensors (it calls a Lua function on each element); ' ..
          'convert with :float() or :double(), or use the tensor operations', 2)
    end
-end
-
----------------------------------------------------------------------------------------------------
--- Sorting: sort, topk, kthvalue, median, mode, in the host tensors' forms (the receiver of a method
--- call is the first argument, as there):
---    sort([resval, resind,] x [, dim] [, descending])
---    topk([resval, resind,] x [, k] [, dim] [, dir] [, sort])   (dir true: the k largest)
---    kthvalue([resval, resind,] x, k [, dim])
---    median([resval, resind,] x [, dim]), mode([resval, resind,] x [, dim])
--- Values in x's type and 1-based indices in a CudaLongTensor; the default dimension is the last.
--- libcutorch's sortLanes resolves the forms.
-
-for _, name in ipairs { 'sort', 'topk', 'kthvalue', 'median', 'mode' } do
-   methods[name] = function(...) return C.sortLanes(name, ...) end
-   functions[name] = methods[name]
 end
 
 return { methods = methods, functions = functions }

@@ -1,26 +1,29 @@
-//! The device tensors' maths in the host's argument forms: every elementwise op, comparison,
-//! matrix product and the main reductions of `torch::forms::table` becomes a method and a `torch.*` function of the device
-//! family, bound by the same `forms::bind` (over `Cuda`) and run by one device operation with
-//! every operand explicit. The op list is the table's; the names of the device operations that
-//! carry each form out are here, once.
+//! The device tensors' maths in the host's argument forms: every op of `torch::forms::table` whose
+//! computation the device carries out (the elementwise ops and comparisons, the matrix products
+//! and dot, the reductions, scans and sorts) becomes a method and a `torch.*` function of the device
+//! family, bound by the same `forms::bind` (over `Cuda`) and run by device operations with every
+//! operand explicit. The op list is the table's; what each computation is on the device (a
+//! pointwise operation, a reduction, a cuBLAS call), and which it has none for, is here, once
+//! (`op_of`).
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 use smallvec::SmallVec;
 
-use super::args::{new_like, result_given};
+use super::args::{device_of_tensor, new_like, result_given};
 use super::primitives::{BGEMM, BGEMM_SUM, GEMM, GEMV, GER, Product, check_integer_divisor, reduced_size, run_product};
 use super::sort::results;
 use crate::cuda::family::Cuda;
 use crate::cuda::kernels::source::pointwise_op;
-use crate::cuda::ops::{elementwise, reduce};
+use crate::cuda::ops::{blas, elementwise, reduce};
 use crate::error::Named;
 use crate::torch::args::{self, Args, error, integer};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::param::ELEMENTWISE;
-use crate::torch::forms::table::{Computes, Entry, entries, entry, is_comparison};
+use crate::torch::forms::computes::{Computes, Reduction};
+use crate::torch::forms::table::{Entry, entries, find};
+use crate::torch::kernels::linalg::Product as Shape;
 use crate::torch::kernels::math::{Binary, Compare};
 use crate::torch::methods::one;
 
@@ -82,16 +85,6 @@ fn with_value(op: Binary) -> &'static str {
         Binary::BitOr => "bitor_n",
         Binary::BitXor => "bitxor_n",
     }
-}
-
-/// Whether the device has an operation for every form of `e` (cutorch has no bitwise ops,
-/// and neither has the device family).
-fn on_device(e: &Entry) -> bool {
-    e.forms.iter().all(|f| match f.computes {
-        Computes::WithValue(op) => pointwise_op(with_value(op)).is_some(),
-        Computes::WithTensor(op) => pointwise_op(with_tensor(op)).is_some(),
-        _ => true,
-    })
 }
 
 fn compare(c: Compare, with_tensor: bool) -> &'static str {
@@ -161,7 +154,7 @@ fn pointwise_of<'a>(e: &Entry, computes: Computes, b: &'a Bound) -> Pointwise<'a
             v: n(0),
             ..Pointwise::of(compare(c, y.is_some()))
         },
-        Computes::Method => unreachable!("{}: not an elementwise form", e.name),
+        c => unreachable!("{}: {c:?} is not elementwise", e.name),
     }
 }
 
@@ -171,9 +164,8 @@ fn pointwise_of<'a>(e: &Entry, computes: Computes, b: &'a Bound) -> Pointwise<'a
 fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
     let b = bind::<Cuda>(&a, mode, e)?;
-    let computes = e.forms(mode == Mode::Method)[b.form].computes;
     let src = b.source().expect("every elementwise form has a source");
-    let p = pointwise_of(e, computes, &b);
+    let p = pointwise_of(e, b.computes(), &b);
     if src.dtype == DType::Long {
         check_integer_divisor(p.op, p.v, p.y, p.z, name)?;
     }
@@ -212,6 +204,20 @@ fn norm_op(p: f64) -> &'static str {
     }
 }
 
+/// The device reduction of `r` (`p`: the norm's), where the device has one: var and std are
+/// built in lua/cutorch/Tensor.lua on sum and mean.
+fn reduce_op(r: Reduction, p: f64) -> Option<&'static str> {
+    Some(match r {
+        Reduction::Sum => "sum",
+        Reduction::Prod => "prod",
+        Reduction::Mean => "mean",
+        Reduction::Max => "max",
+        Reduction::Min => "min",
+        Reduction::Norm => norm_op(p),
+        Reduction::Var | Reduction::Std => return None,
+    })
+}
+
 /// A reduction along the dimension of a bound call into its result: `op` with `p`.
 fn along(lua: &Lua, b: &Bound, x: &Tensor, op: &str, dim: usize, p: f64, name: &str) -> Result<MultiValue> {
     let (rv, r) = result_given(lua, b.result(), x.dtype, &reduced_size(x, dim), x, name)?;
@@ -219,66 +225,62 @@ fn along(lua: &Lua, b: &Bound, x: &Tensor, op: &str, dim: usize, p: f64, name: &
     one(rv)
 }
 
-/// sum, prod, mean, max, min, norm, cumsum, cumprod.
-fn reduction(lua: &Lua, a: Args, e: &'static Entry) -> Result<MultiValue> {
+/// sum, prod, mean, max, min, norm: of every element (a number) or along a dimension; cumsum,
+/// cumprod: a scan along a dimension.
+fn reduction(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
-    let b = bind::<Cuda>(&a, Mode::Function, e)?;
+    let b = bind::<Cuda>(&a, mode, e)?;
     let x = b.source().expect("every reduction form has a source");
-    match name {
-        "sum" | "prod" | "mean" | "max" | "min" if b.form == 0 => {
-            if x.numel() == 0 && matches!(name, "max" | "min") {
+    // The norm's p comes first, and its dimension after.
+    let (p, at) = match b.computes() {
+        Computes::Whole(Reduction::Norm) | Computes::Along(Reduction::Norm) => {
+            (b.number(0).expect("p or its default"), 1)
+        }
+        _ => (0.0, 0),
+    };
+    let op = |r| reduce_op(r, p).expect("installed for the reductions it has");
+    match b.computes() {
+        Computes::Whole(r) => {
+            if x.numel() == 0 && matches!(r, Reduction::Max | Reduction::Min) {
                 return Err(error(name, "the tensor is empty"));
             }
-            number(reduce::reduce_all(name, x, 0.0).named(name)?)
+            number(reduce::reduce_all(op(r), x, p).named(name)?)
         }
-        "sum" | "prod" | "mean" => {
-            let dim = dim_of(b.number(0).expect("a dimension"), x, name)?;
-            along(lua, &b, x, name, dim, 0.0, name)
-        }
-        "max" | "min" => {
+        Computes::Along(r @ (Reduction::Max | Reduction::Min)) => {
             let dim = dim_of(b.number(0).expect("a dimension"), x, name)?;
             let size = reduced_size(x, dim);
             let (v, i) = results(&b, x, name)?;
             let (vv, values) = result_given(lua, v, x.dtype, &size, x, name)?;
             let (iv, indices) = result_given(lua, i, DType::Long, &size, x, name)?;
-            reduce::arg_reduce_dim(name == "min", &values, &indices, x, dim).named(name)?;
+            reduce::arg_reduce_dim(r == Reduction::Min, &values, &indices, x, dim).named(name)?;
             Ok(MultiValue::from_vec(vec![vv, iv]))
         }
-        "norm" => {
-            let p = b.number(0).expect("p or its default");
-            if b.form == 0 {
-                return number(reduce::reduce_all(norm_op(p), x, p).named(name)?);
-            }
-            let dim = dim_of(b.number(1).expect("a dimension"), x, name)?;
-            along(lua, &b, x, norm_op(p), dim, p, name)
+        Computes::Along(r) => {
+            let dim = dim_of(b.number(at).expect("a dimension"), x, name)?;
+            along(lua, &b, x, op(r), dim, p, name)
         }
-        "cumsum" | "cumprod" => {
+        Computes::Scan { product } => {
             let dim = dim_of(b.number(0).unwrap_or(1.0), x, name)?;
             let (rv, r) = result_given(lua, b.result(), x.dtype, &x.size, x, name)?;
-            reduce::scan_dim(name == "cumprod", &r, x, dim).named(name)?;
+            reduce::scan_dim(product, &r, x, dim).named(name)?;
             one(rv)
         }
-        _ => unreachable!("{name} is not a device reduction"),
+        c => unreachable!("{name}: {c:?} is not a device reduction"),
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Products (cuBLAS).
 
-/// The shape and cuBLAS call of a product op, and whether it adds to M.
-fn product_of(name: &str) -> Option<(&'static Product, bool)> {
-    Some(match name {
-        "mm" => (&GEMM, false),
-        "mv" => (&GEMV, false),
-        "ger" => (&GER, false),
-        "bmm" => (&BGEMM, false),
-        "addmm" => (&GEMM, true),
-        "addmv" => (&GEMV, true),
-        "addr" => (&GER, true),
-        "baddbmm" => (&BGEMM, true),
-        "addbmm" => (&BGEMM_SUM, true),
-        _ => return None,
-    })
+/// The cuBLAS call of a product's shape.
+fn cublas(shape: Shape) -> &'static Product {
+    match shape {
+        Shape::Mm => &GEMM,
+        Shape::Mv => &GEMV,
+        Shape::Ger => &GER,
+        Shape::Bmm => &BGEMM,
+        Shape::AddBmm => &BGEMM_SUM,
+    }
 }
 
 /// mm, mv, ger, bmm: `res:f(x, y)`, `torch.f([res,] x, y)`; the added products as on the host:
@@ -286,12 +288,15 @@ fn product_of(name: &str) -> Option<(&'static Product, bool)> {
 /// `res:addmm(beta, [M,] alpha, x, y)`, M being res when left out.
 fn product(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
-    let (p, added) = product_of(name).expect("a product");
     let b = bind::<Cuda>(&a, mode, e)?;
+    let Computes::Product { shape, adds } = b.computes() else {
+        unreachable!("{name}: not a product")
+    };
+    let p = cublas(shape);
     let res = b.result();
     let ts: SmallVec<[&Tensor; 3]> = b.tensors().collect();
     let (x, y) = (ts[ts.len() - 2], ts[ts.len() - 1]);
-    if !added {
+    if !adds {
         return run_product(lua, p, res, 0.0, None, 1.0, x, y, name);
     }
     let m = match (ts.len(), res) {
@@ -308,8 +313,70 @@ fn product(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiVal
     run_product(lua, p, res, beta, Some(m), alpha, x, y, name)
 }
 
-/// The reductions the device family binds here (the others are built in Lua on these).
-const REDUCTIONS: &[&str] = &["sum", "prod", "mean", "max", "min", "norm", "cumsum", "cumprod"];
+/// `x:dot(y)`, `torch.dot(x, y)`: a number.
+fn dot(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = bind::<Cuda>(&a, mode, e)?;
+    let (x, y) = (b.source().expect("x"), b.tensor(0).expect("y"));
+    if x.dtype != y.dtype {
+        return Err(error(name, "arguments of different types"));
+    }
+    let dev = device_of_tensor(x, name)?;
+    one(Value::Number(blas::dot(&dev, x, y).named(name)?))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table's ops on the device.
+
+/// A device op: the Lua call, how it was called, and its entry in the table.
+type Op = fn(&Lua, Args, Mode, &'static Entry) -> Result<MultiValue>;
+
+/// The device function that carries out what a form computes, where the device has one.
+fn op_of(c: Computes) -> Option<Op> {
+    let native: Op = match c {
+        // cutorch has no bitwise ops, and neither has the device family.
+        Computes::WithValue(op) if pointwise_op(with_value(op)).is_none() => return None,
+        Computes::WithTensor(op) if pointwise_op(with_tensor(op)).is_none() => return None,
+        // (The norm has a device reduction whatever its p.)
+        Computes::Whole(r) | Computes::Along(r) => {
+            reduce_op(r, 2.0)?;
+            reduction
+        }
+        Computes::Scan { .. } => reduction,
+        Computes::Order(_) => super::sort::order,
+        Computes::Product { .. } => product,
+        Computes::Dot => dot,
+        // Built in lua/cutorch/Tensor.lua on the ops here.
+        Computes::Equal
+        | Computes::EqualNumbers
+        | Computes::Dist
+        | Computes::Logical { .. }
+        | Computes::Renorm
+        | Computes::Trace
+        | Computes::Cross
+        | Computes::Diag
+        | Computes::Triangle { .. } => return None,
+        // Not on the device.
+        Computes::Histogram { .. } | Computes::Lapack(_) | Computes::Convolution { .. } => return None,
+        // The elementwise maths and the comparisons (`Computes::is_elementwise`; a comparison's
+        // result has the source's type).
+        c => {
+            debug_assert!(c.is_elementwise(), "{c:?}");
+            elementwise
+        }
+    };
+    Some(native)
+}
+
+/// The device function of the op `e`, when the device carries out every form of it.
+fn device_op(e: &Entry) -> Option<Op> {
+    let every = e
+        .forms
+        .iter()
+        .chain(e.method_forms)
+        .all(|f| op_of(f.computes).is_some());
+    if every { op_of(e.forms[0].computes) } else { None }
+}
 
 /// `bindForms(name, isMethod, ...)`: the call bound by the table's forms of `name` over the
 /// device family, for the ops lua/cutorch/Tensor.lua builds from others: the result (nil when
@@ -320,9 +387,8 @@ fn bind_forms(lua: &Lua, a: Args) -> Result<MultiValue> {
         Some(Value::String(s)) => s.to_string_lossy(),
         _ => return Err(mlua::Error::runtime("bindForms: internal error: op name expected")),
     };
-    let e = entries()
-        .find(|e| e.name == name)
-        .ok_or_else(|| mlua::Error::runtime(format!("bindForms: internal error: no forms for {name}")))?;
+    let e =
+        find(&name).ok_or_else(|| mlua::Error::runtime(format!("bindForms: internal error: no forms for {name}")))?;
     let mode = match a.get(1) {
         Some(Value::Boolean(true)) => Mode::Method,
         _ => Mode::Function,
@@ -346,45 +412,47 @@ fn bind_forms(lua: &Lua, a: Args) -> Result<MultiValue> {
     ]))
 }
 
-fn set(lua: &Lua, t: &Table, name: &str, f: impl Fn(&Lua, Args) -> Result<MultiValue> + Send + 'static) -> Result<()> {
-    t.raw_set(name, lua.create_function(move |lua, a: Args| f(lua, a))?)
+fn set(lua: &Lua, t: &Table, e: &'static Entry, mode: Mode, op: Op) -> Result<()> {
+    t.raw_set(e.name, lua.create_function(move |lua, a: Args| op(lua, a, mode, e))?)
 }
 
-/// `libcutorch.maths`: { methods = ..., functions = ... } of every op above, which
-/// lua/cutorch/Tensor.lua installs beside the ones it builds.
+/// `libcutorch.maths`: { methods = ..., functions = ... } of every op of the table the device
+/// carries out, which lua/cutorch/Tensor.lua installs beside the ones it builds.
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     let (methods, functions) = (lua.create_table()?, lua.create_table()?);
     for e in entries() {
-        let name = e.name;
-        if e.policy == ELEMENTWISE && on_device(e) {
-            set(lua, &methods, name, move |lua, a| elementwise(lua, a, Mode::Method, e))?;
-            set(lua, &functions, name, move |lua, a| {
-                elementwise(lua, a, Mode::Function, e)
-            })?;
-        } else if is_comparison(e) && name != "equal" {
-            // The same forms as a method and as a function.
-            set(lua, &methods, name, move |lua, a| {
-                elementwise(lua, a, Mode::Function, e)
-            })?;
-            set(lua, &functions, name, move |lua, a| {
-                elementwise(lua, a, Mode::Function, e)
-            })?;
+        if let Some(op) = device_op(e) {
+            set(lua, &methods, e, Mode::Method, op)?;
+            set(lua, &functions, e, Mode::Function, op)?;
         }
-    }
-    for e in entries().filter(|e| product_of(e.name).is_some()) {
-        set(lua, &methods, e.name, move |lua, a| product(lua, a, Mode::Method, e))?;
-        set(lua, &functions, e.name, move |lua, a| {
-            product(lua, a, Mode::Function, e)
-        })?;
-    }
-    for &name in REDUCTIONS {
-        let e = entry(name);
-        set(lua, &methods, name, move |lua, a| reduction(lua, a, e))?;
-        set(lua, &functions, name, move |lua, a| reduction(lua, a, e))?;
     }
     let t = lua.create_table()?;
     t.set("methods", methods)?;
     t.set("functions", functions)?;
     m.set("maths", t)?;
     m.set("bindForms", lua.create_function(bind_forms)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_device_installs_the_ops_it_has_operations_for() {
+        let native: Vec<&str> = entries().filter(|e| device_op(e).is_some()).map(|e| e.name).collect();
+        for name in [
+            "add", "csub", "cmul", "pow", "clamp", "addcdiv", "lt", "ne", "sum", "prod", "mean", "max", "min", "norm",
+            "cumsum", "cumprod", "sort", "topk", "kthvalue", "median", "mode", "mm", "mv", "ger", "bmm", "addmm",
+            "addmv", "addr", "addbmm", "baddbmm", "dot",
+        ] {
+            assert!(native.contains(&name), "{name} is not installed");
+        }
+        // No bitwise operations; the rest built in Lua, or not on the device.
+        for name in [
+            "bitand", "cbitxor", "lshift", "var", "std", "dist", "all", "any", "equal", "trace", "cross", "diag",
+            "tril", "triu", "renorm", "histc", "bhistc", "gesv", "svd", "conv2", "xcorr3",
+        ] {
+            assert!(!native.contains(&name), "{name} is installed");
+        }
+    }
 }

@@ -5,13 +5,13 @@
 
 use mlua::{LightUserData, Lua, MultiValue, Result, Table, Value};
 
-use super::args::{device_of_tensor, new_like, ordinal_of, result, tensor_arg};
+use super::args::{new_like, ordinal_of, result, tensor_arg};
 use crate::cuda::device;
 use crate::cuda::family::{Cuda, TYPES};
 use crate::cuda::generators::with_generator;
 use crate::cuda::memory::{self, device_of};
 use crate::cuda::ops::operands::{host_longs, storage_typename, tensor_typename};
-use crate::cuda::ops::{blas, copy, elementwise};
+use crate::cuda::ops::{copy, elementwise};
 use crate::error::Named;
 use crate::torch::args::{self, Args, arg, error, int_arg, number, number_arg, type_name};
 use crate::torch::base::dtype::DType;
@@ -20,20 +20,10 @@ use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::family::Family;
+use crate::torch::forms::bind::invalid;
 use crate::torch::methods::access::{self, Target, resolve};
 use crate::torch::methods::{add, none, one, random, receiver};
 use crate::torch::userdata::{storage_of, tensor_of};
-
-/// `x:dot(y)`: a number.
-fn dot(_: &Lua, a: Args) -> Result<MultiValue> {
-    let x = tensor_arg(&a, 1, "dot")?;
-    let y = tensor_arg(&a, 2, "dot")?;
-    if x.dtype != y.dtype {
-        return Err(error("dot", "arguments of different types"));
-    }
-    let dev = device_of_tensor(&x, "dot")?;
-    one(Value::Number(blas::dot(&dev, &x, &y).named("dot")?))
-}
 
 /// `dst:copy(src)` for a device destination: from a device tensor of any of the three types or
 /// from any host tensor.
@@ -240,9 +230,12 @@ pub fn new_storage(lua: &Lua, dtype: DType, a: &Args) -> Result<Value> {
             memory::upload(&host).named(method)?
         }
         _ => {
-            let src = Cuda::storage_of(first)
-                .filter(|s| s.dtype() == dtype)
-                .ok_or_else(|| error(method, format!("invalid arguments ({})", type_name(first))))?;
+            let Some(src) = Cuda::storage_of(first).filter(|s| s.dtype() == dtype) else {
+                // The host constructor's error, in the forms a device storage has.
+                let st = method.strip_prefix("torch.").unwrap_or(method);
+                let forms = format!("no arguments | number | table | {st} [number] [number]");
+                return Err(invalid::<Cuda>(method, a, &forms));
+            };
             let offset = if arg(a, 2).is_nil() { 1 } else { int_arg(a, 2, method)? };
             let size = if arg(a, 3).is_nil() {
                 src.len() as i64 - offset + 1
@@ -350,7 +343,6 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
         one(Cuda::push_tensor(lua, c)?)
     })?;
     add(lua, tensor, "getDevice", get_device)?;
-    add(lua, tensor, "dot", dot)?;
     for name in [
         "uniform",
         "normal",

@@ -1,7 +1,7 @@
 //! The primitives that `lua/cutorch/Tensor.lua` builds the device maths on (Lua glue): its argument
 //! forms resolved, the Lua side calls one of `pointwise`, `reduceAll`, `reduceDim`, `argReduceDim`,
-//! `scanDim`, `gemm`, `bgemm`, `bgemmSum`, `gemv`, `ger` (and `sortLanes`, in `sort`) with every
-//! operand explicit (a nil result: make a new tensor) and the Lua function's name first.
+//! `scanDim`, `gemm`, `bgemm`, `bgemmSum`, `gemv`, `ger` with every operand explicit (a nil
+//! result: make a new tensor) and the Lua function's name first.
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
@@ -294,7 +294,6 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     add(lua, m, "reduceAll", reduce_all)?;
     add(lua, m, "reduceDim", reduce_dim)?;
     add(lua, m, "argReduceDim", arg_reduce_dim)?;
-    add(lua, m, "sortLanes", super::sort::sort_lanes)?;
     add(lua, m, "gemm", gemm)?;
     add(lua, m, "bgemm", bgemm)?;
     add(lua, m, "scanDim", scan_dim)?;

@@ -1,7 +1,16 @@
 //! The sorting methods of device tensors (Lua glue), `sort`, `topk`, `kthvalue`, `median` and
 //! `mode`, in the host tensors' argument forms and with their results (torch/methods/reduce.rs:
-//! `sort_method`, `topk_method`, `kthvalue_method`, `median_mode`), bound by the same table of
-//! forms; the sorting is `ops::sort`.
+//! `order`), bound by the same table of forms, which `math` installs them from; the sorting is
+//! `ops::sort`. The receiver of a method call is the first argument, as on the host:
+//!
+//! ```text
+//! sort([resval, resind,] x [, dim] [, descending])
+//! topk([resval, resind,] x [, k] [, dim] [, dir] [, sort])   (dir true: the k largest)
+//! kthvalue([resval, resind,] x, k [, dim])
+//! median([resval, resind,] x [, dim]), mode([resval, resind,] x [, dim])
+//! ```
+//!
+//! Values in x's type and 1-based indices in a CudaLongTensor; the default dimension is the last.
 
 use mlua::{Lua, MultiValue, Value};
 
@@ -11,13 +20,14 @@ use crate::cuda::ops::copy;
 use crate::cuda::ops::operands::{common_device, empty_like, tensor_typename};
 use crate::cuda::ops::sort::{Pick, overlaps, per_lane};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, integer};
+use crate::torch::args::{self, Args, error, integer};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::family::Family;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::table::entry;
+use crate::torch::forms::computes::{Computes, Order};
+use crate::torch::forms::table::Entry;
 
 /// The result tensors, `[resval,] [resind,] x`: one alone is the values when it has x's element
 /// type, the indices otherwise (as on the host). Checked to be of the right types. Also the
@@ -94,29 +104,19 @@ fn result(
     }
 }
 
-/// `sortLanes(name, ...)`: `name` (sort, topk, kthvalue, median or mode) with the caller's
-/// arguments, in the host's forms; returns the values and the indices.
-pub fn sort_lanes(lua: &Lua, a: Args) -> mlua::Result<MultiValue> {
-    let method = match arg(&a, 1) {
-        Value::String(s) => s.to_string_lossy(),
-        _ => {
-            return Err(mlua::Error::runtime(
-                "sortLanes: internal error: operation name expected",
-            ));
-        }
+/// sort, topk, kthvalue, median, mode, as the bound form names it: the values and the indices of
+/// each lane along a dimension.
+pub(super) fn order(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> mlua::Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Cuda>(&a, mode, e)?;
+    let Computes::Order(order) = b.computes() else {
+        unreachable!("{method}: not an order statistic")
     };
-    let method = method.as_str();
-    if !matches!(method, "sort" | "topk" | "kthvalue" | "median" | "mode") {
-        return Err(mlua::Error::runtime(format!(
-            "sortLanes: internal error: no operation {method}"
-        )));
-    }
-    let b = bind::<Cuda>(a.get(1..).unwrap_or(&[]), Mode::Function, entry(method))?;
     let x = b.source().expect("every sorting form has a source");
     let (given_v, given_i) = results(&b, x, method)?;
-    let (dim, desc, pick) = match method {
-        "sort" => (dim_of(b.number(0), x, method)?, b.boolean(0), Pick::Sort),
-        "topk" => {
+    let (dim, desc, pick) = match order {
+        Order::Sort => (dim_of(b.number(0), x, method)?, b.boolean(0), Pick::Sort),
+        Order::TopK => {
             // As on the host: k an integer, then the dimension, then k within it.
             let k = integer(b.number(0).expect("k or its default"), method, "k")?;
             let dim = dim_of(b.number(1), x, method)?;
@@ -125,19 +125,19 @@ pub fn sort_lanes(lua: &Lua, a: Args) -> mlua::Result<MultiValue> {
             // results are sorted either way (the host's `sort` flag is accepted and ignored).
             (dim, b.boolean(0), Pick::First(k))
         }
-        "kthvalue" => {
+        Order::KthValue => {
             let k = integer(b.number(0).expect("k"), method, "k")?;
             let dim = dim_of(b.number(1), x, method)?;
             (dim, false, Pick::Kth(k_in(k, x.size[dim], method)?))
         }
-        _ => {
+        Order::Median | Order::Mode => {
             let dim = dim_of(b.number(0), x, method)?;
             let len = x.size[dim];
             if len == 0 {
                 return Err(error(method, "cannot reduce a dimension of size 0"));
             }
             // The median is the lower one: element ceil(n / 2) of the sorted lane.
-            let pick = if method == "mode" {
+            let pick = if order == Order::Mode {
                 Pick::Mode
             } else {
                 Pick::Kth(len.div_ceil(2))

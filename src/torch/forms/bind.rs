@@ -8,6 +8,7 @@ use mlua::Value;
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
+use super::computes::Computes;
 use super::param::{Param, Receiver, Types};
 use super::table::{Entry, Form};
 use crate::torch::args::{error, number, type_name};
@@ -77,9 +78,8 @@ const INLINE: usize = 8;
 /// A call bound to one form of its op. The accessors lend what the call was given: nothing is
 /// copied unless the method asks.
 pub struct Bound {
-    /// Which of the op's forms (for this mode) fitted.
-    pub form: usize,
-    params: &'static [Param],
+    /// The form (of the op's forms for this mode) that fitted.
+    form: &'static Form,
     slots: SmallVec<[Slot; INLINE]>,
     /// The tensors given, apart from the slots so that a slot stays small.
     given: SmallVec<[Dest; 3]>,
@@ -89,6 +89,11 @@ pub struct Bound {
 }
 
 impl Bound {
+    /// What the form that fitted computes.
+    pub fn computes(&self) -> Computes {
+        self.form.computes
+    }
+
     /// The result tensors given, in order (the receiver of an in-place method among them).
     pub fn results(&self) -> impl Iterator<Item = &Dest> {
         self.of(|p| p.is_result()).filter_map(|s| self.dest(s))
@@ -129,7 +134,7 @@ impl Bound {
     /// The number parameters in order: the value given, the default, or None (an optional
     /// dimension left out).
     pub fn numbers(&self) -> impl Iterator<Item = Option<f64>> + '_ {
-        self.params
+        self.params()
             .iter()
             .zip(&self.slots)
             .filter(|(p, _)| p.is_number())
@@ -152,7 +157,7 @@ impl Bound {
 
     /// The boolean parameters in order: the value given or the default.
     pub fn booleans(&self) -> impl Iterator<Item = bool> + '_ {
-        self.params.iter().zip(&self.slots).filter_map(|(p, s)| match (s, p) {
+        self.params().iter().zip(&self.slots).filter_map(|(p, s)| match (s, p) {
             (Slot::Bool(b), _) => Some(*b),
             (_, Param::OptBool(d)) => Some(*d),
             (_, Param::Bool) => Some(false),
@@ -167,7 +172,7 @@ impl Bound {
 
     /// The one-letter options in order: the letter given or the default.
     pub fn letters(&self) -> impl Iterator<Item = u8> + '_ {
-        self.params.iter().zip(&self.slots).filter_map(|(p, s)| match (s, p) {
+        self.params().iter().zip(&self.slots).filter_map(|(p, s)| match (s, p) {
             (Slot::Letter(c), _) => Some(*c),
             (_, Param::Choice(_, d)) => Some(*d),
             _ => None,
@@ -179,6 +184,10 @@ impl Bound {
         self.letters().nth(i).expect("the form has that option")
     }
 
+    fn params(&self) -> &'static [Param] {
+        self.form.params
+    }
+
     fn dest(&self, s: &Slot) -> Option<&Dest> {
         match s {
             Slot::Tensor(i) => Some(&self.given[*i as usize]),
@@ -187,7 +196,7 @@ impl Bound {
     }
 
     fn of(&self, keep: impl Fn(Param) -> bool) -> impl Iterator<Item = &Slot> {
-        self.params
+        self.params()
             .iter()
             .zip(&self.slots)
             .filter(move |(p, _)| keep(**p))
@@ -308,7 +317,7 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
         }
     };
     let forms = entry.forms(mode == Mode::Method);
-    for (index, form) in forms.iter().enumerate() {
+    for form in forms {
         for spread in spreads(form.params, in_place, a.len()).iter() {
             let dtype = spread_dtype(form.params, spread, &kinds, receiver);
             let fit = form
@@ -337,8 +346,7 @@ pub fn bind<K: Family>(a: &[Value], mode: Mode, entry: &Entry) -> mlua::Result<B
                 )
                 .collect();
             return Ok(Bound {
-                form: index,
-                params: form.params,
+                form,
                 slots,
                 given,
                 receiver: receiver.and_then(|_| spread.iter().position(|&at| at == Some(0))),

@@ -1,41 +1,17 @@
 //! The argument forms of every host tensor op, in one table: for each Lua name, how its family
-//! reads arguments (`Policy`), the forms tried in order, and for the elementwise ops what each form
-//! computes. `methods/` looks its forms up here and binds arguments with `forms::bind`; a device
-//! family can walk the same table.
+//! reads arguments (`Policy`), the forms tried in order, and what each form computes
+//! (`computes::Computes`). The table is the one list of ops: the host (`methods::ops`) and the
+//! device (`cuda::lua::math`) install theirs by walking it, each mapping what a form computes to
+//! its kernel, and bind arguments with `forms::bind`.
 
+use super::computes::{Computes, Lapack, Order, Reduction};
 use super::param::{COMPARISON, CONVOLUTION, ELEMENTWISE, LAPACK, PRODUCT, Param, Policy, REDUCTION};
 use crate::torch::base::dtype::DType;
+use crate::torch::kernels::conv::Orientation;
+use crate::torch::kernels::linalg::Product;
 use crate::torch::kernels::math::{Binary, Compare, Unary};
 
 use Param::*;
-
-/// What a form of an elementwise op computes; `Method` for ops whose method decides.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub enum Computes {
-    Method,
-    Unary(Unary),
-    /// `source (op) number`.
-    WithValue(Binary),
-    /// `source (op) tensor`, elementwise.
-    WithTensor(Binary),
-    /// `source + number * tensor`, or minus (cadd, csub).
-    AddScaled {
-        subtract: bool,
-    },
-    /// `source ^ number`.
-    Pow,
-    /// `number ^ source`.
-    ValuePow,
-    Atan2,
-    Lerp,
-    Clamp,
-    /// `source + number * tensor1 * tensor2`, or `/ tensor2` (addcmul, addcdiv).
-    AddProduct {
-        divide: bool,
-    },
-    /// `source (cmp) number or tensor`, as 1 or 0.
-    Compare(Compare),
-}
 
 /// One calling form.
 #[derive(Clone, Copy, Debug)]
@@ -67,11 +43,6 @@ impl Entry {
 
 const fn form(params: &'static [Param], computes: Computes) -> Form {
     Form { params, computes }
-}
-
-/// A form whose method does the work.
-const fn of(params: &'static [Param]) -> Form {
-    form(params, Computes::Method)
 }
 
 const fn op(name: &'static str, policy: Policy, forms: &'static [Form]) -> Entry {
@@ -237,55 +208,87 @@ const COMPARE: &[Entry] = &[
     compare!("ge", Ge),
     compare!("eq", Eq),
     compare!("ne", Ne),
-    op("equal", COMPARISON, &[of(&[Source, Tensor]), of(&[Number, Number])]),
+    op(
+        "equal",
+        COMPARISON,
+        &[
+            form(&[Source, Tensor], Computes::Equal),
+            form(&[Number, Number], Computes::EqualNumbers),
+        ],
+    ),
 ];
 
 /// The LongTensor of the indices that max, min and the order statistics return beside their
 /// values (`[resval, resind,] src, ...`).
 const INDICES: Param = ResultOf(DType::Long);
 
+/// A reduction: `whole` the parameters of its form that reduces every element to a number,
+/// `along` those of its form that reduces along a dimension.
+macro_rules! reduction {
+    ($name:literal, $r:ident, $whole:expr, $along:expr) => {
+        op(
+            $name,
+            REDUCTION,
+            &[
+                form($whole, Computes::Whole(Reduction::$r)),
+                form($along, Computes::Along(Reduction::$r)),
+            ],
+        )
+    };
+}
+
+/// An order statistic (`[resval, resind,] src, ...`).
+macro_rules! order {
+    ($name:literal, $o:ident, $params:expr) => {
+        op($name, REDUCTION, &[form($params, Computes::Order(Order::$o))])
+    };
+}
+
 const REDUCE: &[Entry] = &[
-    op("sum", REDUCTION, &[of(&[Source]), of(&[Result, Source, Dim])]),
-    op("prod", REDUCTION, &[of(&[Source]), of(&[Result, Source, Dim])]),
-    op("mean", REDUCTION, &[of(&[Source]), of(&[Result, Source, Dim])]),
-    op("max", REDUCTION, &[of(&[Source]), of(&[Result, INDICES, Source, Dim])]),
-    op("min", REDUCTION, &[of(&[Source]), of(&[Result, INDICES, Source, Dim])]),
-    op(
+    reduction!("sum", Sum, &[Source], &[Result, Source, Dim]),
+    reduction!("prod", Prod, &[Source], &[Result, Source, Dim]),
+    reduction!("mean", Mean, &[Source], &[Result, Source, Dim]),
+    reduction!("max", Max, &[Source], &[Result, INDICES, Source, Dim]),
+    reduction!("min", Min, &[Source], &[Result, INDICES, Source, Dim]),
+    // biased.
+    reduction!(
         "var",
-        REDUCTION,
-        &[
-            of(&[Source, OptBool(false)]),
-            of(&[Result, Source, Dim, OptBool(false)]),
-        ],
+        Var,
+        &[Source, OptBool(false)],
+        &[Result, Source, Dim, OptBool(false)]
     ),
-    op(
+    reduction!(
         "std",
+        Std,
+        &[Source, OptBool(false)],
+        &[Result, Source, Dim, OptBool(false)]
+    ),
+    // p.
+    reduction!("norm", Norm, &[Source, OptNumber(2.0)], &[Result, Source, Number, Dim]),
+    op(
+        "dist",
         REDUCTION,
-        &[
-            of(&[Source, OptBool(false)]),
-            of(&[Result, Source, Dim, OptBool(false)]),
-        ],
+        &[form(&[Source, Tensor, OptNumber(2.0)], Computes::Dist)],
+    ),
+    op("all", REDUCTION, &[form(&[Source], Computes::Logical { any: false })]),
+    op("any", REDUCTION, &[form(&[Source], Computes::Logical { any: true })]),
+    op(
+        "cumsum",
+        REDUCTION,
+        &[form(&[Result, Source, OptDim], Computes::Scan { product: false })],
     ),
     op(
-        "norm",
+        "cumprod",
         REDUCTION,
-        &[of(&[Source, OptNumber(2.0)]), of(&[Result, Source, Number, Dim])],
+        &[form(&[Result, Source, OptDim], Computes::Scan { product: true })],
     ),
-    op("dist", REDUCTION, &[of(&[Source, Tensor, OptNumber(2.0)])]),
-    op("all", REDUCTION, &[of(&[Source])]),
-    op("any", REDUCTION, &[of(&[Source])]),
-    op("cumsum", REDUCTION, &[of(&[Result, Source, OptDim])]),
-    op("cumprod", REDUCTION, &[of(&[Result, Source, OptDim])]),
-    op(
-        "sort",
-        REDUCTION,
-        &[of(&[Result, INDICES, Source, OptDim, OptBool(false)])],
-    ),
+    // dim, descending.
+    order!("sort", Sort, &[Result, INDICES, Source, OptDim, OptBool(false)]),
     // k, dim, largest first, sorted.
-    op(
+    order!(
         "topk",
-        REDUCTION,
-        &[of(&[
+        TopK,
+        &[
             Result,
             INDICES,
             Source,
@@ -293,60 +296,103 @@ const REDUCE: &[Entry] = &[
             OptDim,
             OptBool(false),
             OptBool(false),
-        ])],
+        ]
     ),
-    op("kthvalue", REDUCTION, &[of(&[Result, INDICES, Source, Number, OptDim])]),
-    op("median", REDUCTION, &[of(&[Result, INDICES, Source, OptDim])]),
-    op("mode", REDUCTION, &[of(&[Result, INDICES, Source, OptDim])]),
+    order!("kthvalue", KthValue, &[Result, INDICES, Source, Number, OptDim]),
+    order!("median", Median, &[Result, INDICES, Source, OptDim]),
+    order!("mode", Mode, &[Result, INDICES, Source, OptDim]),
     // p, dim, maxnorm.
-    op("renorm", REDUCTION, &[of(&[Result, Source, Number, Dim, Number])]),
+    op(
+        "renorm",
+        REDUCTION,
+        &[form(&[Result, Source, Number, Dim, Number], Computes::Renorm)],
+    ),
     // nbins, min, max (min == max: the data's range).
     op(
         "histc",
         REDUCTION,
-        &[of(&[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)])],
+        &[form(HISTOGRAM, Computes::Histogram { rows: false })],
     ),
     op(
         "bhistc",
         REDUCTION,
-        &[of(&[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)])],
+        &[form(HISTOGRAM, Computes::Histogram { rows: true })],
     ),
 ];
 
-/// `torch.addmm([res,] [beta,] M, [alpha,] x, y)`; `res:addmm([M,] [alpha,] x, y)` or
-/// `res:addmm(beta, [M,] alpha, x, y)`, M being res when left out.
-const fn add_product(name: &'static str) -> Entry {
-    const FUNCTION: &[Form] = &[of(&[Result, OptNumber(1.0), Tensor, OptNumber(1.0), Tensor, Tensor])];
-    const METHOD: &[Form] = &[
-        of(&[Result, OptTensor, OptNumber(1.0), Tensor, Tensor]),
-        of(&[Result, Number, OptTensor, Number, Tensor, Tensor]),
-    ];
-    Entry {
-        name,
-        policy: PRODUCT,
-        forms: FUNCTION,
-        method_forms: METHOD,
-    }
+const HISTOGRAM: &[Param] = &[Result, Source, OptNumber(100.0), OptNumber(0.0), OptNumber(0.0)];
+
+/// The forms of an added product: `torch.addmm([res,] [beta,] M, [alpha,] x, y)`;
+/// `res:addmm([M,] [alpha,] x, y)` or `res:addmm(beta, [M,] alpha, x, y)`, M being res when left
+/// out.
+const ADDED_FUNCTION: &[Param] = &[Result, OptNumber(1.0), Tensor, OptNumber(1.0), Tensor, Tensor];
+const ADDED_METHOD: [&[Param]; 2] = [
+    &[Result, OptTensor, OptNumber(1.0), Tensor, Tensor],
+    &[Result, Number, OptTensor, Number, Tensor, Tensor],
+];
+
+/// A product of `shape` added to M (addmm, ...), in the forms above.
+macro_rules! add_product {
+    ($name:literal, $shape:ident) => {{
+        const C: Computes = Computes::Product {
+            shape: Product::$shape,
+            adds: true,
+        };
+        Entry {
+            name: $name,
+            policy: PRODUCT,
+            forms: &[form(ADDED_FUNCTION, C)],
+            method_forms: &[form(ADDED_METHOD[0], C), form(ADDED_METHOD[1], C)],
+        }
+    }};
+}
+
+/// A product of `shape` alone: `torch.mm([res,] x, y)`, `res:mm(x, y)`.
+macro_rules! product {
+    ($name:literal, $shape:ident) => {
+        op(
+            $name,
+            PRODUCT,
+            &[form(
+                &[Result, Tensor, Tensor],
+                Computes::Product {
+                    shape: Product::$shape,
+                    adds: false,
+                },
+            )],
+        )
+    };
 }
 
 const LINALG: &[Entry] = &[
-    add_product("addmm"),
-    add_product("addmv"),
-    add_product("addr"),
-    add_product("addbmm"),
-    add_product("baddbmm"),
-    op("mm", PRODUCT, &[of(&[Result, Tensor, Tensor])]),
-    op("mv", PRODUCT, &[of(&[Result, Tensor, Tensor])]),
-    op("ger", PRODUCT, &[of(&[Result, Tensor, Tensor])]),
-    op("bmm", PRODUCT, &[of(&[Result, Tensor, Tensor])]),
-    op("dot", REDUCTION, &[of(&[Source, Tensor])]),
-    op("trace", REDUCTION, &[of(&[Source])]),
-    op("cross", REDUCTION, &[of(&[Result, Source, Tensor, OptDim])]),
+    add_product!("addmm", Mm),
+    add_product!("addmv", Mv),
+    add_product!("addr", Ger),
+    add_product!("addbmm", AddBmm),
+    add_product!("baddbmm", Bmm),
+    product!("mm", Mm),
+    product!("mv", Mv),
+    product!("ger", Ger),
+    product!("bmm", Bmm),
+    op("dot", REDUCTION, &[form(&[Source, Tensor], Computes::Dot)]),
+    op("trace", REDUCTION, &[form(&[Source], Computes::Trace)]),
+    op(
+        "cross",
+        REDUCTION,
+        &[form(&[Result, Source, Tensor, OptDim], Computes::Cross)],
+    ),
     // k.
-    op("diag", REDUCTION, &[of(&[Result, Source, OptNumber(0.0)])]),
-    op("tril", REDUCTION, &[of(&[Result, Source, OptNumber(0.0)])]),
-    op("triu", REDUCTION, &[of(&[Result, Source, OptNumber(0.0)])]),
+    op("diag", REDUCTION, &[form(DIAGONAL, Computes::Diag)]),
+    op("tril", REDUCTION, &[form(DIAGONAL, Computes::Triangle { lower: true })]),
+    op(
+        "triu",
+        REDUCTION,
+        &[form(DIAGONAL, Computes::Triangle { lower: false })],
+    ),
 ];
+
+/// `[res,] x [, k]`.
+const DIAGONAL: &[Param] = &[Result, Source, OptNumber(0.0)];
 
 // LAPACK's one-letter options, with Torch7's defaults.
 const UPLO: Param = Choice("UL", b'U');
@@ -359,38 +405,64 @@ const SIDE: Param = Choice("LR", b'L');
 /// A LAPACK function as Torch7's cwrap declares it: every result tensor given, or none (the
 /// second form); `results` lists them, `rest` the operands and options after them.
 macro_rules! lapack {
-    ($name:literal, [$($result:expr),*], [$($rest:expr),*]) => {
-        op($name, LAPACK, &[of(&[$($result,)* $($rest),*]), of(&[$($rest),*])])
+    ($name:literal, $f:ident, [$($result:expr),*], [$($rest:expr),*]) => {
+        op(
+            $name,
+            LAPACK,
+            &[
+                form(&[$($result,)* $($rest),*], Computes::Lapack(Lapack::$f)),
+                form(&[$($rest),*], Computes::Lapack(Lapack::$f)),
+            ],
+        )
     };
 }
 
 const LAPACK_OPS: &[Entry] = &[
-    lapack!("gesv", [Into, Into], [Tensor, Tensor]),
-    lapack!("gels", [Into, Into], [Tensor, Tensor]),
-    lapack!("trtrs", [Into, Into], [Tensor, Tensor, UPLO, TRANS, DIAG]),
-    lapack!("symeig", [Into, Into], [Tensor, JOBZ, UPLO]),
-    lapack!("eig", [Into, Into], [Tensor, JOBZ]),
-    lapack!("svd", [Into, Into, Into], [Tensor, JOBU]),
-    lapack!("inverse", [Into], [Tensor]),
-    lapack!("potrf", [Into], [Tensor, UPLO]),
-    lapack!("potrs", [Into], [Tensor, Tensor, UPLO]),
-    lapack!("potri", [Into], [Tensor, UPLO]),
+    lapack!("gesv", Gesv, [Into, Into], [Tensor, Tensor]),
+    lapack!("gels", Gels, [Into, Into], [Tensor, Tensor]),
+    lapack!("trtrs", Trtrs, [Into, Into], [Tensor, Tensor, UPLO, TRANS, DIAG]),
+    lapack!("symeig", Symeig, [Into, Into], [Tensor, JOBZ, UPLO]),
+    lapack!("eig", Eig, [Into, Into], [Tensor, JOBZ]),
+    lapack!("svd", Svd, [Into, Into, Into], [Tensor, JOBU]),
+    lapack!("inverse", Inverse, [Into], [Tensor]),
+    lapack!("potrf", Potrf, [Into], [Tensor, UPLO]),
+    lapack!("potrs", Potrs, [Into], [Tensor, Tensor, UPLO]),
+    lapack!("potri", Potri, [Into], [Tensor, UPLO]),
     // uplo, tolerance (negative: LAPACK's own).
-    lapack!("pstrf", [Into, IntoOf(DType::Int)], [Tensor, UPLO, OptNumber(-1.0)]),
-    lapack!("qr", [Into, Into], [Tensor]),
-    lapack!("geqrf", [Into, Into], [Tensor]),
-    lapack!("orgqr", [Into], [Tensor, Tensor]),
-    lapack!("ormqr", [Into], [Tensor, Tensor, Tensor, SIDE, TRANS]),
+    lapack!(
+        "pstrf",
+        Pstrf,
+        [Into, IntoOf(DType::Int)],
+        [Tensor, UPLO, OptNumber(-1.0)]
+    ),
+    lapack!("qr", Qr, [Into, Into], [Tensor]),
+    lapack!("geqrf", Geqrf, [Into, Into], [Tensor]),
+    lapack!("orgqr", Orgqr, [Into], [Tensor, Tensor]),
+    lapack!("ormqr", Ormqr, [Into], [Tensor, Tensor, Tensor, SIDE, TRANS]),
 ];
 
-/// `[res,] input, kernel [, 'V' | 'F']`: valid (the default) or full.
-const CONVOLVE: &[Form] = &[of(&[Result, Source, Tensor, Choice("VF", b'V')])];
+/// `[res,] input, kernel [, 'V' | 'F']`: valid (the default) or full, in `dims` dimensions.
+macro_rules! convolution {
+    ($name:literal, $dims:literal, $o:ident) => {
+        op(
+            $name,
+            CONVOLUTION,
+            &[form(
+                &[Result, Source, Tensor, Choice("VF", b'V')],
+                Computes::Convolution {
+                    dims: $dims,
+                    orientation: Orientation::$o,
+                },
+            )],
+        )
+    };
+}
 
 const CONVOLUTIONS: &[Entry] = &[
-    op("conv2", CONVOLUTION, CONVOLVE),
-    op("xcorr2", CONVOLUTION, CONVOLVE),
-    op("conv3", CONVOLUTION, CONVOLVE),
-    op("xcorr3", CONVOLUTION, CONVOLVE),
+    convolution!("conv2", 2, Convolution),
+    convolution!("xcorr2", 2, Correlation),
+    convolution!("conv3", 3, Convolution),
+    convolution!("xcorr3", 3, Correlation),
 ];
 
 /// Every op, by family.
@@ -401,22 +473,20 @@ pub fn entries() -> impl Iterator<Item = &'static Entry> {
     TABLE.iter().flat_map(|family| family.iter())
 }
 
-/// Whether `e` is one of the comparisons (lt, ..., equal): told by the table it is in, not by
-/// its policy, which other ops may share.
-pub fn is_comparison(e: &Entry) -> bool {
-    COMPARE.iter().any(|c| c.name == e.name)
-}
-
-/// The op called `name`. Every name a method asks for is in the table (a unit test checks the
-/// installed methods).
-pub fn entry(name: &str) -> &'static Entry {
-    // Looked up on every call of a reduction: an index by name, built once.
+/// The op called `name`, if there is one.
+pub fn find(name: &str) -> Option<&'static Entry> {
+    // Looked up by name where a caller names its op at run time (`bindForms` from Lua): an
+    // index by name, built once.
     static INDEX: std::sync::OnceLock<rustc_hash::FxHashMap<&'static str, &'static Entry>> = std::sync::OnceLock::new();
     INDEX
         .get_or_init(|| entries().map(|e| (e.name, e)).collect())
         .get(name)
         .copied()
-        .unwrap_or_else(|| panic!("no argument forms for {name}"))
+}
+
+/// The op called `name`, which must be in the table.
+pub fn entry(name: &str) -> &'static Entry {
+    find(name).unwrap_or_else(|| panic!("no argument forms for {name}"))
 }
 
 #[cfg(test)]
@@ -431,16 +501,89 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n, "a name is listed twice");
         for e in entries() {
-            let elementwise = e.policy == ELEMENTWISE || (is_comparison(e) && e.name != "equal");
+            let comparison = COMPARE.iter().any(|c| c.name == e.name) && e.name != "equal";
             for f in e.forms.iter().chain(e.method_forms) {
                 // The binder enumerates the optional parameters of a form as bits.
                 assert!(f.params.len() <= 16, "{}", e.name);
-                assert_eq!(f.computes != Computes::Method, elementwise, "{}", e.name);
+                assert_eq!(
+                    f.computes.is_elementwise(),
+                    e.policy == ELEMENTWISE || comparison,
+                    "{}",
+                    e.name
+                );
+                assert_eq!(matches!(f.computes, Computes::Compare(_)), comparison, "{}", e.name);
             }
         }
         assert_eq!(entry("add").forms.len(), 2);
         assert_eq!(entry("addmm").forms(true).len(), 2);
         assert_eq!(entry("addmm").forms(false).len(), 1);
         assert_eq!(entry("trtrs").forms(false)[1].params.len(), 5);
+        assert!(find("nosuchop").is_none());
+    }
+
+    /// What the forms of `name` compute (the method's forms, then the function's where they
+    /// differ).
+    fn computes(name: &str) -> Vec<Computes> {
+        let e = entry(name);
+        e.forms.iter().chain(e.method_forms).map(|f| f.computes).collect()
+    }
+
+    #[test]
+    fn every_form_names_its_computation() {
+        // The elementwise ops as they were named before the others were.
+        assert_eq!(computes("sqrt"), [Computes::Unary(Unary::Sqrt)]);
+        assert_eq!(
+            computes("add"),
+            [
+                Computes::WithValue(Binary::Add),
+                Computes::AddScaled { subtract: false }
+            ]
+        );
+        assert_eq!(
+            computes("fmod"),
+            [Computes::WithTensor(Binary::Fmod), Computes::WithValue(Binary::Fmod)]
+        );
+        assert_eq!(computes("pow"), [Computes::Pow, Computes::ValuePow]);
+        assert_eq!(computes("lt"), [Computes::Compare(Compare::Lt); 4]);
+        // A reduction: the whole tensor (cwrap's sumall), then along a dimension.
+        for (name, r) in [
+            ("sum", Reduction::Sum),
+            ("prod", Reduction::Prod),
+            ("mean", Reduction::Mean),
+            ("max", Reduction::Max),
+            ("min", Reduction::Min),
+            ("var", Reduction::Var),
+            ("std", Reduction::Std),
+            ("norm", Reduction::Norm),
+        ] {
+            assert_eq!(computes(name), [Computes::Whole(r), Computes::Along(r)], "{name}");
+        }
+        let product = |shape, adds| Computes::Product { shape, adds };
+        assert_eq!(computes("mm"), [product(Product::Mm, false)]);
+        assert_eq!(computes("bmm"), [product(Product::Bmm, false)]);
+        assert_eq!(computes("addmv"), [product(Product::Mv, true); 3]);
+        assert_eq!(computes("baddbmm"), [product(Product::Bmm, true); 3]);
+        assert_eq!(computes("addbmm"), [product(Product::AddBmm, true); 3]);
+        assert_eq!(computes("equal"), [Computes::Equal, Computes::EqualNumbers]);
+        assert_eq!(computes("cumprod"), [Computes::Scan { product: true }]);
+        assert_eq!(computes("topk"), [Computes::Order(Order::TopK)]);
+        assert_eq!(computes("pstrf"), [Computes::Lapack(Lapack::Pstrf); 2]);
+        assert_eq!(
+            computes("xcorr3"),
+            [Computes::Convolution {
+                dims: 3,
+                orientation: Orientation::Correlation
+            }]
+        );
+        // Apart from the elementwise ops (which share a computation between names: mod is
+        // fmod), each op computes something of its own.
+        let mut named: Vec<(String, &str)> = entries()
+            .filter(|e| !e.forms[0].computes.is_elementwise())
+            .map(|e| (format!("{:?}", e.forms[0].computes), e.name))
+            .collect();
+        let n = named.len();
+        named.sort();
+        named.dedup_by(|a, b| a.0 == b.0);
+        assert_eq!(named.len(), n, "two ops compute the same");
     }
 }

@@ -2,16 +2,17 @@
 //! `potrf`, `potrs`, `potri`, `pstrf`, `qr`, `geqrf`, `orgqr`, `ormqr` (functions only, as in
 //! Torch7). Each takes its result tensors first, all or none (`torch.gesv([resb, resa,] b, a)`),
 //! then the operands and the one-letter options (`forms::table`); it returns its results, the
-//! tensors given when given. The work, and the layout of the results, is `kernels::lapack`.
+//! tensors given when given. The table names each form's function; `methods::ops` installs
+//! `lapack` for all of them. The work, and the layout of the results, is `kernels::lapack`.
 
-use mlua::{Lua, MultiValue, Result, Table};
+use mlua::{Lua, MultiValue, Result};
 
-use super::convention::add;
 use crate::error::Named;
 use crate::torch::args::Args;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::table::entry;
+use crate::torch::forms::computes::{Computes, Lapack};
+use crate::torch::forms::table::Entry;
 use crate::torch::kernels::lapack as kernel;
 use crate::torch::userdata::{Host, push_tensor, set_view};
 
@@ -23,8 +24,8 @@ struct Call {
 }
 
 impl Call {
-    fn of(a: &Args, name: &str) -> Result<Call> {
-        let bound = bind::<Host>(a, Mode::Function, entry(name))?;
+    fn of(a: &Args, mode: Mode, e: &Entry) -> Result<Call> {
+        let bound = bind::<Host>(a, mode, e)?;
         Ok(Call {
             given: bound.results().cloned().collect(),
             operands: bound.tensors().cloned().collect(),
@@ -61,115 +62,64 @@ impl Call {
     }
 }
 
-fn gesv(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "gesv")?;
-    let (x, lu) = kernel::gesv(c.out(0), c.out(1), c.operand(0), c.operand(1)).named("gesv")?;
-    c.finish(lua, vec![x, lu])
+/// A LAPACK function, the one the bound form names, with its results in Torch7's order.
+pub(super) fn lapack(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let c = Call::of(&a, mode, e)?;
+    let Computes::Lapack(f) = c.bound.computes() else {
+        unreachable!("{name}: not a LAPACK function")
+    };
+    let outs = match f {
+        Lapack::Gesv => pair(kernel::gesv(c.out(0), c.out(1), c.operand(0), c.operand(1))),
+        Lapack::Trtrs => {
+            let options = (c.letter(0), c.letter(1), c.letter(2));
+            pair(kernel::trtrs(c.out(0), c.out(1), c.operand(0), c.operand(1), options))
+        }
+        Lapack::Gels => pair(kernel::gels(c.out(0), c.out(1), c.operand(0), c.operand(1))),
+        Lapack::Symeig => pair(kernel::symeig(
+            c.out(0),
+            c.out(1),
+            c.operand(0),
+            c.letter(0),
+            c.letter(1),
+        )),
+        Lapack::Eig => pair(kernel::eig(c.out(0), c.out(1), c.operand(0), c.letter(0))),
+        Lapack::Svd => {
+            kernel::svd(c.out(0), c.out(1), c.out(2), c.operand(0), c.letter(0)).map(|(u, s, v)| vec![u, s, v])
+        }
+        Lapack::Inverse => single(kernel::inverse(c.out(0), c.operand(0))),
+        Lapack::Potrf => single(kernel::potrf(c.out(0), c.operand(0), c.letter(0))),
+        Lapack::Potrs => single(kernel::potrs(c.out(0), c.operand(0), c.operand(1), c.letter(0))),
+        Lapack::Potri => single(kernel::potri(c.out(0), c.operand(0), c.letter(0))),
+        Lapack::Pstrf => {
+            let tol = c.bound.number(0).unwrap_or(-1.0);
+            pair(kernel::pstrf(c.out(0), c.out(1), c.operand(0), c.letter(0), tol))
+        }
+        Lapack::Qr => pair(kernel::qr(c.out(0), c.out(1), c.operand(0))),
+        Lapack::Geqrf => pair(kernel::geqrf(c.out(0), c.out(1), c.operand(0))),
+        Lapack::Orgqr => single(kernel::orgqr(c.out(0), c.operand(0), c.operand(1))),
+        Lapack::Ormqr => {
+            let (side, trans) = (c.letter(0), c.letter(1));
+            single(kernel::ormqr(
+                c.out(0),
+                c.operand(0),
+                c.operand(1),
+                c.operand(2),
+                side,
+                trans,
+            ))
+        }
+    }
+    .named(name)?;
+    c.finish(lua, outs)
 }
 
-fn trtrs(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "trtrs")?;
-    let options = (c.letter(0), c.letter(1), c.letter(2));
-    let (x, t) = kernel::trtrs(c.out(0), c.out(1), c.operand(0), c.operand(1), options).named("trtrs")?;
-    c.finish(lua, vec![x, t])
+/// A function's one result, as the list `finish` takes.
+fn single(r: crate::error::Result<Tensor>) -> crate::error::Result<Vec<Tensor>> {
+    r.map(|t| vec![t])
 }
 
-fn gels(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "gels")?;
-    let (x, f) = kernel::gels(c.out(0), c.out(1), c.operand(0), c.operand(1)).named("gels")?;
-    c.finish(lua, vec![x, f])
-}
-
-fn symeig(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "symeig")?;
-    let (e, v) = kernel::symeig(c.out(0), c.out(1), c.operand(0), c.letter(0), c.letter(1)).named("symeig")?;
-    c.finish(lua, vec![e, v])
-}
-
-fn eig(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "eig")?;
-    let (e, v) = kernel::eig(c.out(0), c.out(1), c.operand(0), c.letter(0)).named("eig")?;
-    c.finish(lua, vec![e, v])
-}
-
-fn svd(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "svd")?;
-    let (u, s, v) = kernel::svd(c.out(0), c.out(1), c.out(2), c.operand(0), c.letter(0)).named("svd")?;
-    c.finish(lua, vec![u, s, v])
-}
-
-fn inverse(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "inverse")?;
-    let r = kernel::inverse(c.out(0), c.operand(0)).named("inverse")?;
-    c.finish(lua, vec![r])
-}
-
-fn potrf(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "potrf")?;
-    let r = kernel::potrf(c.out(0), c.operand(0), c.letter(0)).named("potrf")?;
-    c.finish(lua, vec![r])
-}
-
-fn potrs(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "potrs")?;
-    let r = kernel::potrs(c.out(0), c.operand(0), c.operand(1), c.letter(0)).named("potrs")?;
-    c.finish(lua, vec![r])
-}
-
-fn potri(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "potri")?;
-    let r = kernel::potri(c.out(0), c.operand(0), c.letter(0)).named("potri")?;
-    c.finish(lua, vec![r])
-}
-
-fn pstrf(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "pstrf")?;
-    let tol = c.bound.number(0).unwrap_or(-1.0);
-    let (r, piv) = kernel::pstrf(c.out(0), c.out(1), c.operand(0), c.letter(0), tol).named("pstrf")?;
-    c.finish(lua, vec![r, piv])
-}
-
-fn qr(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "qr")?;
-    let (q, r) = kernel::qr(c.out(0), c.out(1), c.operand(0)).named("qr")?;
-    c.finish(lua, vec![q, r])
-}
-
-fn geqrf(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "geqrf")?;
-    let (m, tau) = kernel::geqrf(c.out(0), c.out(1), c.operand(0)).named("geqrf")?;
-    c.finish(lua, vec![m, tau])
-}
-
-fn orgqr(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "orgqr")?;
-    let q = kernel::orgqr(c.out(0), c.operand(0), c.operand(1)).named("orgqr")?;
-    c.finish(lua, vec![q])
-}
-
-fn ormqr(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let c = Call::of(&a, "ormqr")?;
-    let (side, trans) = (c.letter(0), c.letter(1));
-    let r = kernel::ormqr(c.out(0), c.operand(0), c.operand(1), c.operand(2), side, trans).named("ormqr")?;
-    c.finish(lua, vec![r])
-}
-
-/// Adds the functions to `torch`.
-pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
-    add(lua, functions, "gesv", gesv)?;
-    add(lua, functions, "trtrs", trtrs)?;
-    add(lua, functions, "gels", gels)?;
-    add(lua, functions, "symeig", symeig)?;
-    add(lua, functions, "eig", eig)?;
-    add(lua, functions, "svd", svd)?;
-    add(lua, functions, "inverse", inverse)?;
-    add(lua, functions, "potrf", potrf)?;
-    add(lua, functions, "potrs", potrs)?;
-    add(lua, functions, "potri", potri)?;
-    add(lua, functions, "pstrf", pstrf)?;
-    add(lua, functions, "qr", qr)?;
-    add(lua, functions, "geqrf", geqrf)?;
-    add(lua, functions, "orgqr", orgqr)?;
-    add(lua, functions, "ormqr", ormqr)?;
-    Ok(())
+/// A function's two results, as the list `finish` takes.
+fn pair(r: crate::error::Result<(Tensor, Tensor)>) -> crate::error::Result<Vec<Tensor>> {
+    r.map(|(x, y)| vec![x, y])
 }

@@ -8,7 +8,8 @@
 //! when no OpenBLAS is installed, use plain Rust loops with the same semantics (integer arithmetic
 //! wraps, as Torch's C does).
 //!
-//! Argument forms (in `forms::table`) follow Torch's cwrap declarations:
+//! Argument forms (in `forms::table`, which names each product's shape) follow Torch's cwrap
+//! declarations; `methods::ops` installs these functions for what the forms compute:
 //! - `torch.addmm([res,] [beta,] M, [alpha,] m1, m2)`; `res:addmm([M,] [alpha,] m1, m2)` and
 //!   `res:addmm(beta, [M,] alpha, m1, m2)` (M defaults to res). The same for addmv, addr, addbmm
 //!   and baddbmm.
@@ -29,7 +30,8 @@ use crate::torch::base::dtype::{DType, Element};
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::forms::bind::{Bound, Mode, bind};
-use crate::torch::forms::table::entry;
+use crate::torch::forms::computes::Computes;
+use crate::torch::forms::table::Entry;
 use crate::torch::kernels::blas::openblas;
 use crate::torch::kernels::linalg::{self as kernel, Product, accumulate_product, check_added, detach, product_size};
 use crate::torch::userdata::{Host, push_tensor, set_view, tensor_of};
@@ -62,53 +64,6 @@ fn check_types(name: &str, a: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The call of `name` bound to one of its forms.
-fn parse(a: &Args, mode: Mode, name: &str) -> Result<Bound> {
-    bind::<Host>(a, mode, entry(name))
-}
-
-struct Spec {
-    name: &'static str,
-    op: Product,
-}
-
-const ADDMV: Spec = Spec {
-    name: "addmv",
-    op: Product::Mv,
-};
-const ADDMM: Spec = Spec {
-    name: "addmm",
-    op: Product::Mm,
-};
-const ADDR: Spec = Spec {
-    name: "addr",
-    op: Product::Ger,
-};
-const BADDBMM: Spec = Spec {
-    name: "baddbmm",
-    op: Product::Bmm,
-};
-const ADDBMM: Spec = Spec {
-    name: "addbmm",
-    op: Product::AddBmm,
-};
-const MV: Spec = Spec {
-    name: "mv",
-    op: Product::Mv,
-};
-const MM: Spec = Spec {
-    name: "mm",
-    op: Product::Mm,
-};
-const GER: Spec = Spec {
-    name: "ger",
-    op: Product::Ger,
-};
-const BMM: Spec = Spec {
-    name: "bmm",
-    op: Product::Bmm,
-};
-
 /// Finishes a result: resizes `res` (its userdata gets the new view) or makes a new tensor.
 fn result_tensor(res: Option<&(Value, Tensor)>, dtype: DType, size: &[usize], name: &str) -> Result<Tensor> {
     match res {
@@ -129,10 +84,22 @@ fn returned(lua: &Lua, res: Option<(Value, Tensor)>, out: Tensor) -> Result<Mult
     }
 }
 
-/// addmm, addmv, addr, addbmm, baddbmm in both forms.
-fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
-    let name = s.name;
-    let b = parse(&a, mode, name)?;
+/// A product, in the shape the bound form names: mm, mv, ger, bmm (`torch.f([res,] x, y)`,
+/// `res:f(x, y)`), or one added to M, addmm, addmv, addr, addbmm, baddbmm, in both forms.
+pub(super) fn product(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let b = bind::<Host>(&a, mode, e)?;
+    let Computes::Product { shape, adds } = b.computes() else {
+        unreachable!("{}: not a product", e.name)
+    };
+    if adds {
+        add_product(lua, &a, &b, shape, e.name)
+    } else {
+        plain_product(lua, &a, &b, shape, e.name)
+    }
+}
+
+/// `beta * M + alpha * (x . y)`.
+fn add_product(lua: &Lua, a: &Args, b: &Bound, shape: Product, name: &str) -> Result<MultiValue> {
     let res = b.result().cloned();
     // The function's forms give M; the method's may leave it out, and then it is res.
     let mut ts: Vec<Tensor> = b.tensors().cloned().collect();
@@ -150,9 +117,9 @@ fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
         [alpha] => (1.0, alpha),
         _ => (1.0, 1.0),
     };
-    check_types(name, &a)?;
-    let size = product_size(s.op, &x, &y).named(name)?;
-    check_added(s.op, &m, &x, &y, &size).named(name)?;
+    check_types(name, a)?;
+    let size = product_size(shape, &x, &y).named(name)?;
+    check_added(shape, &m, &x, &y, &size).named(name)?;
 
     let dtype = m.dtype;
     let beta_zero = dispatch!(dtype, T => T::from_f64(beta) == T::zero());
@@ -177,70 +144,65 @@ fn add_product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
             out
         }
     };
-    accumulate_product(s.op, &out, beta, alpha, &x, &y).named(name)?;
+    accumulate_product(shape, &out, beta, alpha, &x, &y).named(name)?;
     returned(lua, res, out)
 }
 
-/// mm, mv, ger, bmm: `torch.f([res,] x, y)`, `res:f(x, y)`.
-fn product(lua: &Lua, a: Args, mode: Mode, s: &Spec) -> Result<MultiValue> {
-    let name = s.name;
-    let b = parse(&a, mode, name)?;
+/// `x . y` alone.
+fn plain_product(lua: &Lua, a: &Args, b: &Bound, shape: Product, name: &str) -> Result<MultiValue> {
     let res = b.result().cloned();
     let mut ts: Vec<Tensor> = b.tensors().cloned().collect();
     let y = ts.pop().expect("y");
     let x = ts.pop().expect("x");
-    check_types(name, &a)?;
-    let size = product_size(s.op, &x, &y).named(name)?;
+    check_types(name, a)?;
+    let size = product_size(shape, &x, &y).named(name)?;
     let (x, y) = match &res {
         Some((_, r)) => (detach(x, r).named("clone")?, detach(y, r).named("clone")?),
         None => (x, y),
     };
     let out = result_tensor(res.as_ref(), x.dtype, &size, name)?;
-    accumulate_product(s.op, &out, 0.0, 1.0, &x, &y).named(name)?;
+    accumulate_product(shape, &out, 0.0, 1.0, &x, &y).named(name)?;
     returned(lua, res, out)
-}
-
-macro_rules! forms {
-    ($lua:expr, $tensor:expr, $functions:expr, $f:ident, $spec:expr, $name:literal) => {
-        add($lua, $tensor, $name, |lua, a| $f(lua, a, Mode::Method, &$spec))?;
-        add($lua, $functions, $name, |lua, a| $f(lua, a, Mode::Function, &$spec))?;
-    };
 }
 
 // ---------------------------------------------------------------------------------------------
 // dot, trace, cross, diag, tril, triu
 
-fn dot(_: &Lua, a: Args) -> Result<MultiValue> {
-    let b = parse(&a, Mode::Function, "dot")?;
+pub(super) fn dot(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let b = bind::<Host>(&a, mode, e)?;
     let (x, y) = (b.source().expect("x"), b.tensor(0).expect("y"));
-    check_types("dot", &a)?;
-    one(Value::Number(kernel::dot(x, y).named("dot")?))
+    check_types(e.name, &a)?;
+    one(Value::Number(kernel::dot(x, y).named(e.name)?))
 }
 
-fn trace(_: &Lua, a: Args) -> Result<MultiValue> {
-    let b = parse(&a, Mode::Function, "trace")?;
-    one(Value::Number(kernel::trace(b.source().expect("x")).named("trace")?))
+pub(super) fn trace(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let b = bind::<Host>(&a, mode, e)?;
+    one(Value::Number(kernel::trace(b.source().expect("x")).named(e.name)?))
 }
 
-/// `([res,] x, [y,] [number])`: the result given, the source, the other tensor, the number (or
-/// its default); the tensors' types checked.
-#[allow(clippy::type_complexity)]
-fn res_tensors_number(a: &Args, name: &str) -> Result<(Option<(Value, Tensor)>, Tensor, Option<Tensor>, Option<f64>)> {
-    let b = parse(a, Mode::Function, name)?;
-    check_types(name, a)?;
-    let other = b.tensor(0).cloned();
-    Ok((b.result().cloned(), b.source().expect("x").clone(), other, b.number(0)))
+/// A bound call of `([res,] x, [y,] [number])`, the tensors' types checked.
+fn checked(a: &Args, mode: Mode, e: &Entry) -> Result<Bound> {
+    let b = bind::<Host>(a, mode, e)?;
+    check_types(e.name, a)?;
+    Ok(b)
 }
 
-fn cross(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let (res, x, y, dim) = res_tensors_number(&a, "cross")?;
-    let (x, y) = (&x, &y.expect("b"));
-    kernel::check_cross_operands(x, y).named("cross")?;
-    let requested = match dim {
-        Some(v) => Some(integer(v, "cross", "dimension")?),
+/// The result given and the source of a bound call.
+fn res_source(b: &Bound) -> (Option<(Value, Tensor)>, Tensor) {
+    (b.result().cloned(), b.source().expect("x").clone())
+}
+
+pub(super) fn cross(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = checked(&a, mode, e)?;
+    let (res, x) = res_source(&b);
+    let (x, y) = (&x, b.tensor(0).expect("b"));
+    kernel::check_cross_operands(x, y).named(name)?;
+    let requested = match b.number(0) {
+        Some(v) => Some(integer(v, name, "dimension")?),
         None => None,
     };
-    let d = kernel::cross_dimension(x, requested).named("cross")?;
+    let d = kernel::cross_dimension(x, requested).named(name)?;
     let (x, y) = match &res {
         Some((_, r)) if !r.same_view(x) && !r.same_view(y) => (
             detach(x.clone(), r).named("clone")?,
@@ -248,29 +210,35 @@ fn cross(lua: &Lua, a: Args) -> Result<MultiValue> {
         ),
         _ => (x.clone(), y.clone()),
     };
-    let out = result_tensor(res.as_ref(), x.dtype, &x.size, "cross")?;
-    kernel::cross(&out, &x, &y, d).named("cross")?;
+    let out = result_tensor(res.as_ref(), x.dtype, &x.size, name)?;
+    kernel::cross(&out, &x, &y, d).named(name)?;
     returned(lua, res, out)
 }
 
-fn diag(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let (res, x, _, k) = res_tensors_number(&a, "diag")?;
-    let k = integer(k.unwrap_or(0.0), "diag", "k")?;
+pub(super) fn diag(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = checked(&a, mode, e)?;
+    let (res, x) = res_source(&b);
+    let k = integer(b.number(0).unwrap_or(0.0), name, "k")?;
     let x = match &res {
         Some((_, r)) => detach(x, r).named("clone")?,
         None => x,
     };
-    let size = kernel::diag_size(&x, k).named("diag")?;
-    let out = result_tensor(res.as_ref(), x.dtype, &size, "diag")?;
-    kernel::diag(&out, &x, k).named("diag")?;
+    let size = kernel::diag_size(&x, k).named(name)?;
+    let out = result_tensor(res.as_ref(), x.dtype, &size, name)?;
+    kernel::diag(&out, &x, k).named(name)?;
     returned(lua, res, out)
 }
 
 /// tril (`lower`) and triu: keep the elements on and below (above) diagonal k, zero the rest.
-fn triangle(lua: &Lua, a: Args, lower: bool) -> Result<MultiValue> {
-    let name = if lower { "tril" } else { "triu" };
-    let (res, x, _, k) = res_tensors_number(&a, name)?;
-    let k = integer(k.unwrap_or(0.0), name, "k")?;
+pub(super) fn triangle(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let name = e.name;
+    let b = checked(&a, mode, e)?;
+    let Computes::Triangle { lower } = b.computes() else {
+        unreachable!("{name}: not tril or triu")
+    };
+    let (res, x) = res_source(&b);
+    let k = integer(b.number(0).unwrap_or(0.0), name, "k")?;
     kernel::expect_matrix(&x).named(name)?;
     let in_place = matches!(&res, Some((_, r)) if r.same_view(&x));
     let x = match &res {
@@ -284,14 +252,6 @@ fn triangle(lua: &Lua, a: Args, lower: bool) -> Result<MultiValue> {
     };
     kernel::triangle(&out, &x, k, lower).named(name)?;
     returned(lua, res, out)
-}
-
-fn tril(lua: &Lua, a: Args) -> Result<MultiValue> {
-    triangle(lua, a, true)
-}
-
-fn triu(lua: &Lua, a: Args) -> Result<MultiValue> {
-    triangle(lua, a, false)
 }
 
 fn setnumthreads(_: &Lua, a: Args) -> Result<MultiValue> {
@@ -310,24 +270,8 @@ fn getnumthreads(_: &Lua, _: Args) -> Result<MultiValue> {
     one(Value::Number(openblas::num_threads() as f64))
 }
 
-pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
-    forms!(lua, tensor, functions, add_product, ADDMM, "addmm");
-    forms!(lua, tensor, functions, add_product, ADDMV, "addmv");
-    forms!(lua, tensor, functions, add_product, ADDR, "addr");
-    forms!(lua, tensor, functions, add_product, ADDBMM, "addbmm");
-    forms!(lua, tensor, functions, add_product, BADDBMM, "baddbmm");
-    forms!(lua, tensor, functions, product, MM, "mm");
-    forms!(lua, tensor, functions, product, MV, "mv");
-    forms!(lua, tensor, functions, product, GER, "ger");
-    forms!(lua, tensor, functions, product, BMM, "bmm");
-    for table in [tensor, functions] {
-        add(lua, table, "dot", dot)?;
-        add(lua, table, "trace", trace)?;
-        add(lua, table, "cross", cross)?;
-        add(lua, table, "diag", diag)?;
-        add(lua, table, "tril", tril)?;
-        add(lua, table, "triu", triu)?;
-    }
+/// The functions of no tensor op, which the table of forms does not list.
+pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
     add(lua, functions, "setnumthreads", setnumthreads)?;
     add(lua, functions, "getnumthreads", getnumthreads)?;
     Ok(())

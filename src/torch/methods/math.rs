@@ -1,9 +1,10 @@
 //! Elementwise maths and comparisons, in Torch's three calling forms: `x:f(...)` works in place on
 //! x, `res:f(x, ...)` writes into res, and `torch.f(...)` returns a new tensor (or writes into a
-//! leading result tensor). The forms, and what each computes, are in `forms::table`; the operators
+//! leading result tensor). The forms, and what each computes, are in `forms::table`, and
+//! `methods::ops` installs these functions for what they compute; the operators
 //! (`+`, `*`, ...) are in `lua/torch/math.lua`, on top of these; the loops are `kernels::math`.
 
-use mlua::{Lua, MultiValue, Result, Table, Value};
+use mlua::{Lua, MultiValue, Result, Value};
 
 use super::convention::one;
 use crate::error::Named;
@@ -12,8 +13,8 @@ use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::param::ELEMENTWISE;
-use crate::torch::forms::table::{Computes, Entry, entries, is_comparison};
+use crate::torch::forms::computes::Computes;
+use crate::torch::forms::table::Entry;
 use crate::torch::kernels::arith::Float;
 use crate::torch::kernels::math::{self as kernel, Operand, Unary};
 use crate::torch::userdata::{Host, push_tensor, set_view};
@@ -94,12 +95,12 @@ fn exec(computes: Computes, b: &Bound, a: &Tensor, r: &Tensor) -> crate::error::
         Computes::Lerp => kernel::lerp(r, a, t[0], v[0]),
         Computes::Clamp => kernel::clamp(r, a, v[0], v[1]),
         Computes::AddProduct { divide } => kernel::add_product(divide, r, a, v[0], t[0], t[1]),
-        Computes::Compare(_) | Computes::Method => unreachable!("not an elementwise form"),
+        c => unreachable!("{c:?} is not elementwise"),
     }
 }
 
 /// The Lua entry point of an elementwise op.
-fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &Entry) -> Result<MultiValue> {
+pub(super) fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
     if mode == Mode::Function && !a.is_empty() && a.iter().all(|v| number(v).is_some()) {
         let xs: Vec<f64> = a.iter().filter_map(number).collect();
@@ -108,7 +109,7 @@ fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &Entry) -> Result<MultiValue> 
         }
     }
     let b = bind::<Host>(&a, mode, e)?;
-    let computes = e.forms(mode == Mode::Method)[b.form].computes;
+    let computes = b.computes();
     let src = b.source().expect("every elementwise form has a source");
     if float_only(computes) && !src.dtype.is_floating() {
         return Err(kernel::not_floating(src.dtype)).named(name);
@@ -130,10 +131,10 @@ fn elementwise(lua: &Lua, a: Args, mode: Mode, e: &Entry) -> Result<MultiValue> 
 
 /// lt/le/gt/ge/eq/ne, the same in both modes: `(src, other)` gives a new ByteTensor and
 /// `(res, src, other)` fills res, a ByteTensor or a tensor of src's type.
-fn comparison(lua: &Lua, a: Args, e: &Entry) -> Result<MultiValue> {
+pub(super) fn comparison(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
     let name = e.name;
-    let b = bind::<Host>(&a, Mode::Function, e)?;
-    let Computes::Compare(c) = e.forms[b.form].computes else {
+    let b = bind::<Host>(&a, mode, e)?;
+    let Computes::Compare(c) = b.computes() else {
         unreachable!("a comparison form")
     };
     let src = b.source().expect("every comparison form has a source");
@@ -152,43 +153,15 @@ fn comparison(lua: &Lua, a: Args, e: &Entry) -> Result<MultiValue> {
     give(lua, res, r)
 }
 
-/// `torch.equal(a, b)` / `a:equal(b)`: same size and the same values.
-fn equal(_: &Lua, a: Args, e: &Entry) -> Result<MultiValue> {
-    let b = bind::<Host>(&a, Mode::Function, e)?;
-    if b.form == 1 {
+/// `torch.equal(a, b)` / `a:equal(b)`: same size and the same values (or two equal numbers).
+pub(super) fn equal(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let b = bind::<Host>(&a, mode, e)?;
+    if b.computes() == Computes::EqualNumbers {
         let v = b.values();
         return one(Value::Boolean(v[0] == v[1]));
     }
     let (x, y) = (b.source().expect("a tensor"), b.tensor(0).expect("a tensor"));
-    one(Value::Boolean(kernel::equal(x, y).named("equal")?))
-}
-
-fn register(
-    lua: &Lua,
-    table: &Table,
-    name: &'static str,
-    f: impl Fn(&Lua, Args) -> Result<MultiValue> + Send + 'static,
-) -> Result<()> {
-    table.raw_set(name, lua.create_function(move |lua, a: Args| f(lua, a))?)
-}
-
-pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
-    for e in entries() {
-        let name = e.name;
-        if e.policy == ELEMENTWISE {
-            register(lua, tensor, name, move |lua, a| elementwise(lua, a, Mode::Method, e))?;
-            register(lua, functions, name, move |lua, a| {
-                elementwise(lua, a, Mode::Function, e)
-            })?;
-        } else if is_comparison(e) && name == "equal" {
-            register(lua, tensor, name, move |lua, a| equal(lua, a, e))?;
-            register(lua, functions, name, move |lua, a| equal(lua, a, e))?;
-        } else if is_comparison(e) {
-            register(lua, tensor, name, move |lua, a| comparison(lua, a, e))?;
-            register(lua, functions, name, move |lua, a| comparison(lua, a, e))?;
-        }
-    }
-    Ok(())
+    one(Value::Boolean(kernel::equal(x, y).named(e.name)?))
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub mod linalg;
 pub mod math;
 pub mod nn;
 mod nn_fused;
+mod ops;
 pub mod output;
 pub mod random;
 pub mod reduce;
@@ -33,11 +34,9 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table, fun
     shape::install::<crate::torch::userdata::Host>(lua, tensor)?;
     copy::install(lua, tensor, storage)?;
     access::install(lua, tensor, storage, internal)?;
-    math::install(lua, tensor, functions)?;
-    linalg::install(lua, tensor, functions)?;
-    conv::install(lua, tensor, functions)?;
-    lapack::install(lua, functions)?;
-    reduce::install(lua, tensor, functions)?;
+    // The ops of the table of forms (maths, reductions, linear algebra, LAPACK, convolutions).
+    ops::install(lua, tensor, functions)?;
+    linalg::install(lua, functions)?;
     index::install(lua, tensor, functions)?;
     callback::install(lua, tensor)?;
     factory::install(lua, tensor, functions)?;

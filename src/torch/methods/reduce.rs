@@ -22,11 +22,12 @@
 //! - `norm(0)` counts the non-zero elements, `norm(math.huge)` is the largest absolute value;
 //!   `dist(a, b, p)` is `norm(a - b, p)`.
 //!
-//! The forms are in `forms::table`; the loops are `kernels::reduce`.
+//! The forms, and what each computes, are in `forms::table`; `methods::ops` installs these
+//! functions for what they compute; the loops are `kernels::reduce`.
 
-use mlua::{Lua, MultiValue, Result, Table, Value};
+use mlua::{Lua, MultiValue, Result, Value};
 
-use super::convention::{add, one, receiver};
+use super::convention::{one, receiver};
 use super::copy::{clone_tensor, copy_into};
 use crate::dispatch_math;
 use crate::error::Named;
@@ -35,7 +36,8 @@ use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
-use crate::torch::forms::table::entry;
+use crate::torch::forms::computes::{Computes, Order, Reduction};
+use crate::torch::forms::table::Entry;
 use crate::torch::kernels::reduce::along::{self, SumKind};
 use crate::torch::kernels::reduce::histogram;
 use crate::torch::kernels::reduce::sort::{self, Pick};
@@ -46,12 +48,6 @@ use crate::torch::args::integer;
 
 // ------------------------------------------------------------------------------------------------
 // Arguments
-
-/// The call bound to a form of `method` (these methods never work in place on their receiver:
-/// `x:f(...)` is `torch.f(x, ...)`), and its source tensor.
-fn parse(a: &Args, method: &str) -> Result<Bound> {
-    bind::<Host>(a, Mode::Function, entry(method))
-}
 
 /// The source tensor of a bound reduction.
 fn src(b: &Bound) -> &Tensor {
@@ -155,97 +151,107 @@ fn dim_or_last(b: &Bound, i: usize, x: &Tensor, method: &str) -> Result<usize> {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Methods
+// Methods: each binds the call (these never work in place on their receiver: `x:f(...)` is
+// `torch.f(x, ...)`, renorm's method apart) and does what the bound form computes.
 
-fn sum_like(lua: &Lua, a: Args, method: &str, kind: SumKind) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
-    let x = src(&b);
-    if kind == SumKind::Mean {
+/// The half types have no maths.
+fn no_half(method: &str) -> mlua::Error {
+    crate::torch::base::dtype::no_half_math().named(method)
+}
+
+/// sum, prod, mean, max, min, var, std, norm: of the whole tensor (a number) or along a dimension.
+pub(super) fn reduction(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
+    match b.computes() {
+        Computes::Whole(r) => number(whole_tensor(&b, r, method)?),
+        Computes::Along(r) => along_dim(lua, &b, r, method),
+        c => unreachable!("{method}: {c:?} is not a reduction"),
+    }
+}
+
+/// Reduction `r` of every element of the bound call's source.
+fn whole_tensor(b: &Bound, r: Reduction, method: &str) -> Result<f64> {
+    let x = src(b);
+    Ok(match r {
+        Reduction::Sum | Reduction::Prod => {
+            let prod = r == Reduction::Prod;
+            dispatch_math!(x.dtype, T => whole::sum_all::<T>(x, prod).named(method)?, half => return Err(no_half(method)))
+        }
+        Reduction::Mean => {
+            float_only(x, method)?;
+            if x.numel() == 0 {
+                return Err(error(method, "empty tensor"));
+            }
+            let total = dispatch_math!(x.dtype, T => whole::sum_all::<T>(x, false).named(method)?, half => return Err(no_half(method)));
+            total / x.numel() as f64
+        }
+        Reduction::Max => {
+            dispatch_math!(x.dtype, T => extreme::extreme_all::<T, true>(x).named(method)?, half => return Err(no_half(method)))
+        }
+        Reduction::Min => {
+            dispatch_math!(x.dtype, T => extreme::extreme_all::<T, false>(x).named(method)?, half => return Err(no_half(method)))
+        }
+        Reduction::Var | Reduction::Std => {
+            float_only(x, method)?;
+            let biased = b.boolean(0);
+            let v = dispatch_math!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?, half => return Err(no_half(method)));
+            if r == Reduction::Std { v.sqrt() } else { v }
+        }
+        Reduction::Norm => {
+            float_only(x, method)?;
+            let p = num(b, 0).expect("p or its default");
+            dispatch_math!(x.dtype, T => whole::norm_all::<T>(x, p).named(method)?, half => return Err(no_half(method)))
+        }
+    })
+}
+
+/// Reduction `r` of the bound call's source along its dimension, into the result given or a new
+/// tensor (max and min: the values and the indices).
+fn along_dim(lua: &Lua, b: &Bound, r: Reduction, method: &str) -> Result<MultiValue> {
+    let x = src(b);
+    if matches!(r, Reduction::Mean | Reduction::Var | Reduction::Std | Reduction::Norm) {
         float_only(x, method)?;
     }
-    if b.form == 0 {
-        let v = dispatch_math!(x.dtype, T => match kind {
-            SumKind::Prod => whole::sum_all::<T>(x, true).named(method)?,
-            SumKind::Sum => whole::sum_all::<T>(x, false).named(method)?,
-            SumKind::Mean => {
-                if x.numel() == 0 {
-                    return Err(error(method, "empty tensor"));
-                }
-                whole::sum_all::<T>(x, false).named(method)? / x.numel() as f64
-            }
-        }, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
-        return number(v);
-    }
-    let dest = b.result();
-    check_type(dest, x.dtype, method, "the result")?;
-    let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch_math!(x.dtype, T => along::sum_dim::<T>(x, dim, kind).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
-    one(deliver(lua, dest, r, method)?)
-}
-
-fn extreme(lua: &Lua, a: Args, method: &str, max: bool) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
-    let x = src(&b);
-    if b.form == 0 {
-        return number(dispatch_math!(x.dtype, T => if max {
-            extreme::extreme_all::<T, true>(x).named(method)?
+    if let Reduction::Max | Reduction::Min = r {
+        pair_dests(b.results(), x.dtype, method)?;
+        let dim = dim_of(num(b, 0).expect("a dimension"), x, method)?;
+        let values = dispatch_math!(x.dtype, T => if r == Reduction::Max {
+            extreme::extreme_dim::<T, true>(x, dim).named(method)?
         } else {
-            extreme::extreme_all::<T, false>(x).named(method)?
-        }, half => return Err(crate::torch::base::dtype::no_half_math().named(method))));
-    }
-    pair_dests(b.results(), x.dtype, method)?;
-    let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch_math!(x.dtype, T => if max {
-        extreme::extreme_dim::<T, true>(x, dim).named(method)?
-    } else {
-        extreme::extreme_dim::<T, false>(x, dim).named(method)?
-    }, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
-    two(lua, &b, x, r, method)
-}
-
-fn var_like(lua: &Lua, a: Args, method: &str, std: bool) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
-    let x = src(&b);
-    float_only(x, method)?;
-    let biased = b.boolean(0);
-    if b.form == 0 {
-        let v = dispatch_math!(x.dtype, T => whole::var_all::<T>(x, biased).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
-        return number(if std { v.sqrt() } else { v });
+            extreme::extreme_dim::<T, false>(x, dim).named(method)?
+        }, half => return Err(no_half(method)));
+        return two(lua, b, x, values, method);
     }
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
-    let dim = dim_of(num(&b, 0).expect("a dimension"), x, method)?;
-    let r = dispatch_math!(x.dtype, T => along::var_dim::<T>(x, dim, biased, std).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
-    one(deliver(lua, dest, r, method)?)
+    // The norm's p comes before its dimension.
+    let (p, at) = match r {
+        Reduction::Norm => (num(b, 0).expect("p or its default"), 1),
+        _ => (0.0, 0),
+    };
+    let dim = dim_of(num(b, at).expect("a dimension"), x, method)?;
+    let out = dispatch_math!(x.dtype, T => match r {
+        Reduction::Sum => along::sum_dim::<T>(x, dim, SumKind::Sum),
+        Reduction::Prod => along::sum_dim::<T>(x, dim, SumKind::Prod),
+        Reduction::Mean => along::sum_dim::<T>(x, dim, SumKind::Mean),
+        Reduction::Var | Reduction::Std => along::var_dim::<T>(x, dim, b.boolean(0), r == Reduction::Std),
+        Reduction::Norm => along::norm_dim::<T>(x, p, dim),
+        Reduction::Max | Reduction::Min => unreachable!("with the indices above"),
+    }.named(method)?, half => return Err(no_half(method)));
+    one(deliver(lua, dest, out, method)?)
 }
 
-fn norm(lua: &Lua, a: Args) -> Result<MultiValue> {
-    const METHOD: &str = "norm";
-    let b = parse(&a, METHOD)?;
-    let x = src(&b);
-    float_only(x, METHOD)?;
-    let p = num(&b, 0).expect("p or its default");
-    if b.form == 0 {
-        return number(
-            dispatch_math!(x.dtype, T => whole::norm_all::<T>(x, p).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD))),
-        );
-    }
-    let dest = b.result();
-    check_type(dest, x.dtype, METHOD, "the result")?;
-    let dim = dim_of(num(&b, 1).expect("a dimension"), x, METHOD)?;
-    let r = dispatch_math!(x.dtype, T => along::norm_dim::<T>(x, p, dim).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD)));
-    one(deliver(lua, dest, r, METHOD)?)
-}
-
-fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
-    const METHOD: &str = "dist";
-    let b = parse(&a, METHOD)?;
+/// dist: the p-norm of the difference of two tensors.
+pub(super) fn dist(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
     let x = src(&b);
     let y = b.tensor(0).expect("the other tensor");
-    float_only(x, METHOD)?;
+    float_only(x, method)?;
     if y.dtype != x.dtype {
         return Err(error(
-            METHOD,
+            method,
             format!(
                 "expected a {}, got a {}",
                 x.dtype.tensor_typename(),
@@ -254,13 +260,16 @@ fn dist_method(_: &Lua, a: Args) -> Result<MultiValue> {
         ));
     }
     let p = num(&b, 0).expect("p or its default");
-    number(
-        dispatch_math!(x.dtype, T => whole::dist::<T>(x, y, p).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD))),
-    )
+    number(dispatch_math!(x.dtype, T => whole::dist::<T>(x, y, p).named(method)?, half => return Err(no_half(method))))
 }
 
-fn logical(a: Args, method: &str, any: bool) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
+/// all, any: of a ByteTensor, as in Torch.
+pub(super) fn logical(_: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
+    let Computes::Logical { any } = b.computes() else {
+        unreachable!("{method}: not all or any")
+    };
     let x = src(&b);
     if x.dtype != DType::Byte {
         return Err(error(
@@ -271,20 +280,29 @@ fn logical(a: Args, method: &str, any: bool) -> Result<MultiValue> {
     one(Value::Boolean(whole::logical_all(x, any).named(method)?))
 }
 
-fn cumulative(lua: &Lua, a: Args, method: &str, prod: bool) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
+/// cumsum, cumprod: along a dimension, the first by default.
+pub(super) fn scan(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
+    let Computes::Scan { product } = b.computes() else {
+        unreachable!("{method}: not a scan")
+    };
     let x = src(&b);
     let dest = b.result();
     check_type(dest, x.dtype, method, "the result")?;
     let dim = dim_of(num(&b, 0).unwrap_or(1.0), x, method)?;
-    let r = dispatch_math!(x.dtype, T => along::cumulate::<T>(x, dim, prod).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
+    let r = dispatch_math!(x.dtype, T => along::cumulate::<T>(x, dim, product).named(method)?, half => return Err(no_half(method)));
     one(deliver(lua, dest, r, method)?)
 }
 
 /// `torch.histc([res,] x [, nbins [, min, max]])` and `torch.bhistc(...)` (one histogram per
 /// row of a matrix), Float and Double only as in Torch.
-fn histogram(lua: &Lua, a: Args, method: &str, rows: bool) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
+pub(super) fn histogram(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
+    let Computes::Histogram { rows } = b.computes() else {
+        unreachable!("{method}: not a histogram")
+    };
     let x = src(&b);
     float_only(x, method)?;
     let dest = b.result();
@@ -304,141 +322,91 @@ fn histogram(lua: &Lua, a: Args, method: &str, rows: bool) -> Result<MultiValue>
     one(deliver(lua, dest, r, method)?)
 }
 
-fn sort_method(lua: &Lua, a: Args) -> Result<MultiValue> {
-    const METHOD: &str = "sort";
-    let b = parse(&a, METHOD)?;
-    let x = src(&b);
-    pair_dests(b.results(), x.dtype, METHOD)?;
-    let dim = dim_or_last(&b, 0, x, METHOD)?;
-    let desc = b.boolean(0);
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, x.size[dim], desc, Pick::Sort).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named(METHOD)));
-    two(lua, &b, x, r, METHOD)
-}
-
-fn topk_method(lua: &Lua, a: Args) -> Result<MultiValue> {
-    const METHOD: &str = "topk";
-    let b = parse(&a, METHOD)?;
-    let x = src(&b);
-    pair_dests(b.results(), x.dtype, METHOD)?;
-    let k = integer(num(&b, 0).expect("k or its default"), METHOD, "k")?;
-    let dim = dim_or_last(&b, 1, x, METHOD)?;
-    if k < 1 || k as usize > x.size[dim] {
+/// k within a dimension of `len`.
+fn k_within(k: i64, len: usize, method: &str) -> Result<usize> {
+    if k < 1 || k as usize > len {
         return Err(error(
-            METHOD,
-            format!("k ({k}) out of range for a dimension of size {}", x.size[dim]),
+            method,
+            format!("k ({k}) out of range for a dimension of size {len}"),
         ));
     }
-    let largest = b.boolean(0);
-    let k = k as usize;
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, k, largest, Pick::First(k)).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named("topk")));
-    two(lua, &b, x, r, METHOD)
+    Ok(k as usize)
 }
 
-fn kthvalue_method(lua: &Lua, a: Args) -> Result<MultiValue> {
-    const METHOD: &str = "kthvalue";
-    let b = parse(&a, METHOD)?;
-    let x = src(&b);
-    pair_dests(b.results(), x.dtype, METHOD)?;
-    let k = integer(num(&b, 0).expect("k"), METHOD, "k")?;
-    let dim = dim_or_last(&b, 1, x, METHOD)?;
-    if k < 1 || k as usize > x.size[dim] {
-        return Err(error(
-            METHOD,
-            format!("k ({k}) out of range for a dimension of size {}", x.size[dim]),
-        ));
-    }
-    let k = k as usize;
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, Pick::Kth(k)).named(METHOD)?, half => return Err(crate::torch::base::dtype::no_half_math().named("kthvalue")));
-    two(lua, &b, x, r, METHOD)
-}
-
-fn median_mode(lua: &Lua, a: Args, method: &str, is_mode: bool) -> Result<MultiValue> {
-    let b = parse(&a, method)?;
+/// sort, topk, kthvalue, median, mode: the values and the indices of each lane along a
+/// dimension (the last by default).
+pub(super) fn order(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
+    let Computes::Order(order) = b.computes() else {
+        unreachable!("{method}: not an order statistic")
+    };
     let x = src(&b);
     pair_dests(b.results(), x.dtype, method)?;
-    let dim = dim_or_last(&b, 0, x, method)?;
-    if x.size[dim] == 0 {
-        return Err(error(method, "cannot reduce a dimension of size 0"));
-    }
-    // The median is the lower one: element (n+1)/2 of the sorted lane.
-    let pick = if is_mode {
-        Pick::Mode
-    } else {
-        Pick::Kth(x.size[dim].div_ceil(2))
+    // The lane's dimension, its window (how many elements each lane keeps), whether in
+    // decreasing order, and which elements.
+    let (dim, window, desc, pick) = match order {
+        Order::Sort => {
+            let dim = dim_or_last(&b, 0, x, method)?;
+            (dim, x.size[dim], b.boolean(0), Pick::Sort)
+        }
+        Order::TopK => {
+            // k an integer before the dimension is read, then k within it.
+            let k = integer(num(&b, 0).expect("k or its default"), method, "k")?;
+            let dim = dim_or_last(&b, 1, x, method)?;
+            let k = k_within(k, x.size[dim], method)?;
+            (dim, k, b.boolean(0), Pick::First(k))
+        }
+        Order::KthValue => {
+            let k = integer(num(&b, 0).expect("k"), method, "k")?;
+            let dim = dim_or_last(&b, 1, x, method)?;
+            let k = k_within(k, x.size[dim], method)?;
+            (dim, 1, false, Pick::Kth(k))
+        }
+        Order::Median | Order::Mode => {
+            let dim = dim_or_last(&b, 0, x, method)?;
+            if x.size[dim] == 0 {
+                return Err(error(method, "cannot reduce a dimension of size 0"));
+            }
+            // The median is the lower one: element (n+1)/2 of the sorted lane.
+            let pick = if order == Order::Mode {
+                Pick::Mode
+            } else {
+                Pick::Kth(x.size[dim].div_ceil(2))
+            };
+            (dim, 1, false, pick)
+        }
     };
-    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, 1, false, pick).named(method)?, half => return Err(crate::torch::base::dtype::no_half_math().named(method)));
+    let r = dispatch_math!(x.dtype, T => sort::per_lane::<T>(x, dim, window, desc, pick).named(method)?, half => return Err(no_half(method)));
     two(lua, &b, x, r, method)
 }
 
-/// `renorm` arguments: `[result,] tensor, p, dim, maxnorm` -> (result, source, dim, p, maxnorm).
-fn renorm_args(a: &Args) -> Result<(Option<Dest>, Tensor, usize, f64, f64)> {
-    const METHOD: &str = "renorm";
-    let b = parse(a, METHOD)?;
+/// renorm: `x:renorm(p, dim, maxnorm)` works on x; `res:renorm(x, p, dim, maxnorm)` writes into
+/// res, and `torch.renorm([res,] x, p, dim, maxnorm)` into res or a new tensor.
+pub(super) fn renorm(lua: &Lua, a: Args, mode: Mode, e: &'static Entry) -> Result<MultiValue> {
+    let method = e.name;
+    let b = bind::<Host>(&a, mode, e)?;
     let x = src(&b);
-    float_only(x, METHOD)?;
+    float_only(x, method)?;
     let dest = b.result();
-    check_type(dest, x.dtype, METHOD, "the result")?;
+    check_type(dest, x.dtype, method, "the result")?;
     let nums = b.values();
     let p = nums[0];
     if p.is_nan() || p <= 0.0 {
-        return Err(error(METHOD, format!("non-positive norm not supported (p = {p})")));
+        return Err(error(method, format!("non-positive norm not supported (p = {p})")));
     }
     if x.dim() < 2 {
         return Err(error(
-            METHOD,
+            method,
             format!("need at least 2 dimensions, got {} dimensions", x.dim()),
         ));
     }
-    let dim = dim_of(nums[1], x, METHOD)?;
-    Ok((dest.cloned(), x.clone(), dim, p, nums[2]))
-}
-
-/// `x:renorm(p, dim, maxnorm)` works on x; `res:renorm(x, p, dim, maxnorm)` writes into res.
-fn renorm_method(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
-    if dest.is_none() {
-        dispatch_math!(x.dtype, T => along::renorm::<T>(&x, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::base::dtype::no_half_math().named("renorm")));
+    let (dim, maxnorm) = (dim_of(nums[1], x, method)?, nums[2]);
+    if mode == Mode::Method && dest.is_none() {
+        dispatch_math!(x.dtype, T => along::renorm::<T>(x, p, dim, maxnorm).named(method)?, half => return Err(no_half(method)));
         return receiver(&a);
     }
-    let fresh = clone_tensor(&x)?;
-    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::base::dtype::no_half_math().named("renorm")));
-    one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
-}
-
-/// `torch.renorm([res,] x, p, dim, maxnorm)`: a new tensor unless res is given.
-fn renorm_function(lua: &Lua, a: Args) -> Result<MultiValue> {
-    let (dest, x, dim, p, maxnorm) = renorm_args(&a)?;
-    let fresh = clone_tensor(&x)?;
-    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named("renorm")?, half => return Err(crate::torch::base::dtype::no_half_math().named("renorm")));
-    one(deliver(lua, dest.as_ref(), fresh, "renorm")?)
-}
-
-pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
-    // The same argument forms serve `x:f(...)` and `torch.f(...)`: these methods never work in
-    // place on their receiver.
-    for t in [tensor, functions] {
-        add(lua, t, "sum", |lua, a| sum_like(lua, a, "sum", SumKind::Sum))?;
-        add(lua, t, "prod", |lua, a| sum_like(lua, a, "prod", SumKind::Prod))?;
-        add(lua, t, "mean", |lua, a| sum_like(lua, a, "mean", SumKind::Mean))?;
-        add(lua, t, "max", |lua, a| extreme(lua, a, "max", true))?;
-        add(lua, t, "min", |lua, a| extreme(lua, a, "min", false))?;
-        add(lua, t, "var", |lua, a| var_like(lua, a, "var", false))?;
-        add(lua, t, "std", |lua, a| var_like(lua, a, "std", true))?;
-        add(lua, t, "norm", norm)?;
-        add(lua, t, "dist", dist_method)?;
-        add(lua, t, "all", |_, a| logical(a, "all", false))?;
-        add(lua, t, "any", |_, a| logical(a, "any", true))?;
-        add(lua, t, "cumsum", |lua, a| cumulative(lua, a, "cumsum", false))?;
-        add(lua, t, "cumprod", |lua, a| cumulative(lua, a, "cumprod", true))?;
-        add(lua, t, "sort", sort_method)?;
-        add(lua, t, "topk", topk_method)?;
-        add(lua, t, "kthvalue", kthvalue_method)?;
-        add(lua, t, "median", |lua, a| median_mode(lua, a, "median", false))?;
-        add(lua, t, "mode", |lua, a| median_mode(lua, a, "mode", true))?;
-        add(lua, t, "histc", |lua, a| histogram(lua, a, "histc", false))?;
-        add(lua, t, "bhistc", |lua, a| histogram(lua, a, "bhistc", true))?;
-    }
-    add(lua, tensor, "renorm", renorm_method)?;
-    add(lua, functions, "renorm", renorm_function)?;
-    Ok(())
+    let fresh = clone_tensor(x)?;
+    dispatch_math!(x.dtype, T => along::renorm::<T>(&fresh, p, dim, maxnorm).named(method)?, half => return Err(no_half(method)));
+    one(deliver(lua, dest, fresh, method)?)
 }

@@ -43,6 +43,10 @@ function cases.constructors()
    end
    H.eq(torch.CudaTensor(2, 2):fill(3):type(), 'torch.CudaTensor', 'type()')
    H.raises('wrong storage type', function() torch.CudaTensor(torch.CudaDoubleStorage(2)) end, 'torch.CudaTensor')
+   H.raises('storage of a string', function() torch.CudaStorage('abc') end,
+      'torch.CudaStorage: invalid arguments: string\nexpected arguments: no arguments | number | table | CudaStorage [number] [number]')
+   H.raises('storage of a storage of another type', function() torch.CudaStorage(torch.CudaDoubleStorage(2)) end,
+      'torch.CudaStorage: invalid arguments: CudaDoubleStorage\n')
 end
 
 function cases.conversions()
