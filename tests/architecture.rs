@@ -55,6 +55,7 @@ const LAYERS: &[&str] = &[
     "reserve",
     "interrupt",
     "settings",
+    "calls",
     "error",
 ];
 
