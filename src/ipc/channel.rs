@@ -10,8 +10,9 @@ use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataFields
 use super::args::{fail, opt_bool};
 use super::fast;
 use super::fifo::{CLOSED, DRAINED, Fifo, OPEN};
-use super::handle::{HandleUd, Object, Wrapper, checked, method, new_handle, share};
+use super::handle::{HandleUd, Object, Wrapper, call, method, new_handle, share};
 use super::packed::Packed;
+use crate::calls;
 use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
@@ -58,10 +59,20 @@ impl Object for Channel {
             read: fast_read,
             with_status: true,
         };
-        let slow_write = lua.create_function(checked(WRITE, slow_write))?;
-        let slow_read = lua.create_function(checked(READ, slow_read))?;
+        let slow_write = calls::function(lua, write_fallback)?;
+        let slow_read = calls::function(lua, read_fallback)?;
         fast::install(lua, &spec, slow_write, slow_read)
     }
+}
+
+/// `channel:write(...)` where the FFI wrapper's fast path does not take the items.
+fn write_fallback(lua: &Lua, args: MultiValue) -> Result<i64> {
+    call(WRITE, lua, args, slow_write)
+}
+
+/// `channel:read([noblock])` where the FFI wrapper's fast path does not give the item.
+fn read_fallback(lua: &Lua, args: MultiValue) -> Result<MultiValue> {
+    call(READ, lua, args, slow_read)
 }
 
 fn slow_write(lua: &Lua, _: &AnyUserData, ud: &Ud, args: MultiValue) -> Result<i64> {
@@ -145,10 +156,12 @@ pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     t.set("CLOSED", CLOSED)?;
     t.set("DRAINED", DRAINED)?;
     let mt = lua.create_table()?;
-    mt.set(
-        "__call",
-        lua.create_function(|lua, _: MultiValue| new_handle(lua, Arc::new(Channel::default())))?,
-    )?;
+    calls::add(lua, &mt, "__call", new_channel)?;
     t.set_metatable(Some(mt))?;
     ipc.set("channel", t)
+}
+
+/// `ipc.channel() -> channel`
+fn new_channel(lua: &Lua, _: MultiValue) -> Result<AnyUserData> {
+    new_handle(lua, Arc::new(Channel::default()))
 }

@@ -187,20 +187,28 @@ fn base(lua: &Lua) -> Result<Table> {
     if let Value::Table(t) = lua.named_registry_value::<Value>(BASE_KEY)? {
         return Ok(t);
     }
-    let take = lua.create_function(|lua, ()| match PENDING.with(|p| p.borrow_mut().take()) {
-        Some(m) => m.unpack(lua),
-        None => Ok(Value::Nil),
-    })?;
-    let raise = lua.create_function(|_, ()| -> Result<()> {
-        let msg = FAILED.with(|f| f.borrow_mut().take());
-        Err(mlua::Error::RuntimeError(
-            msg.unwrap_or_else(|| "ipc: unknown error".into()),
-        ))
-    })?;
+    let take = crate::calls::function(lua, take)?;
+    let raise = crate::calls::function(lua, raise)?;
     crate::fastcall::declare(lua)?;
     let t: Table = lua.load(BASE).set_name("=[luatorch]/ipc/fast").call((take, raise))?;
     lua.set_named_registry_value(BASE_KEY, &t)?;
     Ok(t)
+}
+
+/// `take() -> value`: the item a fast read left for its wrapper to unpack (nil when none).
+fn take(lua: &Lua, (): ()) -> Result<Value> {
+    match PENDING.with(|p| p.borrow_mut().take()) {
+        Some(m) => m.unpack(lua),
+        None => Ok(Value::Nil),
+    }
+}
+
+/// `raise()`: raises the error a fast call left.
+fn raise(_: &Lua, (): ()) -> Result<()> {
+    let msg = FAILED.with(|f| f.borrow_mut().take());
+    Err(mlua::Error::RuntimeError(
+        msg.unwrap_or_else(|| "ipc: unknown error".into()),
+    ))
 }
 
 /// What a type with fast methods gives [`install`].

@@ -66,6 +66,7 @@ impl UserData for FileLock {
     }
 }
 
+/// `ipc.flock(path, [noBlock]) -> lock | nil`
 fn flock(lua: &Lua, (path, no_block): (Value, Option<bool>)) -> Result<Value> {
     const M: &str = "ipc.flock";
     let no_block = no_block.unwrap_or(false);
@@ -136,5 +137,5 @@ fn flock(lua: &Lua, (path, no_block): (Value, Option<bool>)) -> Result<Value> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set("flock", lua.create_function(flock)?)
+    crate::calls::add(lua, ipc, "flock", flock)
 }

@@ -117,35 +117,37 @@ where
     R: IntoLuaMulti,
     F: Fn(&Lua, &AnyUserData, &HandleUd<T>, MultiValue) -> Result<R> + MaybeSend + 'static,
 {
-    m.add_function(name, checked(full, f));
+    m.add_function(name, move |lua, args: MultiValue| call(full, lua, args, &f));
 }
 
-/// `f` as a function of the handle and the arguments, refusing calls on anything else.
-pub fn checked<T, R, F>(full: &'static str, f: F) -> impl Fn(&Lua, MultiValue) -> Result<R> + MaybeSend + 'static
+/// Calls `f` with the handle `args` begin with and the rest of them, refusing a call on anything
+/// else with the name `full`.
+pub fn call<T, R>(
+    full: &str,
+    lua: &Lua,
+    mut args: MultiValue,
+    f: impl FnOnce(&Lua, &AnyUserData, &HandleUd<T>, MultiValue) -> Result<R>,
+) -> Result<R>
 where
     T: 'static,
     HandleUd<T>: UserData,
-    R: IntoLuaMulti,
-    F: Fn(&Lua, &AnyUserData, &HandleUd<T>, MultiValue) -> Result<R> + MaybeSend + 'static,
 {
-    move |lua, mut args: MultiValue| {
-        let this = args.pop_front().unwrap_or(Value::Nil);
-        let ud = match &this {
-            Value::UserData(ud) => ud.borrow::<HandleUd<T>>().ok().map(|h| (ud, h)),
-            _ => None,
-        };
-        let Some((any, ud)) = ud else {
-            let what = full.split(':').next().unwrap_or(full);
-            return Err(crate::torch::args::error(
-                full,
-                format!(
-                    "expected an {what} as self, got {} (call it with ':')",
-                    crate::torch::args::type_name(&this)
-                ),
-            ));
-        };
-        f(lua, any, &ud, args)
-    }
+    let this = args.pop_front().unwrap_or(Value::Nil);
+    let ud = match &this {
+        Value::UserData(ud) => ud.borrow::<HandleUd<T>>().ok().map(|h| (ud, h)),
+        _ => None,
+    };
+    let Some((any, ud)) = ud else {
+        let what = full.split(':').next().unwrap_or(full);
+        return Err(crate::torch::args::error(
+            full,
+            format!(
+                "expected an {what} as self, got {} (call it with ':')",
+                crate::torch::args::type_name(&this)
+            ),
+        ));
+    };
+    f(lua, any, &ud, args)
 }
 
 /// A type's fast method as a field value of its userdata (`write` or `read`).

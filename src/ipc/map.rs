@@ -10,6 +10,7 @@ use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, 
 
 use super::args::fail;
 use super::packed::{Packed, pack_all, unpack_all};
+use crate::calls;
 use crate::error::Error;
 use crate::torch::args::error;
 
@@ -226,34 +227,42 @@ fn count(v: &Value, method: &str) -> Result<usize> {
     }
 }
 
+/// How `ipc.map` makes its threads' states: the Lua state's app data, put there by `register`.
+#[derive(Clone, Copy)]
+struct Maker(StateMaker);
+
 pub fn register(lua: &Lua, ipc: &Table, maker: StateMaker) -> Result<()> {
-    ipc.set(
-        "map",
-        lua.create_function(move |lua, mut args: MultiValue| {
-            const M: &str = "ipc.map";
-            let n = count(&args.pop_front().unwrap_or(Value::Nil), M)?;
-            let f = args.pop_front().unwrap_or(Value::Nil);
-            if !matches!(f, Value::Function(_)) {
-                return Err(error(M, "map arg #2 expected a function"));
-            }
-            Map::start(lua, maker, n, None, &f, args, M)
-        })?,
-    )?;
-    ipc.set(
-        "map_extended",
-        lua.create_function(move |lua, mut args: MultiValue| {
-            const M: &str = "ipc.map_extended";
-            let n = count(&args.pop_front().unwrap_or(Value::Nil), M)?;
-            let init = args.pop_front().unwrap_or(Value::Nil);
-            if !matches!(init, Value::Function(_) | Value::String(_) | Value::Nil) {
-                return Err(error(M, "map_extended arg #2 expected a function, string or nil"));
-            }
-            let f = args.pop_front().unwrap_or(Value::Nil);
-            if !matches!(f, Value::Function(_)) {
-                return Err(error(M, "map_extended arg #3 expected a function"));
-            }
-            let init = (!init.is_nil()).then_some(init);
-            Map::start(lua, maker, n, init.as_ref(), &f, args, M)
-        })?,
-    )
+    calls::keep(lua, || Maker(maker));
+    calls::add(lua, ipc, "map", map)?;
+    calls::add(lua, ipc, "map_extended", map_extended)
+}
+
+/// `ipc.map(n, f, ...) -> map`: `f(..., i)` run on n threads, each in a Lua state of its own.
+fn map(lua: &Lua, mut args: MultiValue) -> Result<Map> {
+    const M: &str = "ipc.map";
+    let n = count(&args.pop_front().unwrap_or(Value::Nil), M)?;
+    let f = args.pop_front().unwrap_or(Value::Nil);
+    if !matches!(f, Value::Function(_)) {
+        return Err(error(M, "map arg #2 expected a function"));
+    }
+    let Maker(maker) = calls::state(lua)?;
+    Map::start(lua, maker, n, None, &f, args, M)
+}
+
+/// `ipc.map_extended(n, init, f, ...) -> map`: as `ipc.map`, each thread first running `init` (a
+/// function, code, or nil).
+fn map_extended(lua: &Lua, mut args: MultiValue) -> Result<Map> {
+    const M: &str = "ipc.map_extended";
+    let n = count(&args.pop_front().unwrap_or(Value::Nil), M)?;
+    let init = args.pop_front().unwrap_or(Value::Nil);
+    if !matches!(init, Value::Function(_) | Value::String(_) | Value::Nil) {
+        return Err(error(M, "map_extended arg #2 expected a function, string or nil"));
+    }
+    let f = args.pop_front().unwrap_or(Value::Nil);
+    if !matches!(f, Value::Function(_)) {
+        return Err(error(M, "map_extended arg #3 expected a function"));
+    }
+    let init = (!init.is_nil()).then_some(init);
+    let Maker(maker) = calls::state(lua)?;
+    Map::start(lua, maker, n, init.as_ref(), &f, args, M)
 }

@@ -8,6 +8,7 @@ use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataMethod
 use super::args::{fail, opt_number};
 use super::handle::{HandleUd, Object, close_handle, method, new_handle, share};
 use super::packed::Packed;
+use crate::calls;
 use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
@@ -38,22 +39,23 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set(
-        "marshal",
-        lua.create_function(|lua, args: MultiValue| {
-            const M: &str = "ipc.marshal";
-            let obj = args.front().cloned().unwrap_or(Value::Nil);
-            let upvalues = args.get(1).cloned().unwrap_or(Value::Nil);
-            // The sizes are accepted for torch-ipc's signature; the buffer grows as needed.
-            for i in 2..4 {
-                opt_number(&args, i, M)?;
-            }
-            if obj.is_nil() {
-                return Err(error(M, "must provide object to serialize at arg 1"));
-            }
-            let upvalues = !matches!(upvalues, Value::Nil | Value::Boolean(false));
-            let msg = Packed::pack(lua, &obj, upvalues).map_err(|e| fail(M, e))?;
-            new_handle(lua, Arc::new(Marshal(msg)))
-        })?,
-    )
+    calls::add(lua, ipc, "marshal", marshal)
+}
+
+/// `ipc.marshal(obj, [upvalues], [size], [sizeIncrement]) -> marshal`: `obj` packed once, for
+/// many readers.
+fn marshal(lua: &Lua, args: MultiValue) -> Result<AnyUserData> {
+    const M: &str = "ipc.marshal";
+    let obj = args.front().cloned().unwrap_or(Value::Nil);
+    let upvalues = args.get(1).cloned().unwrap_or(Value::Nil);
+    // The sizes are accepted for torch-ipc's signature; the buffer grows as needed.
+    for i in 2..4 {
+        opt_number(&args, i, M)?;
+    }
+    if obj.is_nil() {
+        return Err(error(M, "must provide object to serialize at arg 1"));
+    }
+    let upvalues = !matches!(upvalues, Value::Nil | Value::Boolean(false));
+    let msg = Packed::pack(lua, &obj, upvalues).map_err(|e| fail(M, e))?;
+    new_handle(lua, Arc::new(Marshal(msg)))
 }

@@ -8,6 +8,7 @@ use mlua::{AnyUserData, Lua, Result, Table, UserData, UserDataMethods};
 use super::args::opt_number;
 use super::handle::{HandleUd, Object, method, new_handle, share};
 use super::signal::{Signal, interrupted};
+use crate::calls;
 use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
@@ -143,8 +144,10 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set(
-        "mutex",
-        lua.create_function(|lua, ()| new_handle(lua, Arc::new(IpcMutex::default())))?,
-    )
+    calls::add(lua, ipc, "mutex", mutex)
+}
+
+/// `ipc.mutex() -> mutex`
+fn mutex(lua: &Lua, (): ()) -> Result<AnyUserData> {
+    new_handle(lua, Arc::new(IpcMutex::default()))
 }

@@ -12,6 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use mlua::{Lua, Result, Table, Value, Variadic};
 
+use crate::calls;
 use crate::torch::args::error;
 
 /// The number of threads of this process (`Threads:` in /proc/self/status).
@@ -23,6 +24,7 @@ fn thread_count() -> Option<usize> {
         .and_then(|n| n.trim().parse().ok())
 }
 
+/// `ipc.fork() -> pid`: 0 in the child.
 fn fork(_: &Lua, (): ()) -> Result<i64> {
     const M: &str = "ipc.fork";
     match thread_count() {
@@ -55,7 +57,8 @@ fn fork(_: &Lua, (): ()) -> Result<i64> {
     }
 }
 
-/// The exit code of child `pid`, or nothing when a signal ended it.
+/// `ipc.waitpid(pid) -> code | nothing`: the exit code of child `pid`, or nothing when a signal
+/// ended it.
 fn waitpid(_: &Lua, pid: Value) -> Result<Variadic<i64>> {
     const M: &str = "ipc.waitpid";
     let pid = match crate::torch::args::number(&pid) {
@@ -87,25 +90,38 @@ fn waitpid(_: &Lua, pid: Value) -> Result<Variadic<i64>> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set("getpid", lua.create_function(|_, ()| Ok(std::process::id() as i64))?)?;
-    ipc.set(
-        "getppid",
-        lua.create_function(|_, ()| Ok(unsafe { libc::getppid() } as i64))?,
-    )?;
-    // pthread_self, as torch-ipc: an address, exact in a Lua number.
-    ipc.set(
-        "gettid",
-        lua.create_function(|_, ()| Ok(unsafe { libc::pthread_self() } as i64))?,
-    )?;
-    ipc.set("fork", lua.create_function(fork)?)?;
-    ipc.set("waitpid", lua.create_function(waitpid)?)?;
-    ipc.set("isOSX", lua.create_function(|_, ()| Ok(cfg!(target_os = "macos")))?)?;
-    ipc.set(
-        "isDevel",
-        lua.create_function(|_, ()| {
-            let devel = std::env::var_os("CKOIA_DEVEL_MODE").is_some_and(|v| v.as_bytes().starts_with(b"1"));
-            Ok(cfg!(target_os = "macos") || devel)
-        })?,
-    )?;
+    calls::add(lua, ipc, "getpid", getpid)?;
+    calls::add(lua, ipc, "getppid", getppid)?;
+    calls::add(lua, ipc, "gettid", gettid)?;
+    calls::add(lua, ipc, "fork", fork)?;
+    calls::add(lua, ipc, "waitpid", waitpid)?;
+    calls::add(lua, ipc, "isOSX", is_osx)?;
+    calls::add(lua, ipc, "isDevel", is_devel)?;
     Ok(())
+}
+
+/// `ipc.getpid() -> pid`
+fn getpid(_: &Lua, (): ()) -> Result<i64> {
+    Ok(std::process::id() as i64)
+}
+
+/// `ipc.getppid() -> pid`
+fn getppid(_: &Lua, (): ()) -> Result<i64> {
+    Ok(unsafe { libc::getppid() } as i64)
+}
+
+/// `ipc.gettid() -> id`: pthread_self, as torch-ipc: an address, exact in a Lua number.
+fn gettid(_: &Lua, (): ()) -> Result<i64> {
+    Ok(unsafe { libc::pthread_self() } as i64)
+}
+
+/// `ipc.isOSX() -> bool`
+fn is_osx(_: &Lua, (): ()) -> Result<bool> {
+    Ok(cfg!(target_os = "macos"))
+}
+
+/// `ipc.isDevel() -> bool`: macOS, or CKOIA_DEVEL_MODE set to 1.
+fn is_devel(_: &Lua, (): ()) -> Result<bool> {
+    let devel = std::env::var_os("CKOIA_DEVEL_MODE").is_some_and(|v| v.as_bytes().starts_with(b"1"));
+    Ok(cfg!(target_os = "macos") || devel)
 }

@@ -10,6 +10,7 @@ use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, Us
 use super::args::{fail, opt_bool, opt_number};
 use super::handle::{HandleUd, Object, new_handle, share};
 use super::packed::Packed;
+use crate::calls;
 use crate::error::Named;
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
@@ -118,67 +119,67 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set(
-        "sharedtable",
-        lua.create_function(|lua, args: MultiValue| {
-            const M: &str = "ipc.sharedtable";
-            let init = args.front().cloned().unwrap_or(Value::Nil);
-            let moved = opt_bool(&args, 1, M, false)?;
-            // Values are unpacked in the state that reads them, so there is no private state to
-            // prepare: `requires` is accepted for torch-ipc's signature (and checked), as are the sizes.
-            if !matches!(args.get(2), None | Some(Value::Nil) | Some(Value::String(_))) {
-                return Err(error(
-                    M,
-                    format!(
-                        "bad argument #3 (a string of code or nil expected, got {})",
-                        crate::torch::args::type_name(&args[2])
-                    ),
-                ));
-            }
-            for i in 3..5 {
-                opt_number(&args, i, M)?;
-            }
-            let st = Arc::new(SharedTable::default());
-            match init {
-                Value::Nil => {}
-                Value::Table(t) => {
-                    let pairs: Vec<(Value, Value)> = t.pairs::<Value, Value>().collect::<Result<_>>()?;
-                    for (k, v) in pairs {
-                        st.set(lua, &k, &v, M)?;
-                        if moved {
-                            t.raw_set(k, Value::Nil)?;
-                        }
-                    }
+    calls::add(lua, ipc, "sharedtable", sharedtable)?;
+    calls::add(lua, ipc, "sharedtable_size", sharedtable_size)
+}
+
+/// `ipc.sharedtable([init], [move], [requires], [size], [sizeIncrement]) -> sharedtable`
+fn sharedtable(lua: &Lua, args: MultiValue) -> Result<AnyUserData> {
+    const M: &str = "ipc.sharedtable";
+    let init = args.front().cloned().unwrap_or(Value::Nil);
+    let moved = opt_bool(&args, 1, M, false)?;
+    // Values are unpacked in the state that reads them, so there is no private state to
+    // prepare: `requires` is accepted for torch-ipc's signature (and checked), as are the sizes.
+    if !matches!(args.get(2), None | Some(Value::Nil) | Some(Value::String(_))) {
+        return Err(error(
+            M,
+            format!(
+                "bad argument #3 (a string of code or nil expected, got {})",
+                crate::torch::args::type_name(&args[2])
+            ),
+        ));
+    }
+    for i in 3..5 {
+        opt_number(&args, i, M)?;
+    }
+    let st = Arc::new(SharedTable::default());
+    match init {
+        Value::Nil => {}
+        Value::Table(t) => {
+            let pairs: Vec<(Value, Value)> = t.pairs::<Value, Value>().collect::<Result<_>>()?;
+            for (k, v) in pairs {
+                st.set(lua, &k, &v, M)?;
+                if moved {
+                    t.raw_set(k, Value::Nil)?;
                 }
-                _ => return Err(error(M, "sharedtable arg #1 expected to be a table or nil")),
             }
-            new_handle(lua, st)
-        })?,
-    )?;
-    ipc.set(
-        "sharedtable_size",
-        lua.create_function(|_, v: Value| {
-            const M: &str = "ipc.sharedtable_size";
-            let h = match &v {
-                Value::UserData(ud) => ud.borrow::<Ud>().ok(),
-                _ => None,
-            };
-            let h = h.ok_or_else(|| {
-                error(
-                    M,
-                    format!(
-                        "bad argument #1 (ipc.sharedtable expected, got {})",
-                        crate::torch::args::type_name(&v)
-                    ),
-                )
-            })?;
-            let st = h.get(WHAT).named(M)?;
-            let bytes: usize = st
-                .lock()
-                .iter()
-                .map(|(k, m)| m.size() + 16 + matches!(k, Key::Str(_)) as usize * 16)
-                .sum();
-            Ok(bytes as f64 / 1024.0)
-        })?,
-    )
+        }
+        _ => return Err(error(M, "sharedtable arg #1 expected to be a table or nil")),
+    }
+    new_handle(lua, st)
+}
+
+/// `ipc.sharedtable_size(st) -> kib`: about how much memory its entries take, in KiB.
+fn sharedtable_size(_: &Lua, v: Value) -> Result<f64> {
+    const M: &str = "ipc.sharedtable_size";
+    let h = match &v {
+        Value::UserData(ud) => ud.borrow::<Ud>().ok(),
+        _ => None,
+    };
+    let h = h.ok_or_else(|| {
+        error(
+            M,
+            format!(
+                "bad argument #1 (ipc.sharedtable expected, got {})",
+                crate::torch::args::type_name(&v)
+            ),
+        )
+    })?;
+    let st = h.get(WHAT).named(M)?;
+    let bytes: usize = st
+        .lock()
+        .iter()
+        .map(|(k, m)| m.size() + 16 + matches!(k, Key::Str(_)) as usize * 16)
+        .sum();
+    Ok(bytes as f64 / 1024.0)
 }

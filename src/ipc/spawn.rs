@@ -369,6 +369,7 @@ fn string_list(lua: &Lua, t: &Table, field: &str) -> Result<Vec<OsString>> {
         .collect()
 }
 
+/// `ipc.spawn{file=, args=, env=} -> spawn`
 fn spawn(lua: &Lua, args: Variadic<Value>) -> Result<mlua::AnyUserData> {
     const M: &str = "ipc.spawn";
     let opt = match args.as_slice() {
@@ -453,6 +454,5 @@ fn spawn(lua: &Lua, args: Variadic<Value>) -> Result<mlua::AnyUserData> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set("spawn", lua.create_function(spawn)?)?;
-    Ok(())
+    crate::calls::add(lua, ipc, "spawn", spawn)
 }

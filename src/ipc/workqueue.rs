@@ -12,8 +12,9 @@ use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataFields
 use super::args::{fail, opt_bool, opt_number};
 use super::fast;
 use super::fifo::Fifo;
-use super::handle::{HandleUd, Object, Wrapper, checked, close_handle, method, new_handle, share};
+use super::handle::{HandleUd, Object, Wrapper, call, close_handle, method, new_handle, share};
 use super::packed::Packed;
+use crate::calls;
 use crate::error::{Error, Named};
 use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
@@ -106,12 +107,22 @@ impl Object for WorkQueue {
             read: fast_read,
             with_status: false,
         };
-        let slow_write = lua.create_function(checked(WRITE, |lua, _, ud: &Ud, args| {
-            write(lua, ud, args, WRITE, false)
-        }))?;
-        let slow_read = lua.create_function(checked(READ, slow_read))?;
+        let slow_write = calls::function(lua, write_fallback)?;
+        let slow_read = calls::function(lua, read_fallback)?;
         fast::install(lua, &spec, slow_write, slow_read)
     }
+}
+
+/// `q:write(v)` where the FFI wrapper's fast path does not take the value.
+fn write_fallback(lua: &Lua, args: MultiValue) -> Result<()> {
+    call(WRITE, lua, args, |lua, _, ud: &Ud, args| {
+        write(lua, ud, args, WRITE, false)
+    })
+}
+
+/// `q:read([noblock])` where the FFI wrapper's fast path does not give the item.
+fn read_fallback(lua: &Lua, args: MultiValue) -> Result<Variadic<Value>> {
+    call(READ, lua, args, slow_read)
 }
 
 fn write(lua: &Lua, ud: &Ud, args: MultiValue, method: &str, upvalues: bool) -> Result<()> {
@@ -187,49 +198,50 @@ pub fn handle_of(ud: &AnyUserData) -> Option<Arc<dyn Handle>> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set(
-        "workqueue",
-        lua.create_function(|lua, args: MultiValue| {
-            const M: &str = "ipc.workqueue";
-            // The sizes are accepted for torch-ipc's signature; queues grow as needed.
-            for i in 1..3 {
-                if let Some(n) = opt_number(&args, i, M)?
-                    && (n.is_nan() || n < 0.0)
-                {
-                    return Err(error(
-                        M,
-                        format!("bad argument #{} (a size of at least 0 expected, got {n})", i + 1),
-                    ));
+    calls::add(lua, ipc, "workqueue", workqueue)
+}
+
+/// `ipc.workqueue([name], [size], [sizeIncrement]) -> queue, created`: a new queue, or the
+/// one of that name (`created` 0 when it was there).
+fn workqueue(lua: &Lua, args: MultiValue) -> Result<(AnyUserData, i32)> {
+    const M: &str = "ipc.workqueue";
+    // The sizes are accepted for torch-ipc's signature; queues grow as needed.
+    for i in 1..3 {
+        if let Some(n) = opt_number(&args, i, M)?
+            && (n.is_nan() || n < 0.0)
+        {
+            return Err(error(
+                M,
+                format!("bad argument #{} (a size of at least 0 expected, got {n})", i + 1),
+            ));
+        }
+    }
+    let name = args.front().cloned().unwrap_or(Value::Nil);
+    let (q, created) = match name {
+        Value::Nil => (Arc::new(WorkQueue::new(false)), 1),
+        Value::String(s) => {
+            let name = s.to_string_lossy();
+            let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+            let reg = reg.get_or_insert_with(HashMap::new);
+            reg.retain(|_, w| w.strong_count() > 0);
+            match reg.get(&name).and_then(Weak::upgrade) {
+                Some(q) => (q, 0),
+                None => {
+                    let q = Arc::new(WorkQueue::new(true));
+                    reg.insert(name, Arc::downgrade(&q));
+                    (q, 1)
                 }
             }
-            let name = args.front().cloned().unwrap_or(Value::Nil);
-            let (q, created) = match name {
-                Value::Nil => (Arc::new(WorkQueue::new(false)), 1),
-                Value::String(s) => {
-                    let name = s.to_string_lossy();
-                    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-                    let reg = reg.get_or_insert_with(HashMap::new);
-                    reg.retain(|_, w| w.strong_count() > 0);
-                    match reg.get(&name).and_then(Weak::upgrade) {
-                        Some(q) => (q, 0),
-                        None => {
-                            let q = Arc::new(WorkQueue::new(true));
-                            reg.insert(name, Arc::downgrade(&q));
-                            (q, 1)
-                        }
-                    }
-                }
-                other => {
-                    return Err(error(
-                        M,
-                        format!(
-                            "bad argument #1 (a name or nil expected, got {})",
-                            crate::torch::args::type_name(&other)
-                        ),
-                    ));
-                }
-            };
-            Ok((new_handle(lua, q)?, created))
-        })?,
-    )
+        }
+        other => {
+            return Err(error(
+                M,
+                format!(
+                    "bad argument #1 (a name or nil expected, got {})",
+                    crate::torch::args::type_name(&other)
+                ),
+            ));
+        }
+    };
+    Ok((new_handle(lua, q)?, created))
 }

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use mlua::{Lua, LuaString, Result, Table, Value, Variadic};
 
+use crate::calls;
 use crate::error::{Error, Named};
 use crate::process::{launch, sweep};
 use crate::torch::args::error;
@@ -32,6 +33,7 @@ struct Parallel {
     link: Option<Link>,
 }
 
+/// This process's hub and link, in the Lua state's app data (`open` puts it there).
 type Shared = Rc<RefCell<Parallel>>;
 
 fn busy(method: &str) -> mlua::Error {
@@ -39,7 +41,8 @@ fn busy(method: &str) -> mlua::Error {
 }
 
 /// Runs `f` on this process's hub, made on first use.
-fn with_hub<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Hub) -> crate::error::Result<R>) -> Result<R> {
+fn with_hub<R>(lua: &Lua, method: &str, f: impl FnOnce(&mut Hub) -> crate::error::Result<R>) -> Result<R> {
+    let state = calls::state::<Shared>(lua)?;
     let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
     if p.hub.is_none() {
         // A child's children on this machine share its run, so one sweep at the top removes
@@ -57,7 +60,8 @@ fn with_hub<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Hub) -> crate::
     f(p.hub.as_mut().expect("made above")).named(method)
 }
 
-fn with_link<R>(state: &Shared, method: &str, f: impl FnOnce(&mut Link) -> crate::error::Result<R>) -> Result<R> {
+fn with_link<R>(lua: &Lua, method: &str, f: impl FnOnce(&mut Link) -> crate::error::Result<R>) -> Result<R> {
+    let state = calls::state::<Shared>(lua)?;
     let mut p = state.try_borrow_mut().map_err(|_| busy(method))?;
     let link = p.link.as_mut().ok_or_else(|| {
         Error::argument("this process has no parent (it was not started by parallel.fork)").named(method)
@@ -89,255 +93,226 @@ fn string_arg(v: &Value) -> Option<String> {
 }
 
 pub fn open(lua: &Lua) -> Result<Table> {
-    let state: Shared = Rc::default();
+    calls::keep(lua, Shared::default);
     let t = lua.create_table()?;
-
-    // fork(id, spec{host, protocol, program, connect_ip, timeout, path, cpath}, welcome) -> pid
-    let s = state.clone();
-    t.set(
-        "fork",
-        lua.create_function(move |lua, (id, spec, welcome): (u32, Table, Value)| {
-            const M: &str = "parallel.fork";
-            let get = |k: &str| spec.get::<Value>(k).map(|v| string_arg(&v));
-            let launch_spec = launch::Spec {
-                host: get("host")?,
-                protocol: get("protocol")?,
-                program: get("program")?,
-                connect_timeout: spec.get::<Option<u32>>("timeout")?.unwrap_or(30).max(1),
-                search_paths: match (
-                    spec.get::<Option<LuaString>>("path")?,
-                    spec.get::<Option<LuaString>>("cpath")?,
-                ) {
-                    (Some(p), Some(c)) => Some((p.as_bytes().to_vec(), c.as_bytes().to_vec())),
-                    _ => None,
-                },
-                chunk: launch::CHILD_CHUNK,
-            };
-            let connect_ip = get("connect_ip")?;
-            let body = crate::torch::t7::serialize(lua, &welcome, crate::torch::t7::Mode::Binary)?;
-            with_hub(&s, M, |hub| hub.fork(id, &launch_spec, connect_ip.as_deref(), body))
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "await",
-        lua.create_function(move |_, (list, timeout): (Value, f64)| {
-            const M: &str = "parallel.fork";
-            let ids = ids(M, list)?;
-            let timeout = Duration::from_secs_f64(timeout.clamp(0.1, 1e6));
-            with_hub(&s, M, |hub| hub.await_connected(&ids, timeout))
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "exec",
-        lua.create_function(move |_, (id, code, bytecode): (u32, LuaString, bool)| {
-            let code = code.as_bytes().to_vec();
-            with_hub(&s, "parallel.exec", |hub| hub.exec(id, code, bytecode))
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "join",
-        lua.create_function(move |_, (list, msg): (Value, LuaString)| {
-            const M: &str = "parallel.join";
-            let ids = ids(M, list)?;
-            let msg = msg.as_bytes().to_vec();
-            with_hub(&s, M, |hub| hub.join(&ids, &msg))
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "send",
-        lua.create_function(move |lua, (list, value): (Value, Value)| {
-            const M: &str = "parallel.send";
-            let ids = ids(M, list)?;
-            let ser = data::serialize(lua, &value).map_err(|e| error(M, e))?;
-            with_hub(&s, M, |hub| hub.send(&ids, &ser))
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "receive",
-        lua.create_function(move |lua, (id, noblock): (u32, bool)| {
-            const M: &str = "parallel.receive";
-            let frames = with_hub(&s, M, |hub| hub.receive(id, noblock))?;
-            match frames {
-                Some(f) => Ok(Variadic::from_iter([
-                    Value::Boolean(true),
-                    data::deserialize(lua, f, owed::Peer::Child(id), M)?,
-                ])),
-                None => Ok(Variadic::from_iter([Value::Boolean(false)])),
-            }
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "receive_any",
-        lua.create_function(move |lua, ids: Vec<u32>| {
-            const M: &str = "parallel.receive_any";
-            let (id, got) = with_hub(&s, M, |hub| hub.receive_any(&ids))?;
-            Ok(match got {
-                Ok(f) => Variadic::from_iter([
-                    Value::Integer(id.into()),
-                    Value::Boolean(true),
-                    data::deserialize(lua, f, owed::Peer::Child(id), M)?,
-                ]),
-                Err(why) => Variadic::from_iter([
-                    Value::Integer(id.into()),
-                    Value::Boolean(false),
-                    Value::String(lua.create_string(why.to_string())?),
-                ]),
-            })
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "sync",
-        lua.create_function(move |_, id: u32| with_hub(&s, "parallel.sync", |hub| hub.sync(id)))?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "kill",
-        lua.create_function(move |_, (id, why): (u32, String)| {
-            let mut p = s.try_borrow_mut().map_err(|_| busy("parallel.close"))?;
-            if let Some(hub) = p.hub.as_mut() {
-                hub.kill(id, &why);
-            }
-            Ok(())
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "kill_all",
-        lua.create_function(move |_, why: String| {
-            let mut p = s.try_borrow_mut().map_err(|_| busy("parallel.close"))?;
-            let top = p.link.is_none();
-            if let Some(hub) = p.hub.as_mut() {
-                hub.kill_all(&why);
-                // Segments in flight anywhere in the run: only the top process may sweep them,
-                // once every process of the run is gone.
-                if top {
-                    sweep::sweep_run(hub.run());
-                }
-            }
-            Ok(())
-        })?,
-    )?;
-
+    calls::add(lua, &t, "fork", fork)?;
+    calls::add(lua, &t, "await", await_connected)?;
+    calls::add(lua, &t, "exec", exec)?;
+    calls::add(lua, &t, "join", join)?;
+    calls::add(lua, &t, "send", send)?;
+    calls::add(lua, &t, "receive", receive)?;
+    calls::add(lua, &t, "receive_any", receive_any)?;
+    calls::add(lua, &t, "sync", sync)?;
+    calls::add(lua, &t, "kill", kill)?;
+    calls::add(lua, &t, "kill_all", kill_all)?;
     // Child side.
-    let s = state.clone();
-    t.set(
-        "child_start",
-        lua.create_function(move |lua, ()| {
-            const M: &str = "parallel._child";
-            let mut p = s.try_borrow_mut().map_err(|_| busy(M))?;
-            if p.link.is_some() {
-                return Err(error(M, "this child is already connected"));
-            }
-            let (link, body) = Link::connect().named(M)?;
-            p.link = Some(link);
-            drop(p);
-            crate::torch::t7::deserialize(lua, &body, crate::torch::t7::Mode::Binary)
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "parent_send",
-        lua.create_function(move |lua, value: Value| {
-            const M: &str = "parallel.parent:send";
-            let ser = data::serialize(lua, &value).map_err(|e| error(M, e))?;
-            with_link(&s, M, |link| {
-                link.send_releases()?;
-                let reach = link.reach;
-                let frames = ser.frames(reach, &mut link.pool)?;
-                link.send_frames(frames)
-            })
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "parent_receive",
-        lua.create_function(move |lua, noblock: bool| {
-            const M: &str = "parallel.parent:receive";
-            match with_link(&s, M, |link| link.receive(noblock))? {
-                Some(f) => Ok(Variadic::from_iter([
-                    Value::Boolean(true),
-                    data::deserialize(lua, f, owed::Peer::Parent, M)?,
-                ])),
-                None => Ok(Variadic::from_iter([Value::Boolean(false)])),
-            }
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "yield",
-        lua.create_function(move |lua, ()| {
-            let msg = with_link(&s, "parallel.yield", |link| link.yield_now())?;
-            lua.create_string(msg)
-        })?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "next_exec",
-        lua.create_function(
-            move |lua, ()| match with_link(&s, "parallel._child", |link| link.next_exec())? {
-                Some((bytecode, code)) => Ok(Variadic::from_iter([
-                    Value::String(lua.create_string(code)?),
-                    Value::Boolean(bytecode),
-                ])),
-                None => Ok(Variadic::new()),
-            },
-        )?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "done",
-        lua.create_function(move |_, ()| with_link(&s, "parallel._child", |link| link.done()))?,
-    )?;
-
-    let s = state.clone();
-    t.set(
-        "failed",
-        lua.create_function(move |_, msg: LuaString| {
-            let msg = msg.to_string_lossy();
-            with_link(&s, "parallel._child", |link| link.failed(&msg))
-        })?,
-    )?;
-
-    // A child about to exit: its segments go, and its last messages leave first.
-    let s = state.clone();
-    t.set(
-        "shutdown",
-        lua.create_function(move |_, ()| {
-            let mut p = s.try_borrow_mut().map_err(|_| busy("parallel._child"))?;
-            p.hub = None;
-            if let Some(mut link) = p.link.take() {
-                link.flush();
-            }
-            Ok(())
-        })?,
-    )?;
-
-    t.set(
-        "localip",
-        lua.create_function(|_, names: Option<Table>| local_ip(names))?,
-    )?;
+    calls::add(lua, &t, "child_start", child_start)?;
+    calls::add(lua, &t, "parent_send", parent_send)?;
+    calls::add(lua, &t, "parent_receive", parent_receive)?;
+    calls::add(lua, &t, "yield", yield_now)?;
+    calls::add(lua, &t, "next_exec", next_exec)?;
+    calls::add(lua, &t, "done", done)?;
+    calls::add(lua, &t, "failed", failed)?;
+    calls::add(lua, &t, "shutdown", shutdown)?;
+    calls::add(lua, &t, "localip", localip)?;
     Ok(t)
+}
+
+/// `fork(id, spec{host, protocol, program, connect_ip, timeout, path, cpath}, welcome) -> pid`
+fn fork(lua: &Lua, (id, spec, welcome): (u32, Table, Value)) -> Result<u32> {
+    const M: &str = "parallel.fork";
+    let get = |k: &str| spec.get::<Value>(k).map(|v| string_arg(&v));
+    let launch_spec = launch::Spec {
+        host: get("host")?,
+        protocol: get("protocol")?,
+        program: get("program")?,
+        connect_timeout: spec.get::<Option<u32>>("timeout")?.unwrap_or(30).max(1),
+        search_paths: match (
+            spec.get::<Option<LuaString>>("path")?,
+            spec.get::<Option<LuaString>>("cpath")?,
+        ) {
+            (Some(p), Some(c)) => Some((p.as_bytes().to_vec(), c.as_bytes().to_vec())),
+            _ => None,
+        },
+        chunk: launch::CHILD_CHUNK,
+    };
+    let connect_ip = get("connect_ip")?;
+    let body = crate::torch::t7::serialize(lua, &welcome, crate::torch::t7::Mode::Binary)?;
+    with_hub(lua, M, |hub| hub.fork(id, &launch_spec, connect_ip.as_deref(), body))
+}
+
+/// `await(ids | id, timeout)`: waits for the forked children to connect.
+fn await_connected(lua: &Lua, (list, timeout): (Value, f64)) -> Result<()> {
+    const M: &str = "parallel.fork";
+    let ids = ids(M, list)?;
+    let timeout = Duration::from_secs_f64(timeout.clamp(0.1, 1e6));
+    with_hub(lua, M, |hub| hub.await_connected(&ids, timeout))
+}
+
+/// `exec(id, code, bytecode)`: sends a child the code to run.
+fn exec(lua: &Lua, (id, code, bytecode): (u32, LuaString, bool)) -> Result<()> {
+    let code = code.as_bytes().to_vec();
+    with_hub(lua, "parallel.exec", |hub| hub.exec(id, code, bytecode))
+}
+
+/// `join(ids | id, msg)`
+fn join(lua: &Lua, (list, msg): (Value, LuaString)) -> Result<()> {
+    const M: &str = "parallel.join";
+    let ids = ids(M, list)?;
+    let msg = msg.as_bytes().to_vec();
+    with_hub(lua, M, |hub| hub.join(&ids, &msg))
+}
+
+/// `send(ids | id, value)`
+fn send(lua: &Lua, (list, value): (Value, Value)) -> Result<()> {
+    const M: &str = "parallel.send";
+    let ids = ids(M, list)?;
+    let ser = data::serialize(lua, &value).map_err(|e| error(M, e))?;
+    with_hub(lua, M, |hub| hub.send(&ids, &ser))
+}
+
+/// `receive(id, noblock) -> true, value | false`
+fn receive(lua: &Lua, (id, noblock): (u32, bool)) -> Result<Variadic<Value>> {
+    const M: &str = "parallel.receive";
+    let frames = with_hub(lua, M, |hub| hub.receive(id, noblock))?;
+    match frames {
+        Some(f) => Ok(Variadic::from_iter([
+            Value::Boolean(true),
+            data::deserialize(lua, f, owed::Peer::Child(id), M)?,
+        ])),
+        None => Ok(Variadic::from_iter([Value::Boolean(false)])),
+    }
+}
+
+/// `receive_any(ids) -> id, true, value | id, false, why`
+fn receive_any(lua: &Lua, ids: Vec<u32>) -> Result<Variadic<Value>> {
+    const M: &str = "parallel.receive_any";
+    let (id, got) = with_hub(lua, M, |hub| hub.receive_any(&ids))?;
+    Ok(match got {
+        Ok(f) => Variadic::from_iter([
+            Value::Integer(id.into()),
+            Value::Boolean(true),
+            data::deserialize(lua, f, owed::Peer::Child(id), M)?,
+        ]),
+        Err(why) => Variadic::from_iter([
+            Value::Integer(id.into()),
+            Value::Boolean(false),
+            Value::String(lua.create_string(why.to_string())?),
+        ]),
+    })
+}
+
+/// `sync(id)`
+fn sync(lua: &Lua, id: u32) -> Result<()> {
+    with_hub(lua, "parallel.sync", |hub| hub.sync(id))
+}
+
+/// `kill(id, why)`
+fn kill(lua: &Lua, (id, why): (u32, String)) -> Result<()> {
+    let s = calls::state::<Shared>(lua)?;
+    let mut p = s.try_borrow_mut().map_err(|_| busy("parallel.close"))?;
+    if let Some(hub) = p.hub.as_mut() {
+        hub.kill(id, &why);
+    }
+    Ok(())
+}
+
+/// `kill_all(why)`
+fn kill_all(lua: &Lua, why: String) -> Result<()> {
+    let s = calls::state::<Shared>(lua)?;
+    let mut p = s.try_borrow_mut().map_err(|_| busy("parallel.close"))?;
+    let top = p.link.is_none();
+    if let Some(hub) = p.hub.as_mut() {
+        hub.kill_all(&why);
+        // Segments in flight anywhere in the run: only the top process may sweep them,
+        // once every process of the run is gone.
+        if top {
+            sweep::sweep_run(hub.run());
+        }
+    }
+    Ok(())
+}
+
+/// `child_start() -> welcome`: a child connects to its parent.
+fn child_start(lua: &Lua, (): ()) -> Result<Value> {
+    const M: &str = "parallel._child";
+    let s = calls::state::<Shared>(lua)?;
+    let mut p = s.try_borrow_mut().map_err(|_| busy(M))?;
+    if p.link.is_some() {
+        return Err(error(M, "this child is already connected"));
+    }
+    let (link, body) = Link::connect().named(M)?;
+    p.link = Some(link);
+    drop(p);
+    crate::torch::t7::deserialize(lua, &body, crate::torch::t7::Mode::Binary)
+}
+
+/// `parent_send(value)`
+fn parent_send(lua: &Lua, value: Value) -> Result<()> {
+    const M: &str = "parallel.parent:send";
+    let ser = data::serialize(lua, &value).map_err(|e| error(M, e))?;
+    with_link(lua, M, |link| {
+        link.send_releases()?;
+        let reach = link.reach;
+        let frames = ser.frames(reach, &mut link.pool)?;
+        link.send_frames(frames)
+    })
+}
+
+/// `parent_receive(noblock) -> true, value | false`
+fn parent_receive(lua: &Lua, noblock: bool) -> Result<Variadic<Value>> {
+    const M: &str = "parallel.parent:receive";
+    match with_link(lua, M, |link| link.receive(noblock))? {
+        Some(f) => Ok(Variadic::from_iter([
+            Value::Boolean(true),
+            data::deserialize(lua, f, owed::Peer::Parent, M)?,
+        ])),
+        None => Ok(Variadic::from_iter([Value::Boolean(false)])),
+    }
+}
+
+/// `yield() -> msg`
+fn yield_now(lua: &Lua, (): ()) -> Result<LuaString> {
+    let msg = with_link(lua, "parallel.yield", |link| link.yield_now())?;
+    lua.create_string(msg)
+}
+
+/// `next_exec() -> code, bytecode | nothing`
+fn next_exec(lua: &Lua, (): ()) -> Result<Variadic<Value>> {
+    match with_link(lua, "parallel._child", |link| link.next_exec())? {
+        Some((bytecode, code)) => Ok(Variadic::from_iter([
+            Value::String(lua.create_string(code)?),
+            Value::Boolean(bytecode),
+        ])),
+        None => Ok(Variadic::new()),
+    }
+}
+
+/// `done()`: the child's code finished.
+fn done(lua: &Lua, (): ()) -> Result<()> {
+    with_link(lua, "parallel._child", |link| link.done())
+}
+
+/// `failed(msg)`: the child's code failed.
+fn failed(lua: &Lua, msg: LuaString) -> Result<()> {
+    let msg = msg.to_string_lossy();
+    with_link(lua, "parallel._child", |link| link.failed(&msg))
+}
+
+/// `shutdown()`: a child about to exit: its segments go, and its last messages leave first.
+fn shutdown(lua: &Lua, (): ()) -> Result<()> {
+    let s = calls::state::<Shared>(lua)?;
+    let mut p = s.try_borrow_mut().map_err(|_| busy("parallel._child"))?;
+    p.hub = None;
+    if let Some(mut link) = p.link.take() {
+        link.flush();
+    }
+    Ok(())
+}
+
+/// `localip([names]) -> ip | nil`
+fn localip(_: &Lua, names: Option<Table>) -> Result<Option<String>> {
+    local_ip(names)
 }
 
 /// The first IPv4 address of the named interfaces (or of any non-loopback interface that is up).

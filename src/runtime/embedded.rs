@@ -20,17 +20,19 @@ fn load(lua: &Lua, rel: &str, code: &'static [u8]) -> Result<Function> {
     }
 }
 
+/// `search(name) -> loader | why`: the package searcher for embedded modules.
+fn search(lua: &Lua, name: String) -> Result<Value> {
+    match EMBEDDED_LUA.iter().find(|(module, _, _)| *module == name) {
+        Some((_, rel, code)) => Ok(Value::Function(load(lua, rel, code)?)),
+        None => Ok(Value::String(
+            lua.create_string(format!("\n\tno embedded module '{name}'"))?,
+        )),
+    }
+}
+
 /// Inserts a searcher for embedded modules right after `package.preload`'s.
 pub fn install_searcher(lua: &Lua, package: &Table) -> Result<()> {
-    let searcher =
-        lua.create_function(
-            |lua, name: String| match EMBEDDED_LUA.iter().find(|(module, _, _)| *module == name) {
-                Some((_, rel, code)) => Ok(Value::Function(load(lua, rel, code)?)),
-                None => Ok(Value::String(
-                    lua.create_string(format!("\n\tno embedded module '{name}'"))?,
-                )),
-            },
-        )?;
+    let searcher = crate::calls::function(lua, search)?;
     // LuaJIT names the searcher list `loaders` (5.1); 5.2+ calls it `searchers`.
     let loaders: Table = match package.get::<Option<Table>>("loaders")? {
         Some(t) => t,

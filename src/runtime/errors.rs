@@ -2,6 +2,7 @@
 
 use mlua::{Function, IntoLuaMulti, Lua, MultiValue, Result};
 
+use crate::calls;
 use crate::error::message::message_of;
 
 const HANDLER_KEY: &str = "luatorch.traceback_handler";
@@ -20,7 +21,7 @@ fn handler(lua: &Lua) -> Result<Function> {
         return Ok(f);
     }
     let make: Function = errors_module(lua)?.get("traceback_handler")?;
-    let f: Function = make.call(lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?)?;
+    let f: Function = make.call(calls::function(lua, message)?)?;
     lua.set_named_registry_value(HANDLER_KEY, &f)?;
     Ok(f)
 }
@@ -76,6 +77,11 @@ pub fn lua_message(value: mlua::Value) -> mlua::Value {
     }
 }
 
+/// `message(v) -> v'`: [`lua_message`] for Lua code (the handler's and pcall's converter).
+fn message(_: &Lua, v: mlua::Value) -> Result<mlua::Value> {
+    Ok(lua_message(v))
+}
+
 thread_local! {
     static STRING_MAKER: std::cell::RefCell<Option<Lua>> = const { std::cell::RefCell::new(None) };
 }
@@ -97,7 +103,7 @@ pub fn install_string_errors(lua: &Lua) -> Result<()> {
             *m = Some(lua.clone());
         }
     });
-    let convert = lua.create_function(|_, v: mlua::Value| Ok(lua_message(v)))?;
+    let convert = calls::function(lua, message)?;
     let install: Function = errors_module(lua)?.get("install_string_errors")?;
     install.call::<()>(convert)
 }

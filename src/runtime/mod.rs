@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use mlua::{Function, Lua, Result, Table};
 
+use crate::calls;
+
 /// A native module compiled into the binary: `require(name)` returns what `open` builds.
 pub type NativeOpen = fn(&Lua) -> Result<Table>;
 
@@ -107,11 +109,12 @@ pub fn install_modules(lua: &Lua) -> Result<()> {
     let preload: Table = package.get("preload")?;
     for (name, open) in NATIVE_MODULES {
         let open = *open;
+        // calls: one loader per native module, made here for each, capturing its open
         preload.set(*name, lua.create_function(move |lua, ()| open(lua))?)?;
     }
     // Never the shared library from a luarocks tree: a second copy of the Rust side in one state
     // would not know this copy's userdata.
-    preload.set(CORE_MODULE, lua.create_function(|lua, ()| core_table(lua))?)?;
+    preload.set(CORE_MODULE, calls::function(lua, load_core)?)?;
     if cfg!(not(feature = "module")) {
         search_path::configure(lua, &package)?;
         embedded::install_searcher(lua, &package)?;
@@ -128,23 +131,28 @@ pub fn core_table(lua: &Lua) -> Result<Table> {
         "names",
         lua.create_sequence_from(NATIVE_MODULES.iter().map(|(name, _)| *name))?,
     )?;
-    t.set(
-        "open",
-        lua.create_function(|lua, name: mlua::LuaString| {
-            let name = name.to_string_lossy();
-            match NATIVE_MODULES.iter().find(|(n, _)| *n == name) {
-                Some((_, open)) => open(lua),
-                None => {
-                    let known: Vec<&str> = NATIVE_MODULES.iter().map(|(n, _)| *n).collect();
-                    Err(mlua::Error::runtime(format!(
-                        "{CORE_MODULE}.open: no native module '{name}' (there are {})",
-                        known.join(", ")
-                    )))
-                }
-            }
-        })?,
-    )?;
+    calls::add(lua, &t, "open", core_open)?;
     Ok(t)
+}
+
+/// `require 'luatorch.core'`'s loader.
+fn load_core(lua: &Lua, (): ()) -> Result<Table> {
+    core_table(lua)
+}
+
+/// `core.open(name) -> module`: builds the native module `name`.
+fn core_open(lua: &Lua, name: mlua::LuaString) -> Result<Table> {
+    let name = name.to_string_lossy();
+    match NATIVE_MODULES.iter().find(|(n, _)| *n == name) {
+        Some((_, open)) => open(lua),
+        None => {
+            let known: Vec<&str> = NATIVE_MODULES.iter().map(|(n, _)| *n).collect();
+            Err(mlua::Error::runtime(format!(
+                "{CORE_MODULE}.open: no native module '{name}' (there are {})",
+                known.join(", ")
+            )))
+        }
+    }
 }
 
 /// Loads trepl's environment, as `th` does before running anything: `torch`, `paths`, `sys` and

@@ -11,6 +11,8 @@ use std::sync::Mutex;
 
 use mlua::{Lua, MultiValue, Result, Table, Value, Variadic};
 
+use crate::calls;
+
 /// Argument `pos` of `fname` as bytes: a string, or a number converted as Lua would.
 pub(crate) fn arg_bytes(lua: &Lua, fname: &str, pos: usize, v: Value) -> Result<Vec<u8>> {
     let tn = v.type_name();
@@ -380,143 +382,162 @@ fn load_embedded(lua: &Lua, rel: &[u8]) -> Result<Value> {
 
 pub fn open(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
-    t.set("cwd", lua.create_function(|lua, ()| lua_bytes(lua, &cwd_bytes()))?)?;
-    t.set(
-        "concat",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            let pieces = args
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| arg_bytes(lua, "paths.concat", i + 1, v))
-                .collect::<Result<Vec<_>>>()?;
-            lua_bytes(lua, &concat_all(&pieces))
-        })?,
-    )?;
-    t.set(
-        "dirname",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.dirname", 1, p)?;
-            lua_bytes(lua, &dirname(&p))
-        })?,
-    )?;
-    t.set(
-        "basename",
-        lua.create_function(|lua, (p, suffix): (Value, Option<Value>)| {
-            let p = arg_bytes(lua, "paths.basename", 1, p)?;
-            let suffix = opt_arg_bytes(lua, "paths.basename", 2, suffix)?;
-            lua_bytes(lua, &basename(&p, suffix.as_deref()))
-        })?,
-    )?;
-    t.set(
-        "extname",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.extname", 1, p)?;
-            match extname(&p) {
-                Some(e) => lua_bytes(lua, &e),
-                None => Ok(Value::Nil),
-            }
-        })?,
-    )?;
-    t.set(
-        "filep",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.filep", 1, p)?;
-            Ok(std::fs::metadata(os_path(&p)).is_ok_and(|m| !m.is_dir()))
-        })?,
-    )?;
-    t.set(
-        "dirp",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.dirp", 1, p)?;
-            Ok(std::fs::metadata(os_path(&p)).is_ok_and(|m| m.is_dir()))
-        })?,
-    )?;
-    t.set(
-        "dir",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.dir", 1, p)?;
-            let Ok(entries) = std::fs::read_dir(os_path(&p)) else {
-                return Ok(Value::Nil);
-            };
-            let mut names: Vec<Vec<u8>> = entries
-                .filter_map(|e| e.ok())
-                .map(|e| e.file_name().into_vec())
-                .collect();
-            names.sort();
-            let list = lua.create_table_with_capacity(names.len() + 2, 0)?;
-            list.raw_push(".")?;
-            list.raw_push("..")?;
-            for n in names {
-                list.raw_push(lua.create_string(&n)?)?;
-            }
-            Ok(Value::Table(list))
-        })?,
-    )?;
-    t.set(
-        "mkdir",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.mkdir", 1, p)?;
-            if p.is_empty() {
-                return Err(bad_arg("paths.mkdir", 1, "empty path"));
-            }
-            match mkdir(&p) {
-                Ok(()) => success(),
-                Err(e) => failure(lua, &p, &e),
-            }
-        })?,
-    )?;
-    t.set(
-        "rmdir",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.rmdir", 1, p)?;
-            match std::fs::remove_dir(os_path(&p)) {
-                Ok(()) => success(),
-                Err(e) => failure(lua, &p, &e),
-            }
-        })?,
-    )?;
-    t.set(
-        "rmall",
-        lua.create_function(|lua, (p, confirm): (Value, Option<Value>)| {
-            let p = arg_bytes(lua, "paths.rmall", 1, p)?;
-            let confirm = match confirm {
-                Some(Value::String(s)) => Some(s.as_bytes().to_vec()),
-                _ => None,
-            };
-            rmall(lua, &p, confirm.as_deref())
-        })?,
-    )?;
-    t.set("tmpname", lua.create_function(|lua, ()| tmpname(lua))?)?;
-    t.set("uname", lua.create_function(|_, ()| Ok(uname()))?)?;
-    t.set(
-        "execdir",
-        lua.create_function(|lua, ()| match execdir() {
-            Some(d) => lua_bytes(lua, d.as_os_str().as_bytes()),
-            None => Ok(Value::Nil),
-        })?,
-    )?;
-    t.set(
-        "findprogram",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            let names = args
-                .into_iter()
-                .enumerate()
-                .map(|(i, v)| arg_bytes(lua, "paths.findprogram", i + 1, v))
-                .collect::<Result<Vec<_>>>()?;
-            match findprogram(&names) {
-                Some(p) => lua_bytes(lua, &p),
-                None => Ok(Value::Nil),
-            }
-        })?,
-    )?;
-    t.set(
-        "loadembedded",
-        lua.create_function(|lua, p: Value| {
-            let p = arg_bytes(lua, "paths.loadembedded", 1, p)?;
-            load_embedded(lua, &p)
-        })?,
-    )?;
+    calls::add(lua, &t, "cwd", paths_cwd)?;
+    calls::add(lua, &t, "concat", paths_concat)?;
+    calls::add(lua, &t, "dirname", paths_dirname)?;
+    calls::add(lua, &t, "basename", paths_basename)?;
+    calls::add(lua, &t, "extname", paths_extname)?;
+    calls::add(lua, &t, "filep", paths_filep)?;
+    calls::add(lua, &t, "dirp", paths_dirp)?;
+    calls::add(lua, &t, "dir", paths_dir)?;
+    calls::add(lua, &t, "mkdir", paths_mkdir)?;
+    calls::add(lua, &t, "rmdir", paths_rmdir)?;
+    calls::add(lua, &t, "rmall", paths_rmall)?;
+    calls::add(lua, &t, "tmpname", paths_tmpname)?;
+    calls::add(lua, &t, "uname", paths_uname)?;
+    calls::add(lua, &t, "execdir", paths_execdir)?;
+    calls::add(lua, &t, "findprogram", paths_findprogram)?;
+    calls::add(lua, &t, "loadembedded", paths_loadembedded)?;
     Ok(t)
+}
+
+// The Lua functions are named paths_<name>: the plain names are the byte helpers above.
+
+/// `paths.cwd() -> dir`
+fn paths_cwd(lua: &Lua, (): ()) -> Result<Value> {
+    lua_bytes(lua, &cwd_bytes())
+}
+
+/// Every argument of `fname` as bytes.
+fn all_arg_bytes(lua: &Lua, fname: &str, args: Variadic<Value>) -> Result<Vec<Vec<u8>>> {
+    args.into_iter()
+        .enumerate()
+        .map(|(i, v)| arg_bytes(lua, fname, i + 1, v))
+        .collect()
+}
+
+/// `paths.concat(p1, p2, ...) -> path`: each relative piece joined to the path so far.
+fn paths_concat(lua: &Lua, args: Variadic<Value>) -> Result<Value> {
+    let pieces = all_arg_bytes(lua, "paths.concat", args)?;
+    lua_bytes(lua, &concat_all(&pieces))
+}
+
+/// `paths.dirname(p) -> dir`
+fn paths_dirname(lua: &Lua, p: Value) -> Result<Value> {
+    let p = arg_bytes(lua, "paths.dirname", 1, p)?;
+    lua_bytes(lua, &dirname(&p))
+}
+
+/// `paths.basename(p, [suffix]) -> name`
+fn paths_basename(lua: &Lua, (p, suffix): (Value, Option<Value>)) -> Result<Value> {
+    let p = arg_bytes(lua, "paths.basename", 1, p)?;
+    let suffix = opt_arg_bytes(lua, "paths.basename", 2, suffix)?;
+    lua_bytes(lua, &basename(&p, suffix.as_deref()))
+}
+
+/// `paths.extname(p) -> ext | nil`
+fn paths_extname(lua: &Lua, p: Value) -> Result<Value> {
+    let p = arg_bytes(lua, "paths.extname", 1, p)?;
+    match extname(&p) {
+        Some(e) => lua_bytes(lua, &e),
+        None => Ok(Value::Nil),
+    }
+}
+
+/// `paths.filep(p) -> bool`: something other than a directory is there.
+fn paths_filep(lua: &Lua, p: Value) -> Result<bool> {
+    let p = arg_bytes(lua, "paths.filep", 1, p)?;
+    Ok(std::fs::metadata(os_path(&p)).is_ok_and(|m| !m.is_dir()))
+}
+
+/// `paths.dirp(p) -> bool`
+fn paths_dirp(lua: &Lua, p: Value) -> Result<bool> {
+    let p = arg_bytes(lua, "paths.dirp", 1, p)?;
+    Ok(std::fs::metadata(os_path(&p)).is_ok_and(|m| m.is_dir()))
+}
+
+/// `paths.dir(p) -> {".", "..", names...} | nil`: the sorted entries of a directory.
+fn paths_dir(lua: &Lua, p: Value) -> Result<Value> {
+    let p = arg_bytes(lua, "paths.dir", 1, p)?;
+    let Ok(entries) = std::fs::read_dir(os_path(&p)) else {
+        return Ok(Value::Nil);
+    };
+    let mut names: Vec<Vec<u8>> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().into_vec())
+        .collect();
+    names.sort();
+    let list = lua.create_table_with_capacity(names.len() + 2, 0)?;
+    list.raw_push(".")?;
+    list.raw_push("..")?;
+    for n in names {
+        list.raw_push(lua.create_string(&n)?)?;
+    }
+    Ok(Value::Table(list))
+}
+
+/// `paths.mkdir(p) -> true | nil, why`
+fn paths_mkdir(lua: &Lua, p: Value) -> Result<MultiValue> {
+    let p = arg_bytes(lua, "paths.mkdir", 1, p)?;
+    if p.is_empty() {
+        return Err(bad_arg("paths.mkdir", 1, "empty path"));
+    }
+    match mkdir(&p) {
+        Ok(()) => success(),
+        Err(e) => failure(lua, &p, &e),
+    }
+}
+
+/// `paths.rmdir(p) -> true | nil, why`
+fn paths_rmdir(lua: &Lua, p: Value) -> Result<MultiValue> {
+    let p = arg_bytes(lua, "paths.rmdir", 1, p)?;
+    match std::fs::remove_dir(os_path(&p)) {
+        Ok(()) => success(),
+        Err(e) => failure(lua, &p, &e),
+    }
+}
+
+/// `paths.rmall(p, 'yes')`: removes `p` and all below it, when confirmed.
+fn paths_rmall(lua: &Lua, (p, confirm): (Value, Option<Value>)) -> Result<MultiValue> {
+    let p = arg_bytes(lua, "paths.rmall", 1, p)?;
+    let confirm = match confirm {
+        Some(Value::String(s)) => Some(s.as_bytes().to_vec()),
+        _ => None,
+    };
+    rmall(lua, &p, confirm.as_deref())
+}
+
+/// `paths.tmpname() -> path`
+fn paths_tmpname(lua: &Lua, (): ()) -> Result<Value> {
+    tmpname(lua)
+}
+
+/// `paths.uname() -> sysname, nodename, machine`
+fn paths_uname(_: &Lua, (): ()) -> Result<(String, String, String)> {
+    Ok(uname())
+}
+
+/// `paths.execdir() -> dir | nil`: the directory of the running binary.
+fn paths_execdir(lua: &Lua, (): ()) -> Result<Value> {
+    match execdir() {
+        Some(d) => lua_bytes(lua, d.as_os_str().as_bytes()),
+        None => Ok(Value::Nil),
+    }
+}
+
+/// `paths.findprogram(name, ...) -> path | nil`: the first of the names found on PATH.
+fn paths_findprogram(lua: &Lua, args: Variadic<Value>) -> Result<Value> {
+    let names = all_arg_bytes(lua, "paths.findprogram", args)?;
+    match findprogram(&names) {
+        Some(p) => lua_bytes(lua, &p),
+        None => Ok(Value::Nil),
+    }
+}
+
+/// `paths.loadembedded(path) -> function | nil`: a file embedded in the binary, loaded.
+fn paths_loadembedded(lua: &Lua, p: Value) -> Result<Value> {
+    let p = arg_bytes(lua, "paths.loadembedded", 1, p)?;
+    load_embedded(lua, &p)
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 use mlua::{Lua, Result, Table};
 
+use crate::calls;
 use crate::settings;
 
 fn known(function: &str, name: &str) -> Result<()> {
@@ -19,19 +20,19 @@ fn known(function: &str, name: &str) -> Result<()> {
 
 pub fn open(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
-    t.set(
-        "get",
-        lua.create_function(|_, name: String| {
-            known("settings.get", &name)?;
-            Ok(settings::text(&name))
-        })?,
-    )?;
-    t.set(
-        "off",
-        lua.create_function(|_, name: String| {
-            known("settings.off", &name)?;
-            Ok(settings::is_off(&name))
-        })?,
-    )?;
+    calls::add(lua, &t, "get", get)?;
+    calls::add(lua, &t, "off", off)?;
     Ok(t)
+}
+
+/// `settings.get(name) -> value | nil`
+fn get(_: &Lua, name: String) -> Result<Option<String>> {
+    known("settings.get", &name)?;
+    Ok(settings::text(&name))
+}
+
+/// `settings.off(name) -> bool`: whether the setting is `0`.
+fn off(_: &Lua, name: String) -> Result<bool> {
+    known("settings.off", &name)?;
+    Ok(settings::is_off(&name))
 }

@@ -4,6 +4,8 @@ use std::time::Duration;
 
 use mlua::{Lua, Result, Table, Value};
 
+use crate::calls;
+
 /// Wall-clock time in seconds since the epoch (gettimeofday, as Torch's sys.clock).
 pub fn clock() -> f64 {
     std::time::SystemTime::now()
@@ -62,51 +64,59 @@ fn fd_arg(fname: &str, v: Option<Value>) -> Result<i32> {
 
 pub fn open(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
-    t.set("clock", lua.create_function(|_, ()| Ok(clock()))?)?;
-    t.set(
-        "usleep",
-        lua.create_function(|_, usec: Option<Value>| {
-            let usec = match usec {
-                None | Some(Value::Nil) => 1.0,
-                Some(v) => number_arg("sys.usleep", 1, &v)?,
-            };
-            sleep_secs(usec / 1e6);
-            Ok(())
-        })?,
-    )?;
-    t.set(
-        "sleep",
-        lua.create_function(|_, secs: Value| {
-            let secs = number_arg("sys.sleep", 1, &secs)?;
-            sleep_secs(secs);
-            Ok(())
-        })?,
-    )?;
-    t.set(
-        "isatty",
-        lua.create_function(|_, fd: Option<Value>| {
-            let fd = fd_arg("sys.isatty", fd)?;
-            // SAFETY: isatty only inspects the descriptor.
-            Ok(unsafe { libc::isatty(fd) } == 1)
-        })?,
-    )?;
-    t.set(
-        "termwidth",
-        lua.create_function(|_, fd: Option<Value>| Ok(term_width(fd_arg("sys.termwidth", fd)?)))?,
-    )?;
-    t.set(
-        "prefix",
-        lua.create_function(|lua, ()| {
-            // <prefix>/bin/th -> <prefix>
-            let dir = super::paths::execdir().and_then(|d| d.parent().map(|p| p.to_path_buf()));
-            match dir {
-                Some(d) => {
-                    use std::os::unix::ffi::OsStrExt;
-                    Ok(Value::String(lua.create_string(d.as_os_str().as_bytes())?))
-                }
-                None => Ok(Value::Nil),
-            }
-        })?,
-    )?;
+    calls::add(lua, &t, "clock", sys_clock)?;
+    calls::add(lua, &t, "usleep", sys_usleep)?;
+    calls::add(lua, &t, "sleep", sys_sleep)?;
+    calls::add(lua, &t, "isatty", sys_isatty)?;
+    calls::add(lua, &t, "termwidth", sys_termwidth)?;
+    calls::add(lua, &t, "prefix", sys_prefix)?;
     Ok(t)
+}
+
+// The Lua functions are named sys_<name>: `clock` is the Rust one above.
+
+/// `sys.clock() -> seconds`
+fn sys_clock(_: &Lua, (): ()) -> Result<f64> {
+    Ok(clock())
+}
+
+/// `sys.usleep([usec])`: sleeps `usec` microseconds (1 without).
+fn sys_usleep(_: &Lua, usec: Option<Value>) -> Result<()> {
+    let usec = match usec {
+        None | Some(Value::Nil) => 1.0,
+        Some(v) => number_arg("sys.usleep", 1, &v)?,
+    };
+    sleep_secs(usec / 1e6);
+    Ok(())
+}
+
+/// `sys.sleep(secs)`
+fn sys_sleep(_: &Lua, secs: Value) -> Result<()> {
+    let secs = number_arg("sys.sleep", 1, &secs)?;
+    sleep_secs(secs);
+    Ok(())
+}
+
+/// `sys.isatty([fd]) -> bool` (fd 1 without one)
+fn sys_isatty(_: &Lua, fd: Option<Value>) -> Result<bool> {
+    let fd = fd_arg("sys.isatty", fd)?;
+    // SAFETY: isatty only inspects the descriptor.
+    Ok(unsafe { libc::isatty(fd) } == 1)
+}
+
+/// `sys.termwidth([fd]) -> columns | nil` (fd 1 without one)
+fn sys_termwidth(_: &Lua, fd: Option<Value>) -> Result<Option<u16>> {
+    Ok(term_width(fd_arg("sys.termwidth", fd)?))
+}
+
+/// `sys.prefix() -> dir | nil`: the install prefix, `<prefix>/bin/th`'s `<prefix>`.
+fn sys_prefix(lua: &Lua, (): ()) -> Result<Value> {
+    let dir = super::paths::execdir().and_then(|d| d.parent().map(|p| p.to_path_buf()));
+    match dir {
+        Some(d) => {
+            use std::os::unix::ffi::OsStrExt;
+            Ok(Value::String(lua.create_string(d.as_os_str().as_bytes())?))
+        }
+        None => Ok(Value::Nil),
+    }
 }

@@ -257,6 +257,14 @@ unsafe extern "C" fn counter_get(h: *mut Holder) -> f64 {
     })
 }
 
+/// `raise()`: raises the error one of the functions above left.
+fn raise(_: &Lua, (): ()) -> Result<()> {
+    let msg = FAILED.with(|f| f.borrow_mut().take());
+    Err(mlua::Error::RuntimeError(
+        msg.unwrap_or_else(|| "tds: unknown error".into()),
+    ))
+}
+
 /// The functions' addresses for lua/tds (`fast`), and `raise`, which raises what one of them left.
 pub fn register(lua: &Lua, t: &Table) -> Result<()> {
     crate::fastcall::declare(lua)?;
@@ -276,15 +284,7 @@ pub fn register(lua: &Lua, t: &Table) -> Result<()> {
         fast.set(name, LightUserData(f))?;
     }
     t.set("fast", fast)?;
-    t.set(
-        "raise",
-        lua.create_function(|_, ()| -> Result<()> {
-            let msg = FAILED.with(|f| f.borrow_mut().take());
-            Err(mlua::Error::RuntimeError(
-                msg.unwrap_or_else(|| "tds: unknown error".into()),
-            ))
-        })?,
-    )?;
+    crate::calls::add(lua, t, "raise", raise)?;
     for (name, table) in [
         ("hashHolders", Hash::HOLDERS),
         ("vecHolders", Vector::HOLDERS),

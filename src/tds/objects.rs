@@ -11,6 +11,7 @@ use std::sync::Arc;
 use mlua::{AnyUserData, Function, Lua, MultiValue, Result, Table, UserDataFields, Value};
 
 use super::store::{self, Counter, Custom, Elem, Hash, Probe, Vector};
+use crate::calls;
 use crate::error::Error;
 use crate::fastcall::{self, Holder};
 use crate::torch::t7::codec::Handle;
@@ -182,6 +183,7 @@ fn with_probe<R>(lua: &Lua, k: &Value, method: &str, f: impl FnOnce(&Probe) -> R
     })
 }
 
+/// `hashGet(h, k) -> value`: `h[k]` (nothing when absent).
 fn hash_get(lua: &Lua, (h, k): (Value, Value)) -> Result<MultiValue> {
     const METHOD: &str = "tds.Hash.__index";
     let h = this::<Hash>(&h, METHOD)?;
@@ -221,6 +223,7 @@ fn copy_out(e: &Elem) -> crate::error::Result<Elem> {
 /// The destructor of a borrowed C object's pointer: nothing (the container owns it).
 unsafe extern "C" fn keep(_: usize) {}
 
+/// `hashSet(h, k, v)`: `h[k] = v` (nil removes).
 fn hash_set(lua: &Lua, (h, k, v): (Value, Value, Value)) -> Result<()> {
     const METHOD: &str = "tds.Hash.__newindex";
     let h = this::<Hash>(&h, METHOD)?;
@@ -232,6 +235,7 @@ fn hash_set(lua: &Lua, (h, k, v): (Value, Value, Value)) -> Result<()> {
     Ok(())
 }
 
+/// `hashEntry(h, pos) -> next, k, v`: the entry after position `pos`, for `pairs(h)`.
 fn hash_entry(lua: &Lua, (h, pos): (Value, i64)) -> Result<MultiValue> {
     const METHOD: &str = "tds.Hash.__pairs";
     let h = this::<Hash>(&h, METHOD)?;
@@ -251,11 +255,12 @@ fn hash_entry(lua: &Lua, (h, pos): (Value, i64)) -> Result<MultiValue> {
     }
 }
 
-fn len(v: &Value) -> Option<usize> {
-    if let Some(h) = object_of::<Hash>(v) {
-        return Some(h.lock().len());
+/// `len(c) -> n`: the number of entries of a hash or a vector (nil for anything else).
+fn len(_: &Lua, v: Value) -> Result<Option<usize>> {
+    if let Some(h) = object_of::<Hash>(&v) {
+        return Ok(Some(h.lock().len()));
     }
-    object_of::<Vector>(v).map(|x| x.lock().len())
+    Ok(object_of::<Vector>(&v).map(|x| x.lock().len()))
 }
 
 /// A Lua index as a 0-based position: a positive whole number.
@@ -266,6 +271,7 @@ fn position(i: f64, method: &str) -> Result<usize> {
     Ok(i as usize - 1)
 }
 
+/// `vecGet(x, i) -> value`: `x[i]` (nothing past the end).
 fn vec_get(lua: &Lua, (x, i): (Value, f64)) -> Result<MultiValue> {
     const METHOD: &str = "tds.Vec.__index";
     let x = this::<Vector>(&x, METHOD)?;
@@ -278,6 +284,7 @@ fn vec_get(lua: &Lua, (x, i): (Value, f64)) -> Result<MultiValue> {
     }
 }
 
+/// `vecSet(x, i, v)`: `x[i] = v`, growing the vector to `i`.
 fn vec_set(lua: &Lua, (x, i, v): (Value, f64, Value)) -> Result<()> {
     const METHOD: &str = "tds.Vec.__newindex";
     let x = this::<Vector>(&x, METHOD)?;
@@ -294,6 +301,7 @@ fn vec_set(lua: &Lua, (x, i, v): (Value, f64, Value)) -> Result<()> {
     Ok(())
 }
 
+/// `vecInsert(x, [i], v)`: inserts `v` at `i` (at the end without one).
 fn vec_insert(lua: &Lua, (x, i, v): (Value, Option<f64>, Value)) -> Result<()> {
     const METHOD: &str = "tds.Vec.insert";
     let x = this::<Vector>(&x, METHOD)?;
@@ -313,6 +321,7 @@ fn vec_insert(lua: &Lua, (x, i, v): (Value, Option<f64>, Value)) -> Result<()> {
     Ok(())
 }
 
+/// `vecRemove(x, [i])`: removes the element at `i` (the last without one).
 fn vec_remove(_: &Lua, (x, i): (Value, Option<f64>)) -> Result<()> {
     const METHOD: &str = "tds.Vec.remove";
     let x = this::<Vector>(&x, METHOD)?;
@@ -332,6 +341,7 @@ fn vec_remove(_: &Lua, (x, i): (Value, Option<f64>)) -> Result<()> {
     Ok(())
 }
 
+/// `vecResize(x, n)`
 fn vec_resize(_: &Lua, (x, n): (Value, f64)) -> Result<()> {
     const METHOD: &str = "tds.Vec.resize";
     let x = this::<Vector>(&x, METHOD)?;
@@ -353,7 +363,8 @@ fn vec_resize(_: &Lua, (x, n): (Value, f64)) -> Result<()> {
     Ok(())
 }
 
-/// Moves a vector's values into a Lua table (for sorting with a Lua comparison) or back.
+/// `vecTake(x) -> table`: a vector's values in a Lua table, for sorting with a Lua comparison
+/// (`vecPermute` puts them back in order).
 fn vec_take(lua: &Lua, x: Value) -> Result<Table> {
     const METHOD: &str = "tds.Vec.sort";
     let x = this::<Vector>(&x, METHOD)?;
@@ -371,8 +382,8 @@ fn vec_take(lua: &Lua, x: Value) -> Result<Table> {
     Ok(t)
 }
 
-/// Reorders a vector by `order`, a permutation of 1..#v (`order[i]` is where the new i-th
-/// element was): what lua/tds's sort computed.
+/// `vecPermute(x, order)`: reorders a vector by `order`, a permutation of 1..#v (`order[i]` is
+/// where the new i-th element was): what lua/tds's sort computed.
 fn vec_permute(_: &Lua, (x, order): (Value, Table)) -> Result<()> {
     const METHOD: &str = "tds.Vec.sort";
     let x = this::<Vector>(&x, METHOD)?;
@@ -394,7 +405,7 @@ fn vec_permute(_: &Lua, (x, order): (Value, Table)) -> Result<()> {
     Ok(())
 }
 
-/// `a == b`: the same container.
+/// `same(a, b) -> bool`: `a == b`, the same container.
 fn same(_: &Lua, (a, b): (Value, Value)) -> Result<bool> {
     Ok(match (container_of(&a), container_of(&b)) {
         (Some(x), Some(y)) => x.probe() == y.probe(),
@@ -402,8 +413,8 @@ fn same(_: &Lua, (a, b): (Value, Value)) -> Result<bool> {
     })
 }
 
-/// A C object from `tds.elem.addctype`'s set function: its address, its destructor's address and
-/// its class, ready to be stored once.
+/// `custom(ptr, free, class) -> pending`: a C object from `tds.elem.addctype`'s set function: its
+/// address, its destructor's address and its class, ready to be stored once.
 fn custom(_: &Lua, (ptr, free, class): (f64, f64, String)) -> Result<PendingCustom> {
     const METHOD: &str = "tds.elem.set";
     if free.is_nan() || free < 1.0 || free.fract() != 0.0 || ptr.is_nan() || ptr < 0.0 || ptr.fract() != 0.0 {
@@ -421,66 +432,76 @@ fn custom(_: &Lua, (ptr, free, class): (f64, f64, String)) -> Result<PendingCust
 
 impl mlua::UserData for PendingCustom {}
 
-/// Installs the metatables lua/tds made (`register(hash, vec, counter)`: each table's fields
-/// become the userdata's metatable fields) and the functions above.
+/// The functions above, and those that make containers and install their metatables.
 pub fn register(lua: &Lua, t: &Table) -> Result<()> {
-    t.set(
-        "register",
-        lua.create_function(|lua, (h, v, c): (Table, Table, Table)| {
-            fn fields(meta: &Table) -> Result<Vec<(String, Value)>> {
-                meta.pairs::<String, Value>().collect()
-            }
-            let (h, v, c) = (fields(&h)?, fields(&v)?, fields(&c)?);
-            lua.register_userdata_type::<Obj<Hash>>(|reg| h.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))?;
-            lua.register_userdata_type::<Obj<Vector>>(|reg| v.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))?;
-            lua.register_userdata_type::<Obj<Counter>>(|reg| c.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))
-        })?,
-    )?;
-    t.set(
-        "newHash",
-        lua.create_function(|lua, ()| push(lua, Arc::new(Hash::default())))?,
-    )?;
-    t.set(
-        "newVec",
-        lua.create_function(|lua, ()| push(lua, Arc::new(Vector::default())))?,
-    )?;
-    t.set(
-        "newCounter",
-        lua.create_function(|lua, ()| push(lua, Arc::new(Counter::new(0))))?,
-    )?;
-    t.set("hashGet", lua.create_function(hash_get)?)?;
-    t.set("hashSet", lua.create_function(hash_set)?)?;
-    t.set("hashEntry", lua.create_function(hash_entry)?)?;
-    t.set("len", lua.create_function(|_, v: Value| Ok(len(&v)))?)?;
-    t.set("vecGet", lua.create_function(vec_get)?)?;
-    t.set("vecSet", lua.create_function(vec_set)?)?;
-    t.set("vecInsert", lua.create_function(vec_insert)?)?;
-    t.set("vecRemove", lua.create_function(vec_remove)?)?;
-    t.set("vecResize", lua.create_function(vec_resize)?)?;
-    t.set("vecTake", lua.create_function(vec_take)?)?;
-    t.set("vecPermute", lua.create_function(vec_permute)?)?;
-    t.set(
-        "counterGet",
-        lua.create_function(|_, c: Value| Ok(this::<Counter>(&c, "tds.AtomicCounter.get")?.get()))?,
-    )?;
-    t.set(
-        "counterSet",
-        lua.create_function(|_, (c, v): (Value, f64)| {
-            const METHOD: &str = "tds.AtomicCounter.set";
-            if v.fract() != 0.0 || v.abs() > 9.0e18 {
-                return Err(Error::argument(format!("integer expected, got {v}")).named(METHOD));
-            }
-            this::<Counter>(&c, METHOD)?.set(v as i64);
-            Ok(())
-        })?,
-    )?;
-    t.set(
-        "counterInc",
-        lua.create_function(|_, c: Value| Ok(this::<Counter>(&c, "tds.AtomicCounter.inc")?.inc()))?,
-    )?;
-    t.set("same", lua.create_function(same)?)?;
-    t.set("custom", lua.create_function(custom)?)?;
+    calls::add(lua, t, "register", register_types)?;
+    calls::add(lua, t, "newHash", new_hash)?;
+    calls::add(lua, t, "newVec", new_vec)?;
+    calls::add(lua, t, "newCounter", new_counter)?;
+    calls::add(lua, t, "hashGet", hash_get)?;
+    calls::add(lua, t, "hashSet", hash_set)?;
+    calls::add(lua, t, "hashEntry", hash_entry)?;
+    calls::add(lua, t, "len", len)?;
+    calls::add(lua, t, "vecGet", vec_get)?;
+    calls::add(lua, t, "vecSet", vec_set)?;
+    calls::add(lua, t, "vecInsert", vec_insert)?;
+    calls::add(lua, t, "vecRemove", vec_remove)?;
+    calls::add(lua, t, "vecResize", vec_resize)?;
+    calls::add(lua, t, "vecTake", vec_take)?;
+    calls::add(lua, t, "vecPermute", vec_permute)?;
+    calls::add(lua, t, "counterGet", counter_get)?;
+    calls::add(lua, t, "counterSet", counter_set)?;
+    calls::add(lua, t, "counterInc", counter_inc)?;
+    calls::add(lua, t, "same", same)?;
+    calls::add(lua, t, "custom", custom)?;
     Ok(())
+}
+
+/// `register(hash, vec, counter)`: installs the metatables lua/tds made (each table's fields
+/// become the userdata's metatable fields).
+fn register_types(lua: &Lua, (h, v, c): (Table, Table, Table)) -> Result<()> {
+    fn fields(meta: &Table) -> Result<Vec<(String, Value)>> {
+        meta.pairs::<String, Value>().collect()
+    }
+    let (h, v, c) = (fields(&h)?, fields(&v)?, fields(&c)?);
+    lua.register_userdata_type::<Obj<Hash>>(|reg| h.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))?;
+    lua.register_userdata_type::<Obj<Vector>>(|reg| v.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))?;
+    lua.register_userdata_type::<Obj<Counter>>(|reg| c.into_iter().for_each(|(k, f)| reg.add_meta_field(k, f)))
+}
+
+/// `newHash() -> tds.Hash`
+fn new_hash(lua: &Lua, (): ()) -> Result<Value> {
+    push(lua, Arc::new(Hash::default()))
+}
+
+/// `newVec() -> tds.Vec`
+fn new_vec(lua: &Lua, (): ()) -> Result<Value> {
+    push(lua, Arc::new(Vector::default()))
+}
+
+/// `newCounter() -> tds.AtomicCounter`
+fn new_counter(lua: &Lua, (): ()) -> Result<Value> {
+    push(lua, Arc::new(Counter::new(0)))
+}
+
+/// `counterGet(c) -> n`
+fn counter_get(_: &Lua, c: Value) -> Result<i64> {
+    Ok(this::<Counter>(&c, "tds.AtomicCounter.get")?.get())
+}
+
+/// `counterSet(c, n)`
+fn counter_set(_: &Lua, (c, v): (Value, f64)) -> Result<()> {
+    const METHOD: &str = "tds.AtomicCounter.set";
+    if v.fract() != 0.0 || v.abs() > 9.0e18 {
+        return Err(Error::argument(format!("integer expected, got {v}")).named(METHOD));
+    }
+    this::<Counter>(&c, METHOD)?.set(v as i64);
+    Ok(())
+}
+
+/// `counterInc(c) -> n`: the value before the increment.
+fn counter_inc(_: &Lua, c: Value) -> Result<i64> {
+    Ok(this::<Counter>(&c, "tds.AtomicCounter.inc")?.inc())
 }
 
 /// A container on its way to another state of this process (threads, ipc): shared, not copied.

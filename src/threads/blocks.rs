@@ -5,6 +5,7 @@
 
 use mlua::{Lua, Result, Table, Value};
 
+use crate::calls;
 use crate::torch::args::{error, type_name};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
@@ -17,7 +18,7 @@ use crate::torch::userdata::{push_tensor, tensor_of};
 /// n x (their size) when they are all host tensors of one type and size with at least one
 /// element; nil otherwise (the chunk travels as it is). Numbers are stacked by the Lua side
 /// (lua/scheduler/blocks.lua), through an FFI pointer, faster than the C API reads them here.
-fn stack(lua: &Lua, list: &Table, from: i64, n: usize) -> Result<Value> {
+fn stack(lua: &Lua, (list, from, n): (Table, i64, usize)) -> Result<Value> {
     let mut items: Vec<Tensor> = Vec::with_capacity(n);
     for i in 0..n {
         let Some(t) = tensor_of(&list.raw_get::<Value>(from + i as i64)?) else {
@@ -49,8 +50,9 @@ fn stack(lua: &Lua, list: &Table, from: i64, n: usize) -> Result<Value> {
 /// `_unstack(block)`: a block's numbers (1-D), or the list of `block[1]`, `block[2]`, ... each
 /// copied into a tensor of its own (a task's tensor has its own storage, as it would have had
 /// travelling alone: resizing it cannot reach its neighbours).
-fn unstack(lua: &Lua, block: &Value) -> Result<Table> {
+fn unstack(lua: &Lua, block: Value) -> Result<Table> {
     const M: &str = "scheduler";
+    let block = &block;
     let block = match tensor_of(block) {
         Some(t) if t.dim() >= 1 => t,
         _ => {
@@ -83,12 +85,6 @@ fn unstack(lua: &Lua, block: &Value) -> Result<Table> {
 }
 
 pub fn register(lua: &Lua, t: &Table) -> Result<()> {
-    t.set(
-        "_stack",
-        lua.create_function(|lua, (list, from, n): (Table, i64, usize)| stack(lua, &list, from, n))?,
-    )?;
-    t.set(
-        "_unstack",
-        lua.create_function(|lua, block: Value| unstack(lua, &block))?,
-    )
+    calls::add(lua, t, "_stack", stack)?;
+    calls::add(lua, t, "_unstack", unstack)
 }

@@ -11,6 +11,7 @@ pub mod thread;
 
 use mlua::{Lua, Result, Table};
 
+use crate::calls;
 use crate::ipc::map::StateMaker;
 
 /// The module table; `maker` is how the threads' states are made.
@@ -23,10 +24,11 @@ pub fn open(lua: &Lua, maker: StateMaker) -> Result<Table> {
     thread::register(lua, &t, maker)?;
     pool::register(lua, &t, maker)?;
     blocks::register(lua, &t)?;
-    // The scheduler's default number of workers.
-    t.set(
-        "_ncores",
-        lua.create_function(|_, ()| Ok(std::thread::available_parallelism().map_or(1, |n| n.get())))?,
-    )?;
+    calls::add(lua, &t, "_ncores", ncores)?;
     Ok(t)
+}
+
+/// `_ncores() -> n`: the scheduler's default number of workers.
+fn ncores(_: &Lua, (): ()) -> Result<usize> {
+    Ok(std::thread::available_parallelism().map_or(1, |n| n.get()))
 }

@@ -16,6 +16,7 @@ use std::thread::JoinHandle;
 use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
 use super::reaped::{self, Tid};
+use crate::calls;
 use crate::error::message::message_of;
 use crate::ipc::map::{NewState, StateMaker};
 use crate::ipc::packed::{Packed, pack_range, unpack_to_table};
@@ -542,32 +543,39 @@ impl UserData for Pool {
     }
 }
 
+/// How the threads' states are made: the Lua state's app data, put there by `register`.
+#[derive(Clone, Copy)]
+struct Maker(StateMaker);
+
 pub fn register(lua: &Lua, t: &Table, maker: StateMaker) -> Result<()> {
-    t.set(
-        "_pool",
-        lua.create_function(move |lua, (n, copy): (Value, bool)| {
-            const M: &str = "threads.Threads";
-            let n = match n {
-                Value::Integer(i) if i >= 1 => i as usize,
-                Value::Number(x) if x >= 1.0 && x.fract() == 0.0 => x as usize,
-                Value::Integer(i) => return Err(error(M, format!("a pool needs at least 1 thread, got {i}"))),
-                Value::Number(x) => {
-                    return Err(error(
-                        M,
-                        format!("a pool needs a whole number of threads, at least 1, got {x}"),
-                    ));
-                }
-                other => {
-                    return Err(error(
-                        M,
-                        format!(
-                            "bad argument #1 (number of threads expected, got {})",
-                            type_name(&other)
-                        ),
-                    ));
-                }
-            };
-            Pool::start(lua, maker, n, copy)
-        })?,
-    )
+    calls::keep(lua, || Maker(maker));
+    calls::add(lua, t, "_pool", new_pool)
+}
+
+/// `_pool(n, copy) -> pool`: n threads with Lua states of their own, under
+/// lua/threads/threads.lua's `threads.Threads`.
+fn new_pool(lua: &Lua, (n, copy): (Value, bool)) -> Result<Pool> {
+    const M: &str = "threads.Threads";
+    let n = match n {
+        Value::Integer(i) if i >= 1 => i as usize,
+        Value::Number(x) if x >= 1.0 && x.fract() == 0.0 => x as usize,
+        Value::Integer(i) => return Err(error(M, format!("a pool needs at least 1 thread, got {i}"))),
+        Value::Number(x) => {
+            return Err(error(
+                M,
+                format!("a pool needs a whole number of threads, at least 1, got {x}"),
+            ));
+        }
+        other => {
+            return Err(error(
+                M,
+                format!(
+                    "bad argument #1 (number of threads expected, got {})",
+                    type_name(&other)
+                ),
+            ));
+        }
+    };
+    let Maker(maker) = calls::state(lua)?;
+    Pool::start(lua, maker, n, copy)
 }

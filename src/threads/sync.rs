@@ -12,6 +12,7 @@ use std::thread::ThreadId;
 
 use mlua::{Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
+use crate::calls;
 use crate::ipc::signal::{Signal, interrupted};
 use crate::torch::args::{error, type_name};
 
@@ -259,18 +260,18 @@ fn found<T>(registry: &Registry<T>, id: f64, method: &str, what: &str) -> Result
 }
 
 pub fn register(lua: &Lua, t: &Table) -> Result<()> {
-    t.set(
-        "Mutex",
-        lua.create_function(|lua, args: MultiValue| {
-            let m = find_or_make(&MUTEXES, &args, "threads.Mutex", "mutex")?;
-            lua.create_userdata(Handle::new(m, "mutex"))
-        })?,
-    )?;
-    t.set(
-        "Condition",
-        lua.create_function(|lua, args: MultiValue| {
-            let c = find_or_make(&CONDITIONS, &args, "threads.Condition", "condition")?;
-            lua.create_userdata(Handle::new(c, "condition"))
-        })?,
-    )
+    calls::add(lua, t, "Mutex", mutex)?;
+    calls::add(lua, t, "Condition", condition)
+}
+
+/// `threads.Mutex([id]) -> mutex`: the mutex numbered `id`, or a new one.
+fn mutex(lua: &Lua, args: MultiValue) -> Result<mlua::AnyUserData> {
+    let m = find_or_make(&MUTEXES, &args, "threads.Mutex", "mutex")?;
+    lua.create_userdata(Handle::new(m, "mutex"))
+}
+
+/// `threads.Condition([id]) -> condition`: the condition numbered `id`, or a new one.
+fn condition(lua: &Lua, args: MultiValue) -> Result<mlua::AnyUserData> {
+    let c = find_or_make(&CONDITIONS, &args, "threads.Condition", "condition")?;
+    lua.create_userdata(Handle::new(c, "condition"))
 }

@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
 
 use super::reaped::{self, Tid};
+use crate::calls;
 use crate::error::message::message_of;
 use crate::ipc::map::{NewState, StateMaker};
 use crate::torch::args::{error, type_name};
@@ -54,30 +55,36 @@ impl UserData for Thread {
     }
 }
 
+/// How the threads' states are made: the Lua state's app data, put there by `register`.
+#[derive(Clone, Copy)]
+struct Maker(StateMaker);
+
 pub fn register(lua: &Lua, t: &Table, maker: StateMaker) -> Result<()> {
-    t.set(
-        "Thread",
-        lua.create_function(move |lua, code: Value| {
-            const M: &str = "threads.Thread";
-            let Value::String(code) = &code else {
-                return Err(error(
-                    M,
-                    format!(
-                        "bad argument #1 (a string of Lua code expected, got {})",
-                        type_name(&code)
-                    ),
-                ));
-            };
-            let code = code.as_bytes().to_vec();
-            let new_state = maker(lua)?;
-            let tid = Arc::new(Tid::default());
-            let noted = tid.clone();
-            let handle = std::thread::Builder::new()
-                .name("threads.Thread".into())
-                .stack_size(4 << 20)
-                .spawn(move || run(new_state, code, noted))
-                .map_err(|e| error(M, format!("cannot start a thread: {e}")))?;
-            lua.create_userdata(Thread(RefCell::new(Some(handle)), tid))
-        })?,
-    )
+    calls::keep(lua, || Maker(maker));
+    calls::add(lua, t, "Thread", new_thread)
+}
+
+/// `threads.Thread(code) -> thread`: `code` run on a thread of its own, in a Lua state of its own.
+fn new_thread(lua: &Lua, code: Value) -> Result<mlua::AnyUserData> {
+    const M: &str = "threads.Thread";
+    let Value::String(code) = &code else {
+        return Err(error(
+            M,
+            format!(
+                "bad argument #1 (a string of Lua code expected, got {})",
+                type_name(&code)
+            ),
+        ));
+    };
+    let code = code.as_bytes().to_vec();
+    let Maker(maker) = calls::state(lua)?;
+    let new_state = maker(lua)?;
+    let tid = Arc::new(Tid::default());
+    let noted = tid.clone();
+    let handle = std::thread::Builder::new()
+        .name("threads.Thread".into())
+        .stack_size(4 << 20)
+        .spawn(move || run(new_state, code, noted))
+        .map_err(|e| error(M, format!("cannot start a thread: {e}")))?;
+    lua.create_userdata(Thread(RefCell::new(Some(handle)), tid))
 }

@@ -11,7 +11,7 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 use super::args::{Args, arg, error, int_arg, number, type_name};
 use super::base::dtype::DType;
 use super::base::storage::Storage;
-use super::methods::{add, one, receiver};
+use super::methods::{one, receiver};
 use super::t7::ascii::Scalar;
 use super::t7::codec::{FileCore, Kind, StringFormat};
 use super::t7::context::{Ctx, FileObject, helpers};
@@ -19,6 +19,7 @@ use super::t7::file_object::{FileHandle, HANDLE};
 use super::t7::stream::{BufferedStream, MemoryStream};
 use super::t7::{read, write};
 use super::userdata::{classify, push_storage, storage_of};
+use crate::calls;
 use crate::dispatch;
 use crate::error::Named;
 
@@ -109,27 +110,19 @@ fn boolean(v: bool) -> Result<MultiValue> {
     one(Value::Boolean(v))
 }
 
-fn flag_method(lua: &Lua, t: &Table, name: &'static str, set: fn(&mut FileCore)) -> Result<()> {
-    t.raw_set(
-        name,
-        lua.create_function(move |_, a: Args| {
-            with(&a, name, |c| {
-                set(c);
-                Ok(())
-            })?;
-            receiver(&a)
-        })?,
-    )
+/// Sets a flag of the receiver's state; the receiver is the result.
+fn flag(a: &Args, name: &str, set: impl FnOnce(&mut FileCore)) -> Result<MultiValue> {
+    with(a, name, |c| {
+        set(c);
+        Ok(())
+    })?;
+    receiver(a)
 }
 
-fn query_method(lua: &Lua, t: &Table, name: &'static str, get: fn(&FileCore) -> bool) -> Result<()> {
-    t.raw_set(
-        name,
-        lua.create_function(move |_, a: Args| {
-            let v = with(&a, name, |c| Ok(get(c)))?;
-            boolean(v)
-        })?,
-    )
+/// A flag of the receiver's state.
+fn query(a: &Args, name: &str, get: impl FnOnce(&FileCore) -> bool) -> Result<MultiValue> {
+    let v = with(a, name, |c| Ok(get(c)))?;
+    boolean(v)
 }
 
 fn read_typed<T: Scalar>(lua: &Lua, a: Args) -> Result<MultiValue> {
@@ -198,8 +191,8 @@ fn install_typed(lua: &Lua, t: &Table) -> Result<()> {
     for d in DType::ALL {
         let (r, w): (super::methods::Method, super::methods::Method) =
             dispatch!(d, T => (read_typed::<T>, write_typed::<T>));
-        add(lua, t, &format!("read{}", d.name()), r)?;
-        add(lua, t, &format!("write{}", d.name()), w)?;
+        calls::add(lua, t, &format!("read{}", d.name()), r)?;
+        calls::add(lua, t, &format!("write{}", d.name()), w)?;
     }
     Ok(())
 }
@@ -220,181 +213,319 @@ fn ctx_call<R>(lua: &Lua, a: &Args, method: &str, f: impl FnOnce(&Ctx) -> Result
 fn file_methods(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
     install_typed(lua, &t)?;
-    flag_method(lua, &t, "binary", |c| c.binary = true)?;
-    flag_method(lua, &t, "ascii", |c| c.binary = false)?;
-    flag_method(lua, &t, "autoSpacing", |c| c.auto_spacing = true)?;
-    flag_method(lua, &t, "noAutoSpacing", |c| c.auto_spacing = false)?;
-    flag_method(lua, &t, "quiet", |c| c.quiet = true)?;
-    flag_method(lua, &t, "pedantic", |c| c.quiet = false)?;
-    flag_method(lua, &t, "clearError", |c| c.has_error = false)?;
-    query_method(lua, &t, "hasError", |c| c.has_error)?;
-    query_method(lua, &t, "isQuiet", |c| c.quiet)?;
-    query_method(lua, &t, "isReadable", |c| c.is_readable())?;
-    query_method(lua, &t, "isWritable", |c| c.is_writable())?;
-    query_method(lua, &t, "isBinary", |c| c.binary)?;
-    query_method(lua, &t, "isAutoSpacing", |c| c.auto_spacing)?;
-    query_method(lua, &t, "isReferenced", |c| c.refs.enabled)?;
-    add(lua, &t, "referenced", |_, a| {
-        let on = !matches!(arg(&a, 2), Value::Nil | Value::Boolean(false));
-        with(&a, "referenced", |c| {
-            c.refs.enabled = on;
-            Ok(())
-        })?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "longSize", |_, a| {
-        let n = int_arg(&a, 2, "longSize")?;
-        with(&a, "longSize", |c| c.set_long_size(n.max(-1) as usize))?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "seek", |_, a| {
-        let pos = int_arg(&a, 2, "seek")?;
-        if pos < 1 {
-            return Err(error("seek", format!("position must be positive, got {pos}")));
-        }
-        with(&a, "seek", |c| c.seek(pos as u64 - 1))?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "seekEnd", |_, a| {
-        with(&a, "seekEnd", |c| c.seek_end())?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "position", |_, a| {
-        let p = with(&a, "position", |c| c.position())?;
-        one(Value::Number(p as f64 + 1.0))
-    })?;
-    add(lua, &t, "synchronize", |_, a| {
-        with(&a, "synchronize", |c| c.synchronize())?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "close", |_, a| {
-        with(&a, "close", |c| c.close())?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "readBool", |_, a| {
-        let v = with(&a, "readBool", |c| c.read_scalar::<i32>())?;
-        boolean(v == 1)
-    })?;
-    add(lua, &t, "writeBool", |_, a| {
-        let v = !matches!(arg(&a, 2), Value::Nil | Value::Boolean(false));
-        let n = with(&a, "writeBool", |c| c.write_scalar::<i32>(v as i32))?;
-        one(Value::Number(n as f64))
-    })?;
-    add(lua, &t, "readString", |lua, a| {
-        let format = match arg(&a, 2) {
-            Value::String(s) if s.as_bytes().starts_with(b"*a") => StringFormat::All,
-            Value::String(s) if s.as_bytes().starts_with(b"*l") => StringFormat::Line,
-            v if number(v).is_some() => {
-                let n = int_arg(&a, 2, "readString")?;
-                if n < 0 {
-                    return Err(error("readString", format!("cannot read {n} bytes")));
-                }
-                StringFormat::Bytes(n as usize)
-            }
-            v => {
-                return Err(error(
-                    "readString",
-                    format!("format must be '*a', '*l' or a byte count, got {}", type_name(v)),
-                ));
-            }
-        };
-        let bytes = with(&a, "readString", |c| c.read_string(format))?;
-        one(Value::String(lua.create_string(bytes)?))
-    })?;
-    add(lua, &t, "writeString", |_, a| {
-        let s = match arg(&a, 2) {
-            Value::String(s) => s.as_bytes().to_vec(),
-            v if number(v).is_some() => v.to_string()?.into_bytes(),
-            v => {
-                return Err(error(
-                    "writeString",
-                    format!("bad argument #1 (string expected, got {})", type_name(v)),
-                ));
-            }
-        };
-        let n = with(&a, "writeString", |c| c.write_string(&s))?;
-        one(Value::Number(n as f64))
-    })?;
-    add(lua, &t, "readObject", |lua, a| {
-        let core = core_of(&a, "readObject")?;
-        let had = std::mem::replace(&mut core.borrow_mut().has_error, false);
-        let r = ctx_call(lua, &a, "readObject", read::read_object);
-        let mut c = core.borrow_mut();
-        let failed_read = c.has_error;
-        c.has_error |= had;
-        match r {
-            Ok(v) => one(v),
-            // Quiet mode: a short read gives nil and the error flag, as Torch's reads do.
-            Err(_) if c.quiet && failed_read => one(Value::Nil),
-            Err(e) => Err(e),
-        }
-    })?;
-    add(lua, &t, "writeObject", |lua, a| {
-        let hook = match arg(&a, 4) {
-            Value::Function(f) => Some(f.clone()),
-            Value::Nil => None,
-            v => {
-                return Err(error(
-                    "writeObject",
-                    format!("bad argument #3 (hook function expected, got {})", type_name(v)),
-                ));
-            }
-        };
-        let name = match arg(&a, 3) {
-            Value::String(s) => Some(s.to_string_lossy()),
-            _ => None,
-        };
-        let value = arg(&a, 2).clone();
-        ctx_call(lua, &a, "writeObject", |ctx| {
-            write::write_object(ctx, value, name, hook)
-        })?;
-        receiver(&a)
-    })?;
-    add(lua, &t, "isWritableObject", |lua, a| {
-        let v = arg(&a, 2).clone();
-        let tag = ctx_call(lua, &a, "isWritableObject", |ctx| write::writable_tag(ctx, &v))?;
-        one(tag.map(|t| Value::Number(t as f64)).unwrap_or(Value::Nil))
-    })?;
+    calls::add(lua, &t, "binary", binary)?;
+    calls::add(lua, &t, "ascii", ascii)?;
+    calls::add(lua, &t, "autoSpacing", auto_spacing)?;
+    calls::add(lua, &t, "noAutoSpacing", no_auto_spacing)?;
+    calls::add(lua, &t, "quiet", quiet)?;
+    calls::add(lua, &t, "pedantic", pedantic)?;
+    calls::add(lua, &t, "clearError", clear_error)?;
+    calls::add(lua, &t, "hasError", has_error)?;
+    calls::add(lua, &t, "isQuiet", is_quiet)?;
+    calls::add(lua, &t, "isReadable", is_readable)?;
+    calls::add(lua, &t, "isWritable", is_writable)?;
+    calls::add(lua, &t, "isBinary", is_binary)?;
+    calls::add(lua, &t, "isAutoSpacing", is_auto_spacing)?;
+    calls::add(lua, &t, "isReferenced", is_referenced)?;
+    calls::add(lua, &t, "referenced", referenced)?;
+    calls::add(lua, &t, "longSize", long_size)?;
+    calls::add(lua, &t, "seek", seek)?;
+    calls::add(lua, &t, "seekEnd", seek_end)?;
+    calls::add(lua, &t, "position", position)?;
+    calls::add(lua, &t, "synchronize", synchronize)?;
+    calls::add(lua, &t, "close", close)?;
+    calls::add(lua, &t, "readBool", read_bool)?;
+    calls::add(lua, &t, "writeBool", write_bool)?;
+    calls::add(lua, &t, "readString", read_string)?;
+    calls::add(lua, &t, "writeString", write_string)?;
+    calls::add(lua, &t, "readObject", read_object)?;
+    calls::add(lua, &t, "writeObject", write_object)?;
+    calls::add(lua, &t, "isWritableObject", is_writable_object)?;
     Ok(t)
 }
 
 fn disk_methods(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
-    let little = cfg!(target_endian = "little");
-    flag_method(lua, &t, "nativeEndianEncoding", |c| c.swap = false)?;
-    flag_method(lua, &t, "littleEndianEncoding", |c| {
-        c.swap = cfg!(target_endian = "big")
-    })?;
-    flag_method(lua, &t, "bigEndianEncoding", |c| {
-        c.swap = cfg!(target_endian = "little")
-    })?;
-    t.raw_set("isLittleEndianCPU", lua.create_function(move |_, _: Args| Ok(little))?)?;
-    t.raw_set("isBigEndianCPU", lua.create_function(move |_, _: Args| Ok(!little))?)?;
-    add(lua, &t, "noBuffer", |_, a| {
-        with(&a, "noBuffer", |c| {
-            c.stream()?.set_unbuffered();
-            Ok(())
-        })?;
-        receiver(&a)
-    })?;
+    calls::add(lua, &t, "nativeEndianEncoding", native_endian_encoding)?;
+    calls::add(lua, &t, "littleEndianEncoding", little_endian_encoding)?;
+    calls::add(lua, &t, "bigEndianEncoding", big_endian_encoding)?;
+    calls::add(lua, &t, "isLittleEndianCPU", is_little_endian_cpu)?;
+    calls::add(lua, &t, "isBigEndianCPU", is_big_endian_cpu)?;
+    calls::add(lua, &t, "noBuffer", no_buffer)?;
     Ok(t)
 }
 
 fn memory_methods(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
-    add(lua, &t, "storage", |lua, a| {
-        let mut data = with(&a, "storage", |c| {
-            c.stream()?;
-            Ok(c.memory_data().map(|d| d.to_vec()).unwrap_or_default())
-        })?;
-        // Torch hands out the buffer with its terminating NUL.
-        data.push(0);
-        // SAFETY: u8 and i8 have the same layout.
-        let chars = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<i8>(), data.len()) };
-        let s = Storage::from_slice(chars).map_err(|e| error("storage", e))?;
-        one(push_storage(lua, s)?)
-    })?;
+    calls::add(lua, &t, "storage", storage)?;
     Ok(t)
+}
+
+/// `file:binary() -> file`: binary format.
+fn binary(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "binary", |c| c.binary = true)
+}
+
+/// `file:ascii() -> file`: text format.
+fn ascii(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "ascii", |c| c.binary = false)
+}
+
+/// `file:autoSpacing() -> file`: spaces between text items.
+fn auto_spacing(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "autoSpacing", |c| c.auto_spacing = true)
+}
+
+/// `file:noAutoSpacing() -> file`: no spaces between text items.
+fn no_auto_spacing(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "noAutoSpacing", |c| c.auto_spacing = false)
+}
+
+/// `file:quiet() -> file`: failed reads set the error flag instead of raising.
+fn quiet(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "quiet", |c| c.quiet = true)
+}
+
+/// `file:pedantic() -> file`: failed reads raise.
+fn pedantic(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "pedantic", |c| c.quiet = false)
+}
+
+/// `file:clearError() -> file`: the error flag cleared.
+fn clear_error(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "clearError", |c| c.has_error = false)
+}
+
+/// `file:nativeEndianEncoding() -> file`: binary numbers in this machine's byte order.
+fn native_endian_encoding(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "nativeEndianEncoding", |c| c.swap = false)
+}
+
+/// `file:littleEndianEncoding() -> file`: binary numbers little-endian.
+fn little_endian_encoding(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "littleEndianEncoding", |c| c.swap = cfg!(target_endian = "big"))
+}
+
+/// `file:bigEndianEncoding() -> file`: binary numbers big-endian.
+fn big_endian_encoding(_: &Lua, a: Args) -> Result<MultiValue> {
+    flag(&a, "bigEndianEncoding", |c| c.swap = cfg!(target_endian = "little"))
+}
+
+/// `file:hasError() -> bool`
+fn has_error(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "hasError", |c| c.has_error)
+}
+
+/// `file:isQuiet() -> bool`
+fn is_quiet(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "isQuiet", |c| c.quiet)
+}
+
+/// `file:isReadable() -> bool`
+fn is_readable(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "isReadable", |c| c.is_readable())
+}
+
+/// `file:isWritable() -> bool`
+fn is_writable(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "isWritable", |c| c.is_writable())
+}
+
+/// `file:isBinary() -> bool`
+fn is_binary(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "isBinary", |c| c.binary)
+}
+
+/// `file:isAutoSpacing() -> bool`
+fn is_auto_spacing(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "isAutoSpacing", |c| c.auto_spacing)
+}
+
+/// `file:isReferenced() -> bool`
+fn is_referenced(_: &Lua, a: Args) -> Result<MultiValue> {
+    query(&a, "isReferenced", |c| c.refs.enabled)
+}
+
+/// `file:isLittleEndianCPU() -> bool`
+fn is_little_endian_cpu(_: &Lua, _: Args) -> Result<bool> {
+    Ok(cfg!(target_endian = "little"))
+}
+
+/// `file:isBigEndianCPU() -> bool`
+fn is_big_endian_cpu(_: &Lua, _: Args) -> Result<bool> {
+    Ok(cfg!(target_endian = "big"))
+}
+
+/// `file:referenced(on) -> file`: whether objects written twice are written as references.
+fn referenced(_: &Lua, a: Args) -> Result<MultiValue> {
+    let on = !matches!(arg(&a, 2), Value::Nil | Value::Boolean(false));
+    with(&a, "referenced", |c| {
+        c.refs.enabled = on;
+        Ok(())
+    })?;
+    receiver(&a)
+}
+
+/// `file:longSize(n) -> file`: the size of a long in binary files: 4, or 8 (0: the default, 8).
+fn long_size(_: &Lua, a: Args) -> Result<MultiValue> {
+    let n = int_arg(&a, 2, "longSize")?;
+    with(&a, "longSize", |c| c.set_long_size(n.max(-1) as usize))?;
+    receiver(&a)
+}
+
+/// `file:seek(pos) -> file` (1-based)
+fn seek(_: &Lua, a: Args) -> Result<MultiValue> {
+    let pos = int_arg(&a, 2, "seek")?;
+    if pos < 1 {
+        return Err(error("seek", format!("position must be positive, got {pos}")));
+    }
+    with(&a, "seek", |c| c.seek(pos as u64 - 1))?;
+    receiver(&a)
+}
+
+/// `file:seekEnd() -> file`
+fn seek_end(_: &Lua, a: Args) -> Result<MultiValue> {
+    with(&a, "seekEnd", |c| c.seek_end())?;
+    receiver(&a)
+}
+
+/// `file:position() -> pos` (1-based)
+fn position(_: &Lua, a: Args) -> Result<MultiValue> {
+    let p = with(&a, "position", |c| c.position())?;
+    one(Value::Number(p as f64 + 1.0))
+}
+
+/// `file:synchronize() -> file`: flushes what is written.
+fn synchronize(_: &Lua, a: Args) -> Result<MultiValue> {
+    with(&a, "synchronize", |c| c.synchronize())?;
+    receiver(&a)
+}
+
+/// `file:close() -> file`
+fn close(_: &Lua, a: Args) -> Result<MultiValue> {
+    with(&a, "close", |c| c.close())?;
+    receiver(&a)
+}
+
+/// `file:readBool() -> bool`
+fn read_bool(_: &Lua, a: Args) -> Result<MultiValue> {
+    let v = with(&a, "readBool", |c| c.read_scalar::<i32>())?;
+    boolean(v == 1)
+}
+
+/// `file:writeBool(v) -> count`
+fn write_bool(_: &Lua, a: Args) -> Result<MultiValue> {
+    let v = !matches!(arg(&a, 2), Value::Nil | Value::Boolean(false));
+    let n = with(&a, "writeBool", |c| c.write_scalar::<i32>(v as i32))?;
+    one(Value::Number(n as f64))
+}
+
+/// `file:readString('*a' | '*l' | n) -> string`
+fn read_string(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let format = match arg(&a, 2) {
+        Value::String(s) if s.as_bytes().starts_with(b"*a") => StringFormat::All,
+        Value::String(s) if s.as_bytes().starts_with(b"*l") => StringFormat::Line,
+        v if number(v).is_some() => {
+            let n = int_arg(&a, 2, "readString")?;
+            if n < 0 {
+                return Err(error("readString", format!("cannot read {n} bytes")));
+            }
+            StringFormat::Bytes(n as usize)
+        }
+        v => {
+            return Err(error(
+                "readString",
+                format!("format must be '*a', '*l' or a byte count, got {}", type_name(v)),
+            ));
+        }
+    };
+    let bytes = with(&a, "readString", |c| c.read_string(format))?;
+    one(Value::String(lua.create_string(bytes)?))
+}
+
+/// `file:writeString(s) -> count`
+fn write_string(_: &Lua, a: Args) -> Result<MultiValue> {
+    let s = match arg(&a, 2) {
+        Value::String(s) => s.as_bytes().to_vec(),
+        v if number(v).is_some() => v.to_string()?.into_bytes(),
+        v => {
+            return Err(error(
+                "writeString",
+                format!("bad argument #1 (string expected, got {})", type_name(v)),
+            ));
+        }
+    };
+    let n = with(&a, "writeString", |c| c.write_string(&s))?;
+    one(Value::Number(n as f64))
+}
+
+/// `file:readObject() -> value`
+fn read_object(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let core = core_of(&a, "readObject")?;
+    let had = std::mem::replace(&mut core.borrow_mut().has_error, false);
+    let r = ctx_call(lua, &a, "readObject", read::read_object);
+    let mut c = core.borrow_mut();
+    let failed_read = c.has_error;
+    c.has_error |= had;
+    match r {
+        Ok(v) => one(v),
+        // Quiet mode: a short read gives nil and the error flag, as Torch's reads do.
+        Err(_) if c.quiet && failed_read => one(Value::Nil),
+        Err(e) => Err(e),
+    }
+}
+
+/// `file:writeObject(value, [name], [hook]) -> file`
+fn write_object(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let hook = match arg(&a, 4) {
+        Value::Function(f) => Some(f.clone()),
+        Value::Nil => None,
+        v => {
+            return Err(error(
+                "writeObject",
+                format!("bad argument #3 (hook function expected, got {})", type_name(v)),
+            ));
+        }
+    };
+    let name = match arg(&a, 3) {
+        Value::String(s) => Some(s.to_string_lossy()),
+        _ => None,
+    };
+    let value = arg(&a, 2).clone();
+    ctx_call(lua, &a, "writeObject", |ctx| {
+        write::write_object(ctx, value, name, hook)
+    })?;
+    receiver(&a)
+}
+
+/// `file:isWritableObject(value) -> tag | nil`: the type tag `value` would be written under.
+fn is_writable_object(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let v = arg(&a, 2).clone();
+    let tag = ctx_call(lua, &a, "isWritableObject", |ctx| write::writable_tag(ctx, &v))?;
+    one(tag.map(|t| Value::Number(t as f64)).unwrap_or(Value::Nil))
+}
+
+/// `file:noBuffer() -> file`: writes go to the disk unbuffered.
+fn no_buffer(_: &Lua, a: Args) -> Result<MultiValue> {
+    with(&a, "noBuffer", |c| {
+        c.stream()?.set_unbuffered();
+        Ok(())
+    })?;
+    receiver(&a)
+}
+
+/// `file:storage() -> torch.CharStorage`: a memory file's contents, with a terminating NUL.
+fn storage(lua: &Lua, a: Args) -> Result<MultiValue> {
+    let mut data = with(&a, "storage", |c| {
+        c.stream()?;
+        Ok(c.memory_data().map(|d| d.to_vec()).unwrap_or_default())
+    })?;
+    // Torch hands out the buffer with its terminating NUL.
+    data.push(0);
+    // SAFETY: u8 and i8 have the same layout.
+    let chars = unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<i8>(), data.len()) };
+    let s = Storage::from_slice(chars).map_err(|e| error("storage", e))?;
+    one(push_storage(lua, s)?)
 }
 
 /// 'r', 'w' or 'rw' -> (readable, writable).
@@ -520,9 +651,9 @@ pub fn open(lua: &Lua) -> Result<Table> {
     m.set("methods", file_methods(lua)?)?;
     m.set("diskMethods", disk_methods(lua)?)?;
     m.set("memoryMethods", memory_methods(lua)?)?;
-    add(lua, &m, "newDiskFile", new_disk)?;
-    add(lua, &m, "newMemoryFile", new_memory)?;
-    add(lua, &m, "newPipeFile", new_pipe)?;
+    calls::add(lua, &m, "newDiskFile", new_disk)?;
+    calls::add(lua, &m, "newMemoryFile", new_memory)?;
+    calls::add(lua, &m, "newPipeFile", new_pipe)?;
     Ok(m)
 }
 

@@ -45,15 +45,20 @@ pub fn wall_seconds() -> f64 {
 /// Adds to the `libtorch` table `timerClock` (real, user and sys seconds for torch.Timer) and
 /// `wallClock` (for torch.tic/toc).
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
-    m.set(
-        "timerClock",
-        lua.create_function(|_, ()| {
-            let real = real_seconds();
-            let (user, sys) = cpu_seconds();
-            Ok((real, user, sys))
-        })?,
-    )?;
-    m.set("wallClock", lua.create_function(|_, ()| Ok(wall_seconds()))?)
+    crate::calls::add(lua, m, "timerClock", timer_clock)?;
+    crate::calls::add(lua, m, "wallClock", wall_clock)
+}
+
+/// `timerClock() -> real, user, sys`: seconds, for torch.Timer.
+fn timer_clock(_: &Lua, (): ()) -> Result<(f64, f64, f64)> {
+    let real = real_seconds();
+    let (user, sys) = cpu_seconds();
+    Ok((real, user, sys))
+}
+
+/// `wallClock() -> seconds`: [`wall_seconds`], for torch.tic/toc.
+fn wall_clock(_: &Lua, (): ()) -> Result<f64> {
+    Ok(wall_seconds())
 }
 
 #[cfg(test)]

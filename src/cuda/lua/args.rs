@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use mlua::{Lua, Result, Table, Value, Variadic};
+use mlua::{Lua, Result, Value, Variadic};
 
 use crate::cuda::device::{self, Device};
 use crate::cuda::family::Cuda;
@@ -16,12 +16,6 @@ use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::family::Family;
-
-/// Sets `m[name]` to a Lua function of `f`, which takes the arguments as a list and returns the
-/// results as one (the form of the `cutorch.*` device functions).
-pub fn set_function(lua: &Lua, m: &Table, name: &str, f: fn(&Lua, Args) -> Result<Variadic<Value>>) -> Result<()> {
-    m.set(name, lua.create_function(move |lua, a: Args| f(lua, a))?)
-}
 
 /// The results of a device function.
 pub fn ret(v: impl IntoIterator<Item = Value>) -> Result<Variadic<Value>> {

@@ -1,9 +1,10 @@
 //! The device functions of `cutorch` (Lua glue): devices and their properties and memory, waiting
 //! for them, the devices' random generators, and cutorch's state for FFI callers.
 
-use mlua::{LightUserData, Lua, Result, Table, Value};
+use mlua::{LightUserData, Lua, Result, Table, Value, Variadic};
 
-use super::args::{device_arg, num, open_device, ret, set_function};
+use super::args::{device_arg, num, open_device, ret};
+use crate::calls;
 use crate::cuda::device::{self, Device};
 use crate::cuda::driver::{self, guard};
 use crate::cuda::ffi;
@@ -62,127 +63,177 @@ fn properties(lua: &Lua, dev: &Device) -> Result<Table> {
 
 /// Sets the device functions in the `cutorch` table `m`.
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
-    set_function(lua, m, "getDeviceCount", |_, _| ret([num(device::count() as f64)]))?;
-    set_function(lua, m, "setDevice", |_, a| {
-        let d = device_arg(&a, 1, "cutorch.setDevice")?;
-        if arg(&a, 1).is_nil() {
-            return Err(error("cutorch.setDevice", "bad argument #1 (device number expected)"));
-        }
-        device::set_current(d).named("cutorch.setDevice")?;
-        ret([])
-    })?;
-    set_function(lua, m, "getDevice", |_, _| {
-        device::usable().named("cutorch.getDevice")?;
-        ret([num((device::current() + 1) as f64)])
-    })?;
-    set_function(lua, m, "getDeviceProperties", |lua, a| {
-        if arg(&a, 1).is_nil() {
-            return Err(error(
-                "cutorch.getDeviceProperties",
-                "bad argument #1 (device number expected)",
-            ));
-        }
-        let dev = open_device(&a, 1, "cutorch.getDeviceProperties")?;
-        ret([Value::Table(properties(lua, &dev)?)])
-    })?;
-    set_function(lua, m, "getMemoryUsage", |_, a| {
-        let dev = open_device(&a, 1, "cutorch.getMemoryUsage")?;
-        let (free, total) = dev.memory().named("cutorch.getMemoryUsage")?;
-        ret([num(free as f64), num(total as f64)])
-    })?;
-    // Frees what the caching allocator keeps (for another process, or a library that allocates
-    // through the driver itself); a luatorch addition, as PyTorch's torch.cuda.empty_cache.
-    // cutorch.emptyCache([device]): that device's cache, or every open device's.
-    set_function(lua, m, "emptyCache", |_, a| {
-        const M: &str = "cutorch.emptyCache";
-        if arg(&a, 1).is_nil() {
-            device::usable().named(M)?;
-            for d in (0..device::count()).filter_map(device::opened) {
-                d.empty_cache().named(M)?;
-            }
-            device::current_device().named(M)?;
-        } else {
-            open_device(&a, 1, M)?.empty_cache().named(M)?;
-        }
-        ret([])
-    })?;
-    // With no device there is nothing to wait for, but a script that synchronizes expects a GPU:
-    // like every call that needs one, it raises an error.
-    set_function(lua, m, "synchronize", |_, a| {
-        let dev = open_device(&a, 1, "cutorch.synchronize")?;
-        dev.synchronize().named("cutorch.synchronize")?;
-        ret([])
-    })?;
-    set_function(lua, m, "synchronizeAll", |_, _| {
-        const M: &str = "cutorch.synchronizeAll";
+    calls::add(lua, m, "getDeviceCount", get_device_count)?;
+    calls::add(lua, m, "setDevice", set_device)?;
+    calls::add(lua, m, "getDevice", get_device)?;
+    calls::add(lua, m, "getDeviceProperties", get_device_properties)?;
+    calls::add(lua, m, "getMemoryUsage", get_memory_usage)?;
+    calls::add(lua, m, "emptyCache", empty_cache)?;
+    calls::add(lua, m, "synchronize", synchronize)?;
+    calls::add(lua, m, "synchronizeAll", synchronize_all)?;
+    calls::add(lua, m, "manualSeed", manual_seed)?;
+    calls::add(lua, m, "manualSeedAll", manual_seed_all)?;
+    calls::add(lua, m, "initialSeed", initial_seed)?;
+    calls::add(lua, m, "seed", seed)?;
+    calls::add(lua, m, "seedAll", seed_all)?;
+    calls::add(lua, m, "getRNGState", get_rng_state)?;
+    calls::add(lua, m, "setRNGState", set_rng_state)?;
+    calls::add(lua, m, "getState", get_state)?;
+    calls::add(lua, m, "requireDevice", require_device)
+}
+
+/// `cutorch.getDeviceCount() -> n`
+fn get_device_count(_: &Lua, _: Args) -> Result<Variadic<Value>> {
+    ret([num(device::count() as f64)])
+}
+
+/// `cutorch.setDevice(device)`
+fn set_device(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let d = device_arg(&a, 1, "cutorch.setDevice")?;
+    if arg(&a, 1).is_nil() {
+        return Err(error("cutorch.setDevice", "bad argument #1 (device number expected)"));
+    }
+    device::set_current(d).named("cutorch.setDevice")?;
+    ret([])
+}
+
+/// `cutorch.getDevice() -> device`
+fn get_device(_: &Lua, _: Args) -> Result<Variadic<Value>> {
+    device::usable().named("cutorch.getDevice")?;
+    ret([num((device::current() + 1) as f64)])
+}
+
+/// `cutorch.getDeviceProperties(device) -> table`
+fn get_device_properties(lua: &Lua, a: Args) -> Result<Variadic<Value>> {
+    if arg(&a, 1).is_nil() {
+        return Err(error(
+            "cutorch.getDeviceProperties",
+            "bad argument #1 (device number expected)",
+        ));
+    }
+    let dev = open_device(&a, 1, "cutorch.getDeviceProperties")?;
+    ret([Value::Table(properties(lua, &dev)?)])
+}
+
+/// `cutorch.getMemoryUsage([device]) -> free, total`
+fn get_memory_usage(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let dev = open_device(&a, 1, "cutorch.getMemoryUsage")?;
+    let (free, total) = dev.memory().named("cutorch.getMemoryUsage")?;
+    ret([num(free as f64), num(total as f64)])
+}
+
+/// `cutorch.emptyCache([device])`: frees what the caching allocator keeps on that device, or on
+/// every open device (for another process, or a library that allocates through the driver
+/// itself); a luatorch addition, as PyTorch's torch.cuda.empty_cache.
+fn empty_cache(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    const M: &str = "cutorch.emptyCache";
+    if arg(&a, 1).is_nil() {
         device::usable().named(M)?;
-        for d in 0..device::count() {
-            device::get(d).and_then(|dev| dev.synchronize()).named(M)?;
+        for d in (0..device::count()).filter_map(device::opened) {
+            d.empty_cache().named(M)?;
         }
-        device::get(device::current()).named(M)?;
-        ret([])
-    })?;
-    set_function(lua, m, "manualSeed", |_, a| {
-        let d = device_arg(&a, 2, "cutorch.manualSeed")?;
-        let seed = seed_arg(&a, "cutorch.manualSeed")?;
-        with_generator(d, |g| g.manual_seed(seed)).named("cutorch.manualSeed")?;
-        ret([])
-    })?;
-    set_function(lua, m, "manualSeedAll", |_, a| {
-        const M: &str = "cutorch.manualSeedAll";
-        device::usable().named(M)?;
-        let seed = seed_arg(&a, M)?;
-        for d in 0..device::count() {
-            with_generator(d, |g| g.manual_seed(seed)).named(M)?;
-        }
-        ret([])
-    })?;
-    set_function(lua, m, "initialSeed", |_, a| {
-        let d = device_arg(&a, 1, "cutorch.initialSeed")?;
-        ret([num(
-            with_generator(d, |g| g.initial_seed()).named("cutorch.initialSeed")? as f64,
-        )])
-    })?;
-    set_function(lua, m, "seed", |_, a| {
-        let d = device_arg(&a, 1, "cutorch.seed")?;
-        let s = crate::torch::base::random::urandom_seed().map_err(|e| error("cutorch.seed", e))?;
-        with_generator(d, |g| g.manual_seed(s)).named("cutorch.seed")?;
-        ret([num(s as f64)])
-    })?;
-    set_function(lua, m, "seedAll", |_, _| {
-        const M: &str = "cutorch.seedAll";
-        device::usable().named(M)?;
-        let s = crate::torch::base::random::urandom_seed().map_err(|e| error(M, e))?;
-        for d in 0..device::count() {
-            with_generator(d, |g| g.manual_seed(s)).named(M)?;
-        }
-        ret([num(s as f64)])
-    })?;
-    // getRNGState([device]) / setRNGState(state [, device]): the device's generator state, in
-    // the host generator's format (the device draws come from such a generator).
-    set_function(lua, m, "getRNGState", |lua, a| {
-        const M: &str = "cutorch.getRNGState";
-        let d = device_arg(&a, 1, M)?;
-        let t = with_generator(d, |g| random::state_tensor(g)).named(M)??;
-        ret([crate::torch::userdata::push_tensor(lua, t)?])
-    })?;
-    set_function(lua, m, "setRNGState", |_, a| {
-        const M: &str = "cutorch.setRNGState";
-        let d = device_arg(&a, 2, M)?;
-        let state = random::state_at(&a, 1, M)?;
-        with_generator(d, |g| *g = state).named(M)?;
-        ret([])
-    })?;
-    set_function(lua, m, "getState", |_, _| {
-        ret([Value::LightUserData(LightUserData(ffi::state()))])
-    })?;
-    // requireDevice(name): raises the no-device error naming `name` (for calls made in Lua).
-    set_function(lua, m, "requireDevice", |_, a| {
-        let name = match arg(&a, 1) {
-            Value::String(s) => s.to_string_lossy(),
-            _ => "cutorch".to_string(),
-        };
-        device::usable().named(&name)?;
-        ret([])
-    })
+        device::current_device().named(M)?;
+    } else {
+        open_device(&a, 1, M)?.empty_cache().named(M)?;
+    }
+    ret([])
+}
+
+/// `cutorch.synchronize([device])`: with no device there is nothing to wait for, but a script that
+/// synchronizes expects a GPU: like every call that needs one, it raises an error.
+fn synchronize(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let dev = open_device(&a, 1, "cutorch.synchronize")?;
+    dev.synchronize().named("cutorch.synchronize")?;
+    ret([])
+}
+
+/// `cutorch.synchronizeAll()`
+fn synchronize_all(_: &Lua, _: Args) -> Result<Variadic<Value>> {
+    const M: &str = "cutorch.synchronizeAll";
+    device::usable().named(M)?;
+    for d in 0..device::count() {
+        device::get(d).and_then(|dev| dev.synchronize()).named(M)?;
+    }
+    device::get(device::current()).named(M)?;
+    ret([])
+}
+
+/// `cutorch.manualSeed(seed, [device])`
+fn manual_seed(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let d = device_arg(&a, 2, "cutorch.manualSeed")?;
+    let seed = seed_arg(&a, "cutorch.manualSeed")?;
+    with_generator(d, |g| g.manual_seed(seed)).named("cutorch.manualSeed")?;
+    ret([])
+}
+
+/// `cutorch.manualSeedAll(seed)`
+fn manual_seed_all(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    const M: &str = "cutorch.manualSeedAll";
+    device::usable().named(M)?;
+    let seed = seed_arg(&a, M)?;
+    for d in 0..device::count() {
+        with_generator(d, |g| g.manual_seed(seed)).named(M)?;
+    }
+    ret([])
+}
+
+/// `cutorch.initialSeed([device]) -> seed`
+fn initial_seed(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let d = device_arg(&a, 1, "cutorch.initialSeed")?;
+    ret([num(
+        with_generator(d, |g| g.initial_seed()).named("cutorch.initialSeed")? as f64,
+    )])
+}
+
+/// `cutorch.seed([device]) -> seed`: a random seed, set.
+fn seed(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let d = device_arg(&a, 1, "cutorch.seed")?;
+    let s = crate::torch::base::random::urandom_seed().map_err(|e| error("cutorch.seed", e))?;
+    with_generator(d, |g| g.manual_seed(s)).named("cutorch.seed")?;
+    ret([num(s as f64)])
+}
+
+/// `cutorch.seedAll() -> seed`: a random seed, set on every device.
+fn seed_all(_: &Lua, _: Args) -> Result<Variadic<Value>> {
+    const M: &str = "cutorch.seedAll";
+    device::usable().named(M)?;
+    let s = crate::torch::base::random::urandom_seed().map_err(|e| error(M, e))?;
+    for d in 0..device::count() {
+        with_generator(d, |g| g.manual_seed(s)).named(M)?;
+    }
+    ret([num(s as f64)])
+}
+
+/// `cutorch.getRNGState([device]) -> state`: the device's generator state, in the host
+/// generator's format (the device draws come from such a generator).
+fn get_rng_state(lua: &Lua, a: Args) -> Result<Variadic<Value>> {
+    const M: &str = "cutorch.getRNGState";
+    let d = device_arg(&a, 1, M)?;
+    let t = with_generator(d, |g| random::state_tensor(g)).named(M)??;
+    ret([crate::torch::userdata::push_tensor(lua, t)?])
+}
+
+/// `cutorch.setRNGState(state, [device])`: as `getRNGState` gave it.
+fn set_rng_state(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    const M: &str = "cutorch.setRNGState";
+    let d = device_arg(&a, 2, M)?;
+    let state = random::state_at(&a, 1, M)?;
+    with_generator(d, |g| *g = state).named(M)?;
+    ret([])
+}
+
+/// `cutorch.getState() -> lightuserdata`: cutorch's state for FFI callers.
+fn get_state(_: &Lua, _: Args) -> Result<Variadic<Value>> {
+    ret([Value::LightUserData(LightUserData(ffi::state()))])
+}
+
+/// `cutorch.requireDevice(name)`: raises the no-device error naming `name` (for calls made in
+/// Lua).
+fn require_device(_: &Lua, a: Args) -> Result<Variadic<Value>> {
+    let name = match arg(&a, 1) {
+        Value::String(s) => s.to_string_lossy(),
+        _ => "cutorch".to_string(),
+    };
+    device::usable().named(&name)?;
+    ret([])
 }

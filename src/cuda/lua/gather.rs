@@ -10,6 +10,7 @@
 use mlua::{Lua, MultiValue, Result, Table};
 
 use super::args::{device_of_tensor, result, tensor_arg};
+use crate::calls;
 use crate::cuda::device::Device;
 use crate::cuda::family::Cuda;
 use crate::cuda::kernels::Geo;
@@ -24,7 +25,7 @@ use crate::torch::base::tensor::{Tensor, contiguous_strides};
 use crate::torch::family::Family;
 use crate::torch::methods::copy::clone_tensor;
 use crate::torch::methods::index::{check_same_except, check_scatter_source, nonzero_coords};
-use crate::torch::methods::{add, one, receiver};
+use crate::torch::methods::{one, receiver};
 use crate::torch::userdata::tensor_of;
 
 /// Positions at `pos`: a CudaLongTensor as it is, or a LongTensor copied to `dev`.
@@ -182,8 +183,18 @@ fn slices_like(src: &Tensor, t: &Tensor, dim: usize, method: &str) -> Result<Ten
     Ok(Tensor { size, stride, ..c })
 }
 
-/// `x:indexCopy(dim, positions, src)` and `x:indexAdd(...)`: in place on x.
-fn index_copy(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
+/// `x:indexCopy(dim, positions, src)`: in place on x.
+fn index_copy(_: &Lua, a: Args) -> Result<MultiValue> {
+    copy_indexed(&a, "indexCopy", false)
+}
+
+/// `x:indexAdd(dim, positions, src)`: in place on x.
+fn index_add(_: &Lua, a: Args) -> Result<MultiValue> {
+    copy_indexed(&a, "indexAdd", true)
+}
+
+/// What `indexCopy` and `indexAdd` do, the second adding.
+fn copy_indexed(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let src = same_type(a, 4, t.dtype, method)?;
     let dim = dim_arg(a, 2, &t, method)?;
@@ -261,8 +272,18 @@ fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
     gather_into(lua, &a, res, &src, dim, &idx.size, &idx, gi, M)
 }
 
-/// `x:scatter(dim, positions, src | v)` and `x:scatterAdd(dim, positions, src)`: in place on x.
-fn scatter(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
+/// `x:scatter(dim, positions, src | v)`: in place on x.
+fn scatter(_: &Lua, a: Args) -> Result<MultiValue> {
+    scatter_into(&a, "scatter", false)
+}
+
+/// `x:scatterAdd(dim, positions, src)`: in place on x.
+fn scatter_add(_: &Lua, a: Args) -> Result<MultiValue> {
+    scatter_into(&a, "scatterAdd", true)
+}
+
+/// What `scatter` and `scatterAdd` do, the second adding.
+fn scatter_into(a: &Args, method: &str, adding: bool) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let dim = dim_arg(a, 2, &t, method)?;
     let idx = position_tensor(a, 3, &t, "the tensor", dim, method)?;
@@ -446,15 +467,15 @@ fn check_long(r: &Tensor, method: &str) -> Result<()> {
 /// Adds the methods to the device classes' table (the torch.* forms are in
 /// lua/cutorch/Tensor.lua, which call these).
 pub fn install(lua: &Lua, tensor: &Table) -> Result<()> {
-    add(lua, tensor, "index", index)?;
-    add(lua, tensor, "indexCopy", |_, a| index_copy(&a, "indexCopy", false))?;
-    add(lua, tensor, "indexAdd", |_, a| index_copy(&a, "indexAdd", true))?;
-    add(lua, tensor, "indexFill", index_fill)?;
-    add(lua, tensor, "gather", gather)?;
-    add(lua, tensor, "scatter", |_, a| scatter(&a, "scatter", false))?;
-    add(lua, tensor, "scatterAdd", |_, a| scatter(&a, "scatterAdd", true))?;
-    add(lua, tensor, "maskedSelect", masked_select)?;
-    add(lua, tensor, "maskedCopy", masked_copy)?;
-    add(lua, tensor, "nonzero", nonzero)?;
+    calls::add(lua, tensor, "index", index)?;
+    calls::add(lua, tensor, "indexCopy", index_copy)?;
+    calls::add(lua, tensor, "indexAdd", index_add)?;
+    calls::add(lua, tensor, "indexFill", index_fill)?;
+    calls::add(lua, tensor, "gather", gather)?;
+    calls::add(lua, tensor, "scatter", scatter)?;
+    calls::add(lua, tensor, "scatterAdd", scatter_add)?;
+    calls::add(lua, tensor, "maskedSelect", masked_select)?;
+    calls::add(lua, tensor, "maskedCopy", masked_copy)?;
+    calls::add(lua, tensor, "nonzero", nonzero)?;
     Ok(())
 }

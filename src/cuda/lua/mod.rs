@@ -22,6 +22,7 @@ use mlua::{Lua, Result, Table, Value, Variadic};
 use super::family::{Cuda, TYPES};
 use super::ops;
 use super::{ffi, kernels, memory};
+use crate::calls;
 use crate::error::Named;
 use crate::torch::args::{Args, arg, error};
 use crate::torch::base::dtype::DType;
@@ -71,44 +72,47 @@ pub fn open(lua: &Lua) -> Result<Table> {
     m.set("tensorMethods", tensor)?;
     m.set("storageMethods", storage)?;
     m.set("types", lua.create_sequence_from(TYPES.iter().map(|d| d.name()))?)?;
-    m.set(
-        "register",
-        lua.create_function(|lua, (name, tmeta, smeta): (Value, Table, Table)| {
-            let d = type_of(&name, "register")?;
-            userdata::register_types_in::<Cuda>(lua, d, &tmeta, &smeta)
-        })?,
-    )?;
-    m.set(
-        "newTensor",
-        lua.create_function(|lua, a: Args| {
-            let d = type_of(arg(&a, 1), "newTensor")?;
-            let method = ops::tensor_typename(d);
-            super::device::usable().named(method)?;
-            let rest: Args = Variadic::from_iter(a.iter().skip(1).cloned());
-            Cuda::push_tensor(lua, construct::new_tensor_in::<Cuda>(d, &rest)?)
-        })?,
-    )?;
-    m.set(
-        "newStorage",
-        lua.create_function(|lua, a: Args| {
-            let d = type_of(arg(&a, 1), "newStorage")?;
-            let rest: Args = Variadic::from_iter(a.iter().skip(1).cloned());
-            methods::new_storage(lua, d, &rest)
-        })?,
-    )?;
-    // The kernels' CUDA source (for tests that build it for a host-side mock driver).
-    m.set(
-        "_kernelSource",
-        lua.create_function(|_, ()| Ok(kernels::source::program()))?,
-    )?;
-    // Called by cutorch once it has loaded (there is a device): from then on .t7 files load their
-    // CUDA tensors onto the device. Loading libcutorch alone does not change how files load.
-    m.set(
-        "_loadFilesOnDevice",
-        lua.create_function(|lua, ()| {
-            t7::set_device_classes(lua, device_classes());
-            Ok(())
-        })?,
-    )?;
+    calls::add(lua, &m, "register", register)?;
+    calls::add(lua, &m, "newTensor", new_tensor)?;
+    calls::add(lua, &m, "newStorage", new_storage)?;
+    calls::add(lua, &m, "_kernelSource", kernel_source)?;
+    calls::add(lua, &m, "_loadFilesOnDevice", load_files_on_device)?;
     Ok(m)
+}
+
+/// `register(typename, tensorMeta, storageMeta)`: the metatables of one CUDA type's tensors and
+/// storages.
+fn register(lua: &Lua, (name, tmeta, smeta): (Value, Table, Table)) -> Result<()> {
+    let d = type_of(&name, "register")?;
+    userdata::register_types_in::<Cuda>(lua, d, &tmeta, &smeta)
+}
+
+/// `newTensor(typename, ...) -> tensor`: `torch.Cuda<Type>Tensor(...)`.
+fn new_tensor(lua: &Lua, a: Args) -> Result<Value> {
+    let d = type_of(arg(&a, 1), "newTensor")?;
+    let method = ops::tensor_typename(d);
+    super::device::usable().named(method)?;
+    let rest: Args = Variadic::from_iter(a.iter().skip(1).cloned());
+    Cuda::push_tensor(lua, construct::new_tensor_in::<Cuda>(d, &rest)?)
+}
+
+/// `newStorage(typename, ...) -> storage`: `torch.Cuda<Type>Storage(...)`.
+fn new_storage(lua: &Lua, a: Args) -> Result<Value> {
+    let d = type_of(arg(&a, 1), "newStorage")?;
+    let rest: Args = Variadic::from_iter(a.iter().skip(1).cloned());
+    methods::new_storage(lua, d, &rest)
+}
+
+/// `_kernelSource() -> text`: the kernels' CUDA source (for tests that build it for a host-side
+/// mock driver).
+fn kernel_source(_: &Lua, (): ()) -> Result<String> {
+    Ok(kernels::source::program())
+}
+
+/// `_loadFilesOnDevice()`: called by cutorch once it has loaded (there is a device): from then on
+/// .t7 files load their CUDA tensors onto the device. Loading libcutorch alone does not change how
+/// files load.
+fn load_files_on_device(lua: &Lua, (): ()) -> Result<()> {
+    t7::set_device_classes(lua, device_classes());
+    Ok(())
 }

@@ -6,6 +6,7 @@
 use mlua::{Lua, Result, Table};
 
 use super::args::tensor_arg;
+use crate::calls;
 use crate::cuda::ops::nn as ops;
 use crate::error::Named;
 use crate::torch::args::Args;
@@ -13,40 +14,37 @@ use crate::torch::methods::nn::{batch_arg, windows};
 
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     let t = lua.create_table()?;
-    // unfold(columns, image, geometry [, batch]) and fold(image, columns, geometry [, batch]).
-    t.set(
-        "unfold",
-        lua.create_function(|_, a: Args| {
-            const M: &str = "cutorch._nn.unfold";
-            let (cols, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?);
-            ops::unfold(&cols, &x, &windows(&a, 3, M)?, batch_arg(&a, 4, M)?).named(M)
-        })?,
-    )?;
-    t.set(
-        "fold",
-        lua.create_function(|_, a: Args| {
-            const M: &str = "cutorch._nn.fold";
-            let (x, cols) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?);
-            ops::fold(&x, &cols, &windows(&a, 3, M)?, batch_arg(&a, 4, M)?).named(M)
-        })?,
-    )?;
-    // maxPool(values (L x O), positions (L x O, CudaLongTensor), input, geometry).
-    t.set(
-        "maxPool",
-        lua.create_function(|_, a: Args| {
-            const M: &str = "cutorch._nn.maxPool";
-            let (v, p, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-            ops::max_pool(&v, &p, &x, &windows(&a, 4, M)?).named(M)
-        })?,
-    )?;
-    // maxPoolBackward(gradInput (L x S), gradOutput (L x O), positions (L x O)).
-    t.set(
-        "maxPoolBackward",
-        lua.create_function(|_, a: Args| {
-            const M: &str = "cutorch._nn.maxPoolBackward";
-            let (gx, gy, p) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
-            ops::max_pool_backward(&gx, &gy, &p).named(M)
-        })?,
-    )?;
+    calls::add(lua, &t, "unfold", unfold)?;
+    calls::add(lua, &t, "fold", fold)?;
+    calls::add(lua, &t, "maxPool", max_pool)?;
+    calls::add(lua, &t, "maxPoolBackward", max_pool_backward)?;
     m.set("_nn", t)
+}
+
+/// `unfold(columns, image, geometry [, batch])`
+fn unfold(_: &Lua, a: Args) -> Result<()> {
+    const M: &str = "cutorch._nn.unfold";
+    let (cols, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?);
+    ops::unfold(&cols, &x, &windows(&a, 3, M)?, batch_arg(&a, 4, M)?).named(M)
+}
+
+/// `fold(image, columns, geometry [, batch])`
+fn fold(_: &Lua, a: Args) -> Result<()> {
+    const M: &str = "cutorch._nn.fold";
+    let (x, cols) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?);
+    ops::fold(&x, &cols, &windows(&a, 3, M)?, batch_arg(&a, 4, M)?).named(M)
+}
+
+/// `maxPool(values (L x O), positions (L x O, CudaLongTensor), input, geometry)`
+fn max_pool(_: &Lua, a: Args) -> Result<()> {
+    const M: &str = "cutorch._nn.maxPool";
+    let (v, p, x) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
+    ops::max_pool(&v, &p, &x, &windows(&a, 4, M)?).named(M)
+}
+
+/// `maxPoolBackward(gradInput (L x S), gradOutput (L x O), positions (L x O))`
+fn max_pool_backward(_: &Lua, a: Args) -> Result<()> {
+    const M: &str = "cutorch._nn.maxPoolBackward";
+    let (gx, gy, p) = (tensor_arg(&a, 1, M)?, tensor_arg(&a, 2, M)?, tensor_arg(&a, 3, M)?);
+    ops::max_pool_backward(&gx, &gy, &p).named(M)
 }

@@ -6,6 +6,7 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::args::{device_of_tensor, new_like, op_name, opt_tensor, result, result_given, tensor_arg};
+use crate::calls;
 use crate::cuda::device::Device;
 use crate::cuda::family::Cuda;
 use crate::cuda::ops::operands::tensor_typename;
@@ -15,7 +16,7 @@ use crate::torch::args::{Args, arg, dim_arg, error, number_arg, opt_number};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
-use crate::torch::methods::{add, one};
+use crate::torch::methods::one;
 
 /// `pointwise(name, op, res, src, b, c, v, w)`: `res = op(src, b, c, v, w)` elementwise, res
 /// resized as src (a new tensor when nil; when src is nil, res alone, as for fill).
@@ -290,14 +291,14 @@ fn ger(lua: &Lua, a: Args) -> Result<MultiValue> {
 
 /// Sets the primitives in `libcutorch`'s table `m`.
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {
-    add(lua, m, "pointwise", pointwise)?;
-    add(lua, m, "reduceAll", reduce_all)?;
-    add(lua, m, "reduceDim", reduce_dim)?;
-    add(lua, m, "argReduceDim", arg_reduce_dim)?;
-    add(lua, m, "gemm", gemm)?;
-    add(lua, m, "bgemm", bgemm)?;
-    add(lua, m, "scanDim", scan_dim)?;
-    add(lua, m, "bgemmSum", bgemm_sum)?;
-    add(lua, m, "gemv", gemv)?;
-    add(lua, m, "ger", ger)
+    calls::add(lua, m, "pointwise", pointwise)?;
+    calls::add(lua, m, "reduceAll", reduce_all)?;
+    calls::add(lua, m, "reduceDim", reduce_dim)?;
+    calls::add(lua, m, "argReduceDim", arg_reduce_dim)?;
+    calls::add(lua, m, "gemm", gemm)?;
+    calls::add(lua, m, "bgemm", bgemm)?;
+    calls::add(lua, m, "scanDim", scan_dim)?;
+    calls::add(lua, m, "bgemmSum", bgemm_sum)?;
+    calls::add(lua, m, "gemv", gemv)?;
+    calls::add(lua, m, "ger", ger)
 }

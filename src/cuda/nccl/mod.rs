@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, UserDataMethods, UserDataRefMut, Value};
 
+use crate::calls;
 use crate::error::Named;
 use crate::torch::args::{error, number, type_name};
 use comm::{Communicator, Kind, parse_op};
@@ -31,65 +32,62 @@ const COMM: &str = "nccl.Communicator";
 
 pub fn open(lua: &Lua) -> Result<Table> {
     let t = lua.create_table()?;
-    t.set(
-        "available",
-        lua.create_function(|_, ()| {
-            Ok(match loader::nccl() {
-                Ok(n) => (true, n.source.clone()),
-                Err(e) => (false, e.to_string()),
-            })
-        })?,
-    )?;
-    t.set(
-        "version",
-        lua.create_function(|_, ()| {
-            let n = loader::nccl().named("nccl.version")?;
-            let code = n.version().named("nccl.version")?;
-            Ok((code, n.version_string()))
-        })?,
-    )?;
-    t.set(
-        "uniqueId",
-        lua.create_function(|lua, ()| {
-            const F: &str = "nccl.uniqueId";
-            // NCCL's id, with the meeting key of `shared` in its unused tail (for
-            // nccl.localCommunicator; NCCL never sees the tail).
-            let mut id = loader::nccl().named(F)?.unique_id().named(F)?;
-            meeting::mark_id(&mut id).named(F)?;
-            lua.create_string(id)
-        })?,
-    )?;
-    t.set(
-        "localUniqueId",
-        lua.create_function(|lua, ()| {
-            const F: &str = "nccl.localUniqueId";
-            // As uniqueId where NCCL is; without it only the meeting key, which is all
-            // nccl.localCommunicator needs while every rank shares one GPU.
-            let mut id = match loader::nccl() {
-                Ok(n) => n.unique_id().named(F)?,
-                Err(_) => [0; UNIQUE_ID_BYTES],
-            };
-            meeting::mark_id(&mut id).named(F)?;
-            lua.create_string(id)
-        })?,
-    )?;
-    // Makes a bare ffi.load('libnccl.so.1') find our NCCL 1.x library (see `v1`): the path, or
-    // nil and why not.
-    t.set(
-        "provideV1",
-        lua.create_function(|_, ()| {
-            Ok(match v1::provide() {
-                Ok(path) => (Some(path), None),
-                Err(e) => (None, Some(e.message().to_string())),
-            })
-        })?,
-    )?;
-    t.set("communicator", lua.create_function(communicator)?)?;
-    t.set("localCommunicator", lua.create_function(local_communicator)?)?;
-    t.set("devices", lua.create_function(devices)?)?;
-    t.set("initAll", lua.create_function(init_all)?)?;
-    t.set("group", lua.create_function(group)?)?;
+    calls::add(lua, &t, "available", available)?;
+    calls::add(lua, &t, "version", version)?;
+    calls::add(lua, &t, "uniqueId", unique_id)?;
+    calls::add(lua, &t, "localUniqueId", local_unique_id)?;
+    calls::add(lua, &t, "provideV1", provide_v1)?;
+    calls::add(lua, &t, "communicator", communicator)?;
+    calls::add(lua, &t, "localCommunicator", local_communicator)?;
+    calls::add(lua, &t, "devices", devices)?;
+    calls::add(lua, &t, "initAll", init_all)?;
+    calls::add(lua, &t, "group", group)?;
     Ok(t)
+}
+
+/// `available() -> true, where | false, why`: whether libnccl can be loaded.
+fn available(_: &Lua, (): ()) -> Result<(bool, String)> {
+    Ok(match loader::nccl() {
+        Ok(n) => (true, n.source.clone()),
+        Err(e) => (false, e.to_string()),
+    })
+}
+
+/// `version() -> code, text`
+fn version(_: &Lua, (): ()) -> Result<(i32, String)> {
+    let n = loader::nccl().named("nccl.version")?;
+    let code = n.version().named("nccl.version")?;
+    Ok((code, n.version_string()))
+}
+
+/// `uniqueId() -> idBytes`: NCCL's id, with the meeting key of `shared` in its unused tail (for
+/// nccl.localCommunicator; NCCL never sees the tail).
+fn unique_id(lua: &Lua, (): ()) -> Result<mlua::LuaString> {
+    const F: &str = "nccl.uniqueId";
+    let mut id = loader::nccl().named(F)?.unique_id().named(F)?;
+    meeting::mark_id(&mut id).named(F)?;
+    lua.create_string(id)
+}
+
+/// `localUniqueId() -> idBytes`: as uniqueId where NCCL is; without it only the meeting key,
+/// which is all nccl.localCommunicator needs while every rank shares one GPU.
+fn local_unique_id(lua: &Lua, (): ()) -> Result<mlua::LuaString> {
+    const F: &str = "nccl.localUniqueId";
+    let mut id = match loader::nccl() {
+        Ok(n) => n.unique_id().named(F)?,
+        Err(_) => [0; UNIQUE_ID_BYTES],
+    };
+    meeting::mark_id(&mut id).named(F)?;
+    lua.create_string(id)
+}
+
+/// `provideV1() -> path | nil, why`: makes a bare ffi.load('libnccl.so.1') find our NCCL 1.x
+/// library (see `v1`).
+fn provide_v1(_: &Lua, (): ()) -> Result<(Option<String>, Option<String>)> {
+    Ok(match v1::provide() {
+        Ok(path) => (Some(path), None),
+        Err(e) => (None, Some(e.message().to_string())),
+    })
 }
 
 /// An integer argument, or an error naming the function and the argument.

@@ -5,6 +5,7 @@
 use mlua::{Lua, Result, Table, Value, Variadic};
 
 use super::tensors::{data, data_mut, layout, not_an_image_type, on_image_type, tensor};
+use crate::calls;
 use crate::error::{Error, Result as KResult};
 use crate::image::kernels::codec::{self, Decoded};
 use crate::torch::base::dtype::DType;
@@ -72,6 +73,11 @@ fn caller(a: &Variadic<Value>, i: usize) -> String {
     }
 }
 
+/// Runs `f` on the arguments, its errors named after the caller that argument `i` names.
+fn named_by_caller<R>(a: &Variadic<Value>, i: usize, f: impl FnOnce(&Variadic<Value>) -> KResult<R>) -> Result<R> {
+    f(a).map_err(|e| e.named(&caller(a, i)))
+}
+
 fn dtype_of(v: &Value) -> KResult<DType> {
     let name = text(v, "tensor type")?;
     match DType::from_name(&name) {
@@ -110,40 +116,47 @@ fn to_tensor(img: &Decoded, dtype: DType) -> KResult<Tensor> {
 }
 
 /// `load(format, path, type, caller)` -> tensor, bit depth.
-fn load(lua: &Lua, a: &Variadic<Value>) -> KResult<(Value, u32)> {
-    let format = Format::of(&text(arg(a, 0), "format")?)?;
-    let path = text(arg(a, 1), "file name")?;
-    let dtype = dtype_of(arg(a, 2))?;
-    let bytes = read_file(&path)?;
-    let img = format
-        .decode(&bytes)
-        .map_err(|e| Error::corrupt(format!("cannot read '{path}': {e}")))?;
-    let t = to_tensor(&img, dtype)?;
-    let v = push_tensor(lua, t).map_err(|e| Error::io(e.to_string()))?;
-    Ok((v, img.bits))
+fn load(lua: &Lua, a: Variadic<Value>) -> Result<(Value, u32)> {
+    named_by_caller(&a, 3, |a| {
+        let format = Format::of(&text(arg(a, 0), "format")?)?;
+        let path = text(arg(a, 1), "file name")?;
+        let dtype = dtype_of(arg(a, 2))?;
+        let bytes = read_file(&path)?;
+        decoded(lua, format, &bytes, dtype, &format!("cannot read '{path}'"))
+    })
 }
 
 /// `decompress(format, bytes, type, caller)` -> tensor, bit depth.
-fn decompress(lua: &Lua, a: &Variadic<Value>) -> KResult<(Value, u32)> {
-    let format = Format::of(&text(arg(a, 0), "format")?)?;
-    let bytes = buffer_bytes(arg(a, 1))?;
-    let dtype = dtype_of(arg(a, 2))?;
+fn decompress(lua: &Lua, a: Variadic<Value>) -> Result<(Value, u32)> {
+    named_by_caller(&a, 3, |a| {
+        let format = Format::of(&text(arg(a, 0), "format")?)?;
+        let bytes = buffer_bytes(arg(a, 1))?;
+        let dtype = dtype_of(arg(a, 2))?;
+        decoded(lua, format, &bytes, dtype, "cannot decode the buffer")
+    })
+}
+
+/// The image `bytes` hold as a new tensor of `dtype`, and its bit depth; a failure to decode is
+/// told after `what`.
+fn decoded(lua: &Lua, format: Format, bytes: &[u8], dtype: DType, what: &str) -> KResult<(Value, u32)> {
     let img = format
-        .decode(&bytes)
-        .map_err(|e| Error::corrupt(format!("cannot decode the buffer: {e}")))?;
+        .decode(bytes)
+        .map_err(|e| Error::corrupt(format!("{what}: {e}")))?;
     let t = to_tensor(&img, dtype)?;
     let v = push_tensor(lua, t).map_err(|e| Error::io(e.to_string()))?;
     Ok((v, img.bits))
 }
 
 /// `size(format, path, caller)` -> channels, height, width.
-fn size(a: &Variadic<Value>) -> KResult<(usize, usize, usize)> {
-    let format = Format::of(&text(arg(a, 0), "format")?)?;
-    let path = text(arg(a, 1), "file name")?;
-    let bytes = read_file(&path)?;
-    format
-        .size(&bytes)
-        .map_err(|e| Error::corrupt(format!("cannot read '{path}': {e}")))
+fn size(_: &Lua, a: Variadic<Value>) -> Result<(usize, usize, usize)> {
+    named_by_caller(&a, 2, |a| {
+        let format = Format::of(&text(arg(a, 0), "format")?)?;
+        let path = text(arg(a, 1), "file name")?;
+        let bytes = read_file(&path)?;
+        format
+            .size(&bytes)
+            .map_err(|e| Error::corrupt(format!("cannot read '{path}': {e}")))
+    })
 }
 
 /// The encoded bytes of the image argument at `i`, with the quality at `i + 1` and whether the
@@ -171,40 +184,29 @@ fn encoded(format: Format, a: &Variadic<Value>, i: usize) -> KResult<Vec<u8>> {
 }
 
 /// `save(format, path, tensor, quality, single, caller)`.
-fn save(a: &Variadic<Value>) -> KResult<()> {
-    let format = Format::of(&text(arg(a, 0), "format")?)?;
-    let path = text(arg(a, 1), "file name")?;
-    let bytes = encoded(format, a, 2).map_err(|e| e.context(format!("cannot write '{path}'")))?;
-    std::fs::write(&path, bytes).map_err(|e| Error::io(format!("cannot write '{path}': {e}")))
+fn save(_: &Lua, a: Variadic<Value>) -> Result<()> {
+    named_by_caller(&a, 5, |a| {
+        let format = Format::of(&text(arg(a, 0), "format")?)?;
+        let path = text(arg(a, 1), "file name")?;
+        let bytes = encoded(format, a, 2).map_err(|e| e.context(format!("cannot write '{path}'")))?;
+        std::fs::write(&path, bytes).map_err(|e| Error::io(format!("cannot write '{path}': {e}")))
+    })
 }
 
 /// `compress(format, tensor, quality, single, caller)` -> ByteTensor.
-fn compress(lua: &Lua, a: &Variadic<Value>) -> KResult<Value> {
-    let format = Format::of(&text(arg(a, 0), "format")?)?;
-    let bytes = encoded(format, a, 1)?;
-    let storage = crate::torch::base::storage::Storage::from_slice(&bytes)?;
-    push_tensor(lua, Tensor::of_storage(storage)).map_err(|e| Error::io(e.to_string()))
+fn compress(lua: &Lua, a: Variadic<Value>) -> Result<Value> {
+    named_by_caller(&a, 4, |a| {
+        let format = Format::of(&text(arg(a, 0), "format")?)?;
+        let bytes = encoded(format, a, 1)?;
+        let storage = crate::torch::base::storage::Storage::from_slice(&bytes)?;
+        push_tensor(lua, Tensor::of_storage(storage)).map_err(|e| Error::io(e.to_string()))
+    })
 }
 
 pub fn register(lua: &Lua, t: &Table) -> Result<()> {
-    t.set(
-        "load",
-        lua.create_function(|lua, a: Variadic<Value>| load(lua, &a).map_err(|e| e.named(&caller(&a, 3))))?,
-    )?;
-    t.set(
-        "decompress",
-        lua.create_function(|lua, a: Variadic<Value>| decompress(lua, &a).map_err(|e| e.named(&caller(&a, 3))))?,
-    )?;
-    t.set(
-        "size",
-        lua.create_function(|_, a: Variadic<Value>| size(&a).map_err(|e| e.named(&caller(&a, 2))))?,
-    )?;
-    t.set(
-        "save",
-        lua.create_function(|_, a: Variadic<Value>| save(&a).map_err(|e| e.named(&caller(&a, 5))))?,
-    )?;
-    t.set(
-        "compress",
-        lua.create_function(|lua, a: Variadic<Value>| compress(lua, &a).map_err(|e| e.named(&caller(&a, 4))))?,
-    )
+    calls::add(lua, t, "load", load)?;
+    calls::add(lua, t, "decompress", decompress)?;
+    calls::add(lua, t, "size", size)?;
+    calls::add(lua, t, "save", save)?;
+    calls::add(lua, t, "compress", compress)
 }

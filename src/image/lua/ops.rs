@@ -4,6 +4,7 @@
 use mlua::{Lua, Result, Table, Value, Variadic};
 
 use super::tensors::{Source, data, data_mut, layout, on_image_type, tensor};
+use crate::calls;
 use crate::error::{Error, Named, Result as KResult};
 use crate::image::kernels::{colour, draw, flip, geometry, polar, scale, warp};
 use crate::torch::args::number;
@@ -69,37 +70,73 @@ fn dst_src(a: &Args) -> KResult<(Tensor, Tensor)> {
     Ok((tensor(arg(a, 0), 1)?, tensor(arg(a, 1), 2)?))
 }
 
-fn set(lua: &Lua, t: &Table, name: &'static str, function: &'static str, f: fn(&Args) -> KResult<()>) -> Result<()> {
-    t.set(name, lua.create_function(move |_, a: Args| f(&a).named(function))?)
+/// Runs a pass over the arguments, its errors named after the image function that called it.
+fn run(function: &str, a: &Args, pass: impl FnOnce(&Args) -> KResult<()>) -> Result<()> {
+    pass(a).named(function)
 }
 
-fn scale_simple(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    pair!(&s, &d, |src, sl, dst, dl| scale::simple(src, sl, dst, &dl))
+/// `scaleSimple(src, dst)`: src scaled to dst's size, nearest pixels.
+fn scale_simple(_: &Lua, a: Args) -> Result<()> {
+    run("image.scale", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        pair!(&s, &d, |src, sl, dst, dl| scale::simple(src, sl, dst, &dl))
+    })
 }
 
-fn scale_bilinear(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    pair!(&s, &d, |src, sl, dst, dl| scale::bilinear(src, sl, dst, &dl))
+/// `scaleBilinear(src, dst)`: src scaled to dst's size, bilinear.
+fn scale_bilinear(_: &Lua, a: Args) -> Result<()> {
+    run("image.scale", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        pair!(&s, &d, |src, sl, dst, dl| scale::bilinear(src, sl, dst, &dl))
+    })
 }
 
-fn scale_bicubic(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    pair!(&s, &d, |src, sl, dst, dl| scale::bicubic(src, sl, dst, &dl))
+/// `scaleBicubic(src, dst)`: src scaled to dst's size, bicubic.
+fn scale_bicubic(_: &Lua, a: Args) -> Result<()> {
+    run("image.scale", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        pair!(&s, &d, |src, sl, dst, dl| scale::bicubic(src, sl, dst, &dl))
+    })
 }
 
-fn rotate(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    let theta = num(a, 2)?;
-    pair!(&s, &d, |src, sl, dst, dl| geometry::rotate(src, sl, dst, &dl, theta))
+/// `rotate(src, dst, theta)`: nearest pixels.
+fn rotate(_: &Lua, a: Args) -> Result<()> {
+    run("image.rotate", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        let theta = num(a, 2)?;
+        pair!(&s, &d, |src, sl, dst, dl| geometry::rotate(src, sl, dst, &dl, theta))
+    })
 }
 
-fn rotate_bilinear(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    let theta = num(a, 2)?;
-    pair!(&s, &d, |src, sl, dst, dl| geometry::rotate_bilinear(
-        src, sl, dst, &dl, theta
-    ))
+/// `rotateBilinear(src, dst, theta)`
+fn rotate_bilinear(_: &Lua, a: Args) -> Result<()> {
+    run("image.rotate", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        let theta = num(a, 2)?;
+        pair!(&s, &d, |src, sl, dst, dl| geometry::rotate_bilinear(
+            src, sl, dst, &dl, theta
+        ))
+    })
+}
+
+/// `polar(src, dst, full)`: src in polar coordinates, nearest pixels.
+fn polar(_: &Lua, a: Args) -> Result<()> {
+    run("image.polar", &a, |a| polar_with(a, false, polar::Radius::Linear))
+}
+
+/// `polarBilinear(src, dst, full)`
+fn polar_bilinear(_: &Lua, a: Args) -> Result<()> {
+    run("image.polar", &a, |a| polar_with(a, true, polar::Radius::Linear))
+}
+
+/// `logPolar(src, dst, full)`: src in log-polar coordinates, nearest pixels.
+fn log_polar(_: &Lua, a: Args) -> Result<()> {
+    run("image.logpolar", &a, |a| polar_with(a, false, polar::Radius::Log))
+}
+
+/// `logPolarBilinear(src, dst, full)`
+fn log_polar_bilinear(_: &Lua, a: Args) -> Result<()> {
+    run("image.logpolar", &a, |a| polar_with(a, true, polar::Radius::Log))
 }
 
 fn polar_with(a: &Args, bilinear: bool, radius: polar::Radius) -> KResult<()> {
@@ -110,45 +147,55 @@ fn polar_with(a: &Args, bilinear: bool, radius: polar::Radius) -> KResult<()> {
     ))
 }
 
-fn crop(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    let (x, y) = (int(a, 2)?, int(a, 3)?);
-    pair!(&s, &d, |src, sl, dst, dl| geometry::crop(src, sl, dst, &dl, x, y))
+/// `cropNoScale(src, dst, x, y)`: dst's size of src from (x, y).
+fn crop(_: &Lua, a: Args) -> Result<()> {
+    run("image.crop", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        let (x, y) = (int(a, 2)?, int(a, 3)?);
+        pair!(&s, &d, |src, sl, dst, dl| geometry::crop(src, sl, dst, &dl, x, y))
+    })
 }
 
-fn translate(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    let (x, y) = (int(a, 2)?, int(a, 3)?);
-    pair!(&s, &d, |src, sl, dst, dl| geometry::translate(src, sl, dst, &dl, x, y))
+/// `translate(src, dst, x, y)`
+fn translate(_: &Lua, a: Args) -> Result<()> {
+    run("image.translate", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        let (x, y) = (int(a, 2)?, int(a, 3)?);
+        pair!(&s, &d, |src, sl, dst, dl| geometry::translate(src, sl, dst, &dl, x, y))
+    })
 }
 
-fn warp_image(a: &Args) -> KResult<()> {
-    let (d, s) = dst_src(a)?;
-    let field = tensor(arg(a, 2), 3)?;
-    let mode = match int(a, 3)? {
-        0 => warp::Mode::Simple,
-        1 => warp::Mode::Bilinear,
-        2 => warp::Mode::Bicubic,
-        3 => warp::Mode::Lanczos,
-        m => return Err(Error::argument(format!("unknown mode {m}"))),
-    };
-    let opts = warp::Warp {
-        mode,
-        offset: flag(a, 4),
-        pad: int(a, 5)? == 1,
-        pad_value: number(arg(a, 6)).unwrap_or(0.0),
-    };
-    if field.dim() != 3 {
-        return Err(Error::shape("the flow field must be 2 x height x width"));
-    }
-    let fl = layout(&field)?;
-    pair!(&s, &d, |src, sl, dst, dl| {
-        on_image_type!(field.dtype, F => {
-            // SAFETY: read only; copied when it shares dst's memory.
-            let fdata = unsafe { data::<F>(&field)? };
-            let fsrc = Source::of_layout(fdata, fl, field.shares_storage(&d))?;
-            let (f, fl) = fsrc.get();
-            warp::warp(src, sl, dst, &dl, f, fl, &opts)
+/// `warp(dst, src, field, mode, offset, pad, padValue)`: src sampled at the flow field's
+/// positions (mode 0 to 3: simple, bilinear, bicubic, lanczos).
+fn warp_image(_: &Lua, a: Args) -> Result<()> {
+    run("image.warp", &a, |a| {
+        let (d, s) = dst_src(a)?;
+        let field = tensor(arg(a, 2), 3)?;
+        let mode = match int(a, 3)? {
+            0 => warp::Mode::Simple,
+            1 => warp::Mode::Bilinear,
+            2 => warp::Mode::Bicubic,
+            3 => warp::Mode::Lanczos,
+            m => return Err(Error::argument(format!("unknown mode {m}"))),
+        };
+        let opts = warp::Warp {
+            mode,
+            offset: flag(a, 4),
+            pad: int(a, 5)? == 1,
+            pad_value: number(arg(a, 6)).unwrap_or(0.0),
+        };
+        if field.dim() != 3 {
+            return Err(Error::shape("the flow field must be 2 x height x width"));
+        }
+        let fl = layout(&field)?;
+        pair!(&s, &d, |src, sl, dst, dl| {
+            on_image_type!(field.dtype, F => {
+                // SAFETY: read only; copied when it shares dst's memory.
+                let fdata = unsafe { data::<F>(&field)? };
+                let fsrc = Source::of_layout(fdata, fl, field.shares_storage(&d))?;
+                let (f, fl) = fsrc.get();
+                warp::warp(src, sl, dst, &dl, f, fl, &opts)
+            })
         })
     })
 }
@@ -189,69 +236,87 @@ fn flip_with(d: &Tensor, s: &Tensor, dim: usize) -> KResult<()> {
     })
 }
 
-fn hflip(a: &Args) -> KResult<()> {
-    let (d, s) = dst_src(a)?;
-    flip_with(&d, &s, d.dim().saturating_sub(1))
+/// `hflip(dst, src)`
+fn hflip(_: &Lua, a: Args) -> Result<()> {
+    run("image.hflip", &a, |a| {
+        let (d, s) = dst_src(a)?;
+        flip_with(&d, &s, d.dim().saturating_sub(1))
+    })
 }
 
-fn vflip(a: &Args) -> KResult<()> {
-    let (d, s) = dst_src(a)?;
-    flip_with(&d, &s, d.dim().saturating_sub(2))
+/// `vflip(dst, src)`
+fn vflip(_: &Lua, a: Args) -> Result<()> {
+    run("image.vflip", &a, |a| {
+        let (d, s) = dst_src(a)?;
+        flip_with(&d, &s, d.dim().saturating_sub(2))
+    })
 }
 
-fn flip_dim(a: &Args) -> KResult<()> {
-    let (d, s) = dst_src(a)?;
-    let dim = int(a, 2)?;
-    if dim < 1 || dim as usize > d.dim() {
-        return Err(Error::shape("flip_dim out of bounds"));
-    }
-    flip_with(&d, &s, dim as usize - 1)
+/// `flip(dst, src, dim)`
+fn flip_dim(_: &Lua, a: Args) -> Result<()> {
+    run("image.flip", &a, |a| {
+        let (d, s) = dst_src(a)?;
+        let dim = int(a, 2)?;
+        if dim < 1 || dim as usize > d.dim() {
+            return Err(Error::shape("flip_dim out of bounds"));
+        }
+        flip_with(&d, &s, dim as usize - 1)
+    })
 }
 
+/// A colour-space conversion `name(src, dst)`, its errors named after `function`.
 macro_rules! colour_op {
-    ($name:ident, $kernel:path) => {
-        fn $name(a: &Args) -> KResult<()> {
-            let (s, d) = src_dst(a)?;
-            pair!(&s, &d, |src, sl, dst, dl| $kernel(src, sl, dst, &dl))
+    ($name:ident, $kernel:path, $function:literal) => {
+        #[doc = concat!("`", stringify!($name), "(src, dst)`: ", $function, "'s pass.")]
+        fn $name(_: &Lua, a: Args) -> Result<()> {
+            run($function, &a, |a| {
+                let (s, d) = src_dst(a)?;
+                pair!(&s, &d, |src, sl, dst, dl| $kernel(src, sl, dst, &dl))
+            })
         }
     };
 }
 
-colour_op!(rgb2y, colour::rgb2y);
-colour_op!(rgb2hsv, colour::rgb2hsv);
-colour_op!(rgb2hsl, colour::rgb2hsl);
-colour_op!(hsv2rgb, colour::hsv2rgb);
-colour_op!(hsl2rgb, colour::hsl2rgb);
-colour_op!(rgb2lab, colour::rgb2lab);
-colour_op!(lab2rgb, colour::lab2rgb);
+colour_op!(rgb2y, colour::rgb2y, "image.rgb2y");
+colour_op!(rgb2hsv, colour::rgb2hsv, "image.rgb2hsv");
+colour_op!(rgb2hsl, colour::rgb2hsl, "image.rgb2hsl");
+colour_op!(hsv2rgb, colour::hsv2rgb, "image.hsv2rgb");
+colour_op!(hsl2rgb, colour::hsl2rgb, "image.hsl2rgb");
+colour_op!(rgb2lab, colour::rgb2lab, "image.rgb2lab");
+colour_op!(lab2rgb, colour::lab2rgb, "image.lab2rgb");
 
 /// `matrix3(src, dst, {m11, ..., m33}, from_first)`: see colour::matrix3.
-fn matrix3(a: &Args) -> KResult<()> {
-    let (s, d) = src_dst(a)?;
-    let Value::Table(t) = arg(a, 2) else {
-        return Err(Error::argument("bad argument #3 (a table of 9 numbers expected)"));
-    };
-    let mut m = [[0f64; 3]; 3];
-    for (i, row) in m.iter_mut().enumerate() {
-        for (j, v) in row.iter_mut().enumerate() {
-            *v = t
-                .raw_get::<f64>(i * 3 + j + 1)
-                .map_err(|_| Error::argument("bad argument #3 (a table of 9 numbers expected)"))?;
+fn matrix3(_: &Lua, a: Args) -> Result<()> {
+    run("image.rgb2yuv", &a, |a| {
+        let (s, d) = src_dst(a)?;
+        let Value::Table(t) = arg(a, 2) else {
+            return Err(Error::argument("bad argument #3 (a table of 9 numbers expected)"));
+        };
+        let mut m = [[0f64; 3]; 3];
+        for (i, row) in m.iter_mut().enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = t
+                    .raw_get::<f64>(i * 3 + j + 1)
+                    .map_err(|_| Error::argument("bad argument #3 (a table of 9 numbers expected)"))?;
+            }
         }
-    }
-    let from_first = flag(a, 3);
-    pair!(&s, &d, |src, sl, dst, dl| colour::matrix3(
-        src, sl, dst, &dl, &m, from_first
-    ))
+        let from_first = flag(a, 3);
+        pair!(&s, &d, |src, sl, dst, dl| colour::matrix3(
+            src, sl, dst, &dl, &m, from_first
+        ))
+    })
 }
 
-fn saturate(a: &Args) -> KResult<()> {
-    let t = tensor(arg(a, 0), 1)?;
-    let l = flat(&t)?;
-    on_image_type!(t.dtype, T => {
-        // SAFETY: the only slice of this storage.
-        let d = unsafe { data_mut::<T>(&t)? };
-        colour::saturate(d, &l)
+/// `saturate(t)`: clamped to the type's pixel range, in place.
+fn saturate(_: &Lua, a: Args) -> Result<()> {
+    run("image.saturate", &a, |a| {
+        let t = tensor(arg(a, 0), 1)?;
+        let l = flat(&t)?;
+        on_image_type!(t.dtype, T => {
+            // SAFETY: the only slice of this storage.
+            let d = unsafe { data_mut::<T>(&t)? };
+            colour::saturate(d, &l)
+        })
     })
 }
 
@@ -274,43 +339,49 @@ fn flat(t: &Tensor) -> KResult<crate::image::kernels::Layout> {
     ))
 }
 
-fn gaussian(a: &Args) -> KResult<()> {
-    let t = tensor(arg(a, 0), 1)?;
-    if t.dim() != 2 {
-        return Err(Error::shape("expecting 2D tensor"));
-    }
-    let g = colour::Gaussian {
-        amplitude: num(a, 1)?,
-        normalize: flag(a, 2),
-        sigma: [num(a, 3)?, num(a, 4)?],
-        mean: [num(a, 5)?, num(a, 6)?],
-    };
-    let l = layout(&t)?;
-    on_image_type!(t.dtype, T => {
-        // SAFETY: the only slice of this storage.
-        let d = unsafe { data_mut::<T>(&t)? };
-        colour::gaussian(d, &l, &g)
+/// `gaussian(t, amplitude, normalize, sigmaHoriz, sigmaVert, meanHoriz, meanVert)`: fills t.
+fn gaussian(_: &Lua, a: Args) -> Result<()> {
+    run("image.gaussian", &a, |a| {
+        let t = tensor(arg(a, 0), 1)?;
+        if t.dim() != 2 {
+            return Err(Error::shape("expecting 2D tensor"));
+        }
+        let g = colour::Gaussian {
+            amplitude: num(a, 1)?,
+            normalize: flag(a, 2),
+            sigma: [num(a, 3)?, num(a, 4)?],
+            mean: [num(a, 5)?, num(a, 6)?],
+        };
+        let l = layout(&t)?;
+        on_image_type!(t.dtype, T => {
+            // SAFETY: the only slice of this storage.
+            let d = unsafe { data_mut::<T>(&t)? };
+            colour::gaussian(d, &l, &g)
+        })
     })
 }
 
-fn colorize(a: &Args) -> KResult<()> {
-    let out = tensor(arg(a, 0), 1)?;
-    let labels = tensor(arg(a, 1), 2)?;
-    let map = tensor(arg(a, 2), 3)?;
-    if labels.dim() != 2 || map.dim() != 2 {
-        return Err(Error::shape("colorize takes a 2D label image and a 2D colour map"));
-    }
-    if labels.dtype != out.dtype || map.dtype != out.dtype {
-        return Err(Error::dtype("output, labels and colour map must be of one type"));
-    }
-    let dl = layout(&out)?;
-    on_image_type!(out.dtype, T => {
-        // SAFETY: inputs sharing the output's memory are copied.
-        let ls = unsafe { Source::<T>::of(&labels, &out)? };
-        let ms = unsafe { Source::<T>::of(&map, &out)? };
-        let ((l, ll), (m, ml)) = (ls.get(), ms.get());
-        let d = unsafe { data_mut::<T>(&out)? };
-        colour::colorize(l, ll, m, ml, d, &dl)
+/// `colorize(out, labels, colourMap)`
+fn colorize(_: &Lua, a: Args) -> Result<()> {
+    run("image.colorize", &a, |a| {
+        let out = tensor(arg(a, 0), 1)?;
+        let labels = tensor(arg(a, 1), 2)?;
+        let map = tensor(arg(a, 2), 3)?;
+        if labels.dim() != 2 || map.dim() != 2 {
+            return Err(Error::shape("colorize takes a 2D label image and a 2D colour map"));
+        }
+        if labels.dtype != out.dtype || map.dtype != out.dtype {
+            return Err(Error::dtype("output, labels and colour map must be of one type"));
+        }
+        let dl = layout(&out)?;
+        on_image_type!(out.dtype, T => {
+            // SAFETY: inputs sharing the output's memory are copied.
+            let ls = unsafe { Source::<T>::of(&labels, &out)? };
+            let ms = unsafe { Source::<T>::of(&map, &out)? };
+            let ((l, ll), (m, ml)) = (ls.get(), ms.get());
+            let d = unsafe { data_mut::<T>(&out)? };
+            colour::colorize(l, ll, m, ml, d, &dl)
+        })
     })
 }
 
@@ -318,78 +389,76 @@ fn colour_at(a: &Args, i: usize) -> KResult<draw::Rgb> {
     Ok([int(a, i)?, int(a, i + 1)?, int(a, i + 2)?])
 }
 
-fn text(a: &Args) -> KResult<()> {
-    let out = tensor(arg(a, 0), 1)?;
-    let Value::String(s) = arg(a, 1) else {
-        return Err(Error::argument("bad argument #2 (string expected)"));
-    };
-    let bytes = s.as_bytes().to_vec();
-    let bg = colour_at(a, 8)?;
-    let t = draw::Text {
-        text: &bytes,
-        x: int(a, 2)?,
-        y: int(a, 3)?,
-        size: int(a, 4)?,
-        color: colour_at(a, 5)?,
-        background: if bg.contains(&-1) { None } else { Some(bg) },
-        wrap: int(a, 11)? != 0,
-    };
-    let l = layout(&out)?;
-    on_image_type!(out.dtype, T => {
-        // SAFETY: the only slice of this storage.
-        let d = unsafe { data_mut::<T>(&out)? };
-        draw::text(d, &l, &t)
+/// `text(out, text, x, y, size, r, g, b, bgR, bgG, bgB, wrap)`: image.drawText's pass.
+fn text(_: &Lua, a: Args) -> Result<()> {
+    run("image.drawText", &a, |a| {
+        let out = tensor(arg(a, 0), 1)?;
+        let Value::String(s) = arg(a, 1) else {
+            return Err(Error::argument("bad argument #2 (string expected)"));
+        };
+        let bytes = s.as_bytes().to_vec();
+        let bg = colour_at(a, 8)?;
+        let t = draw::Text {
+            text: &bytes,
+            x: int(a, 2)?,
+            y: int(a, 3)?,
+            size: int(a, 4)?,
+            color: colour_at(a, 5)?,
+            background: if bg.contains(&-1) { None } else { Some(bg) },
+            wrap: int(a, 11)? != 0,
+        };
+        let l = layout(&out)?;
+        on_image_type!(out.dtype, T => {
+            // SAFETY: the only slice of this storage.
+            let d = unsafe { data_mut::<T>(&out)? };
+            draw::text(d, &l, &t)
+        })
     })
 }
 
-fn rect(a: &Args) -> KResult<()> {
-    let out = tensor(arg(a, 0), 1)?;
-    let corners = [int(a, 1)?, int(a, 2)?, int(a, 3)?, int(a, 4)?];
-    let width = int(a, 5)?;
-    let colour = colour_at(a, 6)?;
-    let l = layout(&out)?;
-    on_image_type!(out.dtype, T => {
-        // SAFETY: the only slice of this storage.
-        let d = unsafe { data_mut::<T>(&out)? };
-        draw::rect(d, &l, corners, width, colour)
+/// `drawRect(out, x1, y1, x2, y2, lineWidth, r, g, b)`
+fn rect(_: &Lua, a: Args) -> Result<()> {
+    run("image.drawRect", &a, |a| {
+        let out = tensor(arg(a, 0), 1)?;
+        let corners = [int(a, 1)?, int(a, 2)?, int(a, 3)?, int(a, 4)?];
+        let width = int(a, 5)?;
+        let colour = colour_at(a, 6)?;
+        let l = layout(&out)?;
+        on_image_type!(out.dtype, T => {
+            // SAFETY: the only slice of this storage.
+            let d = unsafe { data_mut::<T>(&out)? };
+            draw::rect(d, &l, corners, width, colour)
+        })
     })
 }
 
 pub fn register(lua: &Lua, t: &Table) -> Result<()> {
-    set(lua, t, "scaleSimple", "image.scale", scale_simple)?;
-    set(lua, t, "scaleBilinear", "image.scale", scale_bilinear)?;
-    set(lua, t, "scaleBicubic", "image.scale", scale_bicubic)?;
-    set(lua, t, "rotate", "image.rotate", rotate)?;
-    set(lua, t, "rotateBilinear", "image.rotate", rotate_bilinear)?;
-    set(lua, t, "polar", "image.polar", |a| {
-        polar_with(a, false, polar::Radius::Linear)
-    })?;
-    set(lua, t, "polarBilinear", "image.polar", |a| {
-        polar_with(a, true, polar::Radius::Linear)
-    })?;
-    set(lua, t, "logPolar", "image.logpolar", |a| {
-        polar_with(a, false, polar::Radius::Log)
-    })?;
-    set(lua, t, "logPolarBilinear", "image.logpolar", |a| {
-        polar_with(a, true, polar::Radius::Log)
-    })?;
-    set(lua, t, "cropNoScale", "image.crop", crop)?;
-    set(lua, t, "translate", "image.translate", translate)?;
-    set(lua, t, "warp", "image.warp", warp_image)?;
-    set(lua, t, "hflip", "image.hflip", hflip)?;
-    set(lua, t, "vflip", "image.vflip", vflip)?;
-    set(lua, t, "flip", "image.flip", flip_dim)?;
-    set(lua, t, "rgb2y", "image.rgb2y", rgb2y)?;
-    set(lua, t, "rgb2hsv", "image.rgb2hsv", rgb2hsv)?;
-    set(lua, t, "rgb2hsl", "image.rgb2hsl", rgb2hsl)?;
-    set(lua, t, "hsv2rgb", "image.hsv2rgb", hsv2rgb)?;
-    set(lua, t, "hsl2rgb", "image.hsl2rgb", hsl2rgb)?;
-    set(lua, t, "rgb2lab", "image.rgb2lab", rgb2lab)?;
-    set(lua, t, "lab2rgb", "image.lab2rgb", lab2rgb)?;
-    set(lua, t, "matrix3", "image.rgb2yuv", matrix3)?;
-    set(lua, t, "saturate", "image.saturate", saturate)?;
-    set(lua, t, "gaussian", "image.gaussian", gaussian)?;
-    set(lua, t, "colorize", "image.colorize", colorize)?;
-    set(lua, t, "text", "image.drawText", text)?;
-    set(lua, t, "drawRect", "image.drawRect", rect)
+    calls::add(lua, t, "scaleSimple", scale_simple)?;
+    calls::add(lua, t, "scaleBilinear", scale_bilinear)?;
+    calls::add(lua, t, "scaleBicubic", scale_bicubic)?;
+    calls::add(lua, t, "rotate", rotate)?;
+    calls::add(lua, t, "rotateBilinear", rotate_bilinear)?;
+    calls::add(lua, t, "polar", polar)?;
+    calls::add(lua, t, "polarBilinear", polar_bilinear)?;
+    calls::add(lua, t, "logPolar", log_polar)?;
+    calls::add(lua, t, "logPolarBilinear", log_polar_bilinear)?;
+    calls::add(lua, t, "cropNoScale", crop)?;
+    calls::add(lua, t, "translate", translate)?;
+    calls::add(lua, t, "warp", warp_image)?;
+    calls::add(lua, t, "hflip", hflip)?;
+    calls::add(lua, t, "vflip", vflip)?;
+    calls::add(lua, t, "flip", flip_dim)?;
+    calls::add(lua, t, "rgb2y", rgb2y)?;
+    calls::add(lua, t, "rgb2hsv", rgb2hsv)?;
+    calls::add(lua, t, "rgb2hsl", rgb2hsl)?;
+    calls::add(lua, t, "hsv2rgb", hsv2rgb)?;
+    calls::add(lua, t, "hsl2rgb", hsl2rgb)?;
+    calls::add(lua, t, "rgb2lab", rgb2lab)?;
+    calls::add(lua, t, "lab2rgb", lab2rgb)?;
+    calls::add(lua, t, "matrix3", matrix3)?;
+    calls::add(lua, t, "saturate", saturate)?;
+    calls::add(lua, t, "gaussian", gaussian)?;
+    calls::add(lua, t, "colorize", colorize)?;
+    calls::add(lua, t, "text", text)?;
+    calls::add(lua, t, "drawRect", rect)
 }

@@ -37,20 +37,31 @@ pub mod wait;
 
 use mlua::{Lua, Result, Table, Value, Variadic};
 
+use crate::calls;
 use args::{DEFAULT_ACCEPT_TIMEOUT, DEFAULT_CONNECT_TIMEOUT};
+
+/// The table whose `connecttimeout` and `accepttimeout` the connections read (the ipc module's):
+/// the Lua state's app data, put there by `register`.
+#[derive(Clone)]
+struct Settings(Table);
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
     ipc.set("connecttimeout", DEFAULT_CONNECT_TIMEOUT)?;
     ipc.set("accepttimeout", DEFAULT_ACCEPT_TIMEOUT)?;
-    let settings = ipc.clone();
-    ipc.set(
-        "server",
-        lua.create_function(move |lua, args: Variadic<Value>| server::create(lua, &settings, args))?,
-    )?;
-    let settings = ipc.clone();
-    ipc.set(
-        "client",
-        lua.create_function(move |_, args: Variadic<Value>| client::create(&settings, args))?,
-    )?;
+    calls::keep(lua, || Settings(ipc.clone()));
+    calls::add(lua, ipc, "server", listen)?;
+    calls::add(lua, ipc, "client", connect)?;
     Ok(())
+}
+
+/// `ipc.server([host [, port]]) -> server, port`
+fn listen(lua: &Lua, args: Variadic<Value>) -> Result<(Value, u16)> {
+    let Settings(settings) = calls::state(lua)?;
+    server::create(lua, &settings, args)
+}
+
+/// `ipc.client([host,] port [, timeout]) -> client`
+fn connect(lua: &Lua, args: Variadic<Value>) -> Result<client::Client> {
+    let Settings(settings) = calls::state(lua)?;
+    client::create(&settings, args)
 }

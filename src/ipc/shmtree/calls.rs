@@ -63,6 +63,7 @@ impl<G: Collective + 'static> Native<G> {
     /// The `one` function over this group: see ipc::shmtree's header.
     pub fn one_function(self: &Rc<Self>, lua: &Lua) -> Result<Function> {
         let me = self.clone();
+        // calls: one function per tree, capturing its group
         lua.create_function(move |lua, v: Value| one(&me.group, lua, v))
     }
 }

@@ -61,6 +61,8 @@ impl UserData for ShmTree {
     }
 }
 
+/// `ipc.shmtree(numNodes) -> tree, name, nonce` or `ipc.shmtree(numNodes, nodeIndex, name, nonce)
+/// -> tree`: a new segment for the nodes, or node `nodeIndex`'s place in one.
 fn create(
     lua: &Lua,
     (n, index, name, nonce): (usize, Option<usize>, Option<String>, Option<String>),
@@ -89,5 +91,5 @@ fn create(
 use mlua::IntoLuaMulti;
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set("shmtree", lua.create_function(create)?)
+    crate::calls::add(lua, ipc, "shmtree", create)
 }

@@ -217,6 +217,7 @@ impl UserData for TreeNet {
     }
 }
 
+/// `ipc.treenet([host]) -> net, port`: listens on host (127.0.0.1 without one), any free port.
 fn create(lua: &Lua, host: Option<String>) -> Result<(Value, u16)> {
     const F: &str = "ipc.treenet";
     let host = host.unwrap_or_else(|| "127.0.0.1".to_string());
@@ -230,5 +231,5 @@ fn create(lua: &Lua, host: Option<String>) -> Result<(Value, u16)> {
 }
 
 pub fn register(lua: &Lua, ipc: &Table) -> Result<()> {
-    ipc.set("treenet", lua.create_function(create)?)
+    crate::calls::add(lua, ipc, "treenet", create)
 }
