@@ -91,3 +91,8 @@ fn install_writes_a_kernelspec_jupyter_finds() {
 fn images_html_and_plots_show_inline() {
     run_script("rich.py", "jupyter_client");
 }
+
+#[test]
+fn nbclient_executes_a_notebook() {
+    run_script("notebook.py", "jupyter_client, nbclient, nbformat");
+}

@@ -122,7 +122,8 @@ impl<'a> Kernel<'a> {
 
     fn execute(&mut self, msg: &Message) {
         let c = &msg.content;
-        let code = c["code"].as_str().unwrap_or("").to_string();
+        let source = c["code"].as_str().unwrap_or("");
+        let code = last_line_returned(self.lua, source);
         let silent = c["silent"].as_bool().unwrap_or(false);
         let store_history = c["store_history"].as_bool().unwrap_or(!silent);
         let stop_on_error = c["stop_on_error"].as_bool().unwrap_or(true);
@@ -134,7 +135,7 @@ impl<'a> Kernel<'a> {
             let mut io = self.io.borrow_mut();
             io.allow_stdin = c["allow_stdin"].as_bool().unwrap_or(false);
             if !silent {
-                io.publish("execute_input", json!({ "code": code, "execution_count": count }));
+                io.publish("execute_input", json!({ "code": source, "execution_count": count }));
             }
         }
         let io = self.io.clone();
@@ -230,6 +231,27 @@ impl<'a> Kernel<'a> {
             }
         }
         self.queue = kept;
+    }
+}
+
+/// A cell that does not compile, whose last line is an expression, returns that expression's
+/// values (`x = f()` then `x` on its own line shows x, as notebooks do); other cells are run as
+/// they are. The lines stay where they were, so errors keep their line numbers.
+fn last_line_returned(lua: &Lua, code: &str) -> String {
+    if eval::compiles(lua, code) {
+        return code.to_string();
+    }
+    let body = code.trim_end();
+    let Some(cut) = body.rfind('\n') else {
+        return code.to_string();
+    };
+    let (head, last) = (&body[..cut], body[cut + 1..].trim());
+    // A trailing `;` stays: the cell's values are then computed quietly, as in the REPL.
+    let rewritten = format!("{head}\nreturn {last}");
+    if !last.is_empty() && lua.load(rewritten.as_str()).into_function().is_ok() {
+        rewritten
+    } else {
+        code.to_string()
     }
 }
 

@@ -25,6 +25,13 @@ try:
     check(result_text(out) == "21", "result", out)
     check(of_type(out, "execute_result")[0]["execution_count"] == first + 1, "result's count", out)
 
+    reply, out = run(kc, "y = 5\ny * 2")
+    check(result_text(out) == "10", "a cell's last line is its value", out)
+    reply, out = run(kc, "y = 6\ny;")
+    check(reply["status"] == "ok" and not of_type(out, "execute_result"), "a trailing ; keeps it quiet", out)
+    reply, out = run(kc, "y = 7\nerror('at two')")
+    check("stdin:2:" in reply["evalue"], "line numbers kept", reply)
+
     reply, out = run(kc, "torch.Tensor(2, 3):fill(1)")
     text = result_text(out)
     check("DoubleTensor of size 2x3" in text and "1  1  1" in text, "a tensor prints as in the REPL", text)
