@@ -47,6 +47,7 @@ fn run_script(name: &str, modules: &str) {
             .arg(scripts_dir().join(name))
             .current_dir(&dir)
             .env("TH", th_path())
+            .env("THCLUSTER", env!("CARGO_BIN_EXE_thcluster"))
             .env("PYTHONPATH", scripts_dir())
             .env("JUPYTER_RUNTIME_DIR", dir.join("runtime"))
             .env("JUPYTER_DATA_DIR", dir.join("data"))
@@ -95,4 +96,14 @@ fn images_html_and_plots_show_inline() {
 #[test]
 fn nbclient_executes_a_notebook() {
     run_script("notebook.py", "jupyter_client, nbclient, nbformat");
+}
+
+#[test]
+fn a_cell_uses_the_cluster_and_an_interrupt_stops_only_the_wait() {
+    run_script("cluster.py", "jupyter_client");
+}
+
+#[test]
+fn a_killed_frontend_leaves_no_kernel() {
+    run_script("orphan.py", "jupyter_client");
 }

@@ -46,12 +46,22 @@ impl<'a> Kernel<'a> {
         }
     }
 
-    /// Serves shell until a shutdown_request.
+    /// Serves shell until a shutdown_request, or until the process that started the kernel is
+    /// gone (jupyter_client names itself in JPY_PARENT_PID), so that a killed frontend leaves no
+    /// kernel behind.
     pub fn serve(&mut self) {
         self.io
             .borrow()
             .publish("status", json!({ "execution_state": "starting" }));
+        let parent = parent_to_watch();
         while !self.channels.flags.shutdown.load(Ordering::SeqCst) {
+            // SAFETY: getppid cannot fail.
+            if let Some(p) = parent
+                && unsafe { libc::getppid() } != p
+            {
+                eprintln!("th kernel: the process that started it ({p}) is gone; exiting");
+                break;
+            }
             let msg = match self.queue.pop_front() {
                 Some(m) => m,
                 None => match self.receive(TICK_MS) {
@@ -176,6 +186,8 @@ impl<'a> Kernel<'a> {
             );
             return;
         };
+        // What was waiting before the error reply goes out: what the client sends after it runs.
+        let waiting = if stop_on_error { self.waiting() } else { VecDeque::new() };
         let traceback: Vec<&str> = message.lines().collect();
         let error = json!({ "ename": ename, "evalue": evalue, "traceback": traceback });
         self.io.borrow().publish("error", error.clone());
@@ -183,9 +195,16 @@ impl<'a> Kernel<'a> {
         content["status"] = json!("error");
         content["execution_count"] = json!(count);
         self.reply(msg, "execute_reply", content);
-        if stop_on_error {
-            self.abort_queued();
+        self.abort(waiting);
+    }
+
+    /// The requests queued or waiting on the shell socket now.
+    fn waiting(&mut self) -> VecDeque<Message> {
+        let mut waiting = std::mem::take(&mut self.queue);
+        while readable(&self.channels.shell, 0) {
+            waiting.extend(self.receive(0));
         }
+        waiting
     }
 
     /// After a cell: what it drew with gnuplot is shown (`itorch._endCell`). A failure is told
@@ -204,20 +223,10 @@ impl<'a> Kernel<'a> {
         }
     }
 
-    /// After a failed cell with stop_on_error, the executes already waiting are answered
-    /// "aborted" (as ipykernel does); other requests waiting keep their turn, and what is sent
-    /// after the error reply runs.
-    fn abort_queued(&mut self) {
-        let mut kept = VecDeque::new();
-        let mut pending: VecDeque<Message> = std::mem::take(&mut self.queue);
-        loop {
-            let msg = match pending.pop_front() {
-                Some(m) => m,
-                None => match self.receive(0) {
-                    Some(m) => m,
-                    None => break,
-                },
-            };
+    /// After a failed cell with stop_on_error, the executes that were waiting are answered
+    /// "aborted" (as ipykernel does); the other requests keep their turn.
+    fn abort(&mut self, waiting: VecDeque<Message>) {
+        for msg in waiting {
             if msg.msg_type() == "execute_request" {
                 self.status(&msg, "busy");
                 self.reply(
@@ -227,11 +236,17 @@ impl<'a> Kernel<'a> {
                 );
                 self.status(&msg, "idle");
             } else {
-                kept.push_back(msg);
+                self.queue.push_back(msg);
             }
         }
-        self.queue = kept;
     }
+}
+
+/// The frontend's pid, when jupyter_client's JPY_PARENT_PID names our parent.
+fn parent_to_watch() -> Option<i32> {
+    let named: i32 = std::env::var("JPY_PARENT_PID").ok()?.trim().parse().ok()?;
+    // SAFETY: getppid cannot fail.
+    (named > 1 && named == unsafe { libc::getppid() }).then_some(named)
 }
 
 /// A cell that does not compile, whose last line is an expression, returns that expression's

@@ -47,7 +47,8 @@ try:
     check(len(errors) == 1 and "boom" in errors[0]["evalue"], "error on iopub", out)
 
     # stop_on_error: a cell sent behind a failing one is aborted, not run.
-    failing = kc.execute("error('first')")
+    # (The failing cell runs half a second, so the second is waiting when it fails.)
+    failing = kc.execute("local t = os.clock() while os.clock() - t < 0.5 do end error('first')")
     queued = kc.execute("ran_after_error = true")
     check(shell_reply(kc, failing)["content"]["status"] == "error", "failing cell")
     check(shell_reply(kc, queued)["content"]["status"] == "aborted", "queued cell aborted")
