@@ -1,5 +1,6 @@
 """A message with a wrong signature (and frames that are not a message) is dropped, not run, and
-the kernel still answers; shutdown ends the kernel process by itself, status 0."""
+the kernel still answers; requests with odd contents do not kill it; a restart gives a fresh
+state on the same ports; shutdown ends the kernel process by itself, status 0."""
 
 import os
 import time
@@ -20,6 +21,31 @@ try:
     time.sleep(1)
     reply, out = run(kc, "forged")
     check(reply["status"] == "ok" and result_text(out) == "nil", "the forged cell did not run", out)
+
+    # Requests with contents of the wrong kinds get answers or are ignored; nothing panics.
+    odd = [
+        ("execute_request", {"code": 42, "silent": "yes", "allow_stdin": None}),
+        ("execute_request", {}),
+        ("complete_request", {"code": "é torch.Ten", "cursor_pos": 10**9}),
+        ("complete_request", {"code": None, "cursor_pos": -3}),
+        ("inspect_request", {"code": "\u00e9\u00e9", "cursor_pos": 1}),
+        ("is_complete_request", {"code": ["not", "text"]}),
+        ("history_request", {"hist_access_type": "search", "pattern": None}),
+        ("no_such_request", {"x": 1}),
+    ]
+    for msg_type, content in odd:
+        kc.shell_channel.send(kc.session.msg(msg_type, content))
+    time.sleep(1)
+    reply, out = run(kc, "kept_alive = 1\nkept_alive + 1")
+    check(reply["status"] == "ok" and result_text(out) == "2", "alive after odd requests", reply, out)
+
+    # A restart: same ports, a fresh state.
+    run(kc, "before_restart = 1")
+    km.restart_kernel(now=False)
+    kc.wait_for_ready(timeout=60)
+    reply, out = run(kc, "before_restart")
+    check(reply["status"] == "ok" and result_text(out) == "nil", "a fresh state after restart", out)
+    check(reply["execution_count"] == 1, "the count starts again", reply)
 
     proc = km.provisioner.process
     pid = proc.pid
