@@ -85,6 +85,19 @@ function itorch._endCell()
    end
 end
 
+-- A `$ cmd` cell: the command's output (stdout and stderr) as the cell's stream, and in _LAST,
+-- as the REPL keeps it. The REPL's short forms of ls stand.
+local shorthands = { ls = 'ls -F', ll = 'ls -lhF', la = 'ls -aF', lla = 'ls -lahF' }
+function itorch._shell(cmd)
+   cmd = shorthands[cmd] or cmd
+   local p = io.popen('{ ' .. cmd .. '\n} 2>&1 </dev/null', 'r')
+   if not p then error('cannot run /bin/sh', 0) end
+   local out = p:read('*a') or ''
+   p:close()
+   io.write(out)
+   rawset(_G, '_LAST', out)
+end
+
 -- True inside the kernel.
 function itorch.active()
    return package.loaded['itorch.kernel'] ~= nil

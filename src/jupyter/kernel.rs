@@ -253,6 +253,9 @@ fn parent_to_watch() -> Option<i32> {
 /// values (`x = f()` then `x` on its own line shows x, as notebooks do); other cells are run as
 /// they are. The lines stay where they were, so errors keep their line numbers.
 fn last_line_returned(lua: &Lua, code: &str) -> String {
+    if let Some(command) = code.trim().strip_prefix('$') {
+        return shell_cell(command.trim());
+    }
     if eval::compiles(lua, code) {
         return code.to_string();
     }
@@ -268,6 +271,18 @@ fn last_line_returned(lua: &Lua, code: &str) -> String {
     } else {
         code.to_string()
     }
+}
+
+/// A `$ cmd` cell as Lua: the REPL runs it with its own stdout, which a notebook does not see, so
+/// the kernel runs it through `itorch._shell`, whose output is the cell's stream. The command
+/// travels as a long string whose brackets it does not contain.
+fn shell_cell(command: &str) -> String {
+    let mut eq = String::new();
+    // The first closing bracket of that level must be the one after the command.
+    while format!("{command}]{eq}]").find(&format!("]{eq}]")) != Some(command.len()) {
+        eq.push('=');
+    }
+    format!("require('itorch')._shell([{eq}[{command}]{eq}])")
 }
 
 /// A cell's values as text, in the REPL's print format (trepl's), without the final newline.
@@ -286,5 +301,18 @@ fn format_values(lua: &Lua, values: MultiValue) -> Result<String, errors::Raised
         },
         Ok(Err(msg)) => Err(msg),
         Err(e) => Err(raised(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_cells_quote_any_command() {
+        assert_eq!(shell_cell("ls"), "require('itorch')._shell([[ls]])");
+        assert_eq!(shell_cell("echo ]]"), "require('itorch')._shell([=[echo ]]]=])");
+        assert_eq!(shell_cell("x]"), "require('itorch')._shell([=[x]]=])");
+        assert_eq!(shell_cell("a]=]"), "require('itorch')._shell([==[a]=]]==])");
     }
 }

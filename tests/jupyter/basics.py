@@ -32,6 +32,9 @@ try:
     reply, out = run(kc, "y = 7\nerror('at two')")
     check("stdin:2:" in reply["evalue"], "line numbers kept", reply)
 
+    reply, out = run(kc, "$ echo shell]] && echo err >&2")
+    check(reply["status"] == "ok" and stream_text(out) == "shell]]\nerr\n", "a $ cell's output", out)
+
     reply, out = run(kc, "torch.Tensor(2, 3):fill(1)")
     text = result_text(out)
     check("DoubleTensor of size 2x3" in text and "1  1  1" in text, "a tensor prints as in the REPL", text)
