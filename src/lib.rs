@@ -11,6 +11,7 @@ pub mod fastcall;
 pub mod image;
 pub mod interrupt;
 pub mod ipc;
+pub mod jupyter;
 pub mod parallel;
 pub mod process;
 pub mod repl;

@@ -20,6 +20,10 @@ Options:
   --version          print the version and exit
   --setup-rocks      ready a luarocks tree for `luarocks make` of Torch rocks
                      (th --setup-rocks --help says how)
+  --jupyter-install [--user | --prefix DIR]
+                     install the Jupyter kernelspec `luatorch` for this th
+  --jupyter-kernel FILE
+                     run as a Jupyter kernel on the connection file FILE
 
 Without a script or -e, th starts the REPL (or runs standard input when it is not a terminal).
 ";
@@ -232,6 +236,26 @@ fn run(cl: CommandLine, argv0: &OsString) -> u8 {
     0
 }
 
+/// `th --jupyter-kernel FILE`: the same Lua state as the REPL's, served to a Jupyter frontend.
+fn kernel(argv0: &OsString, connection_file: &str) -> u8 {
+    let lua = match runtime::new_state() {
+        Ok(lua) => lua,
+        Err(e) => {
+            eprintln!("th: cannot create the Lua state: {e}");
+            return 1;
+        }
+    };
+    if let Err(e) = set_arg(&lua, argv0, &[]) {
+        eprintln!("th: {e}");
+        return 1;
+    }
+    if let Err(e) = runtime::load_th_environment(&lua) {
+        eprintln!("th: cannot load the th environment: {}", describe(&e));
+        return 1;
+    }
+    luatorch::jupyter::run_kernel(&lua, connection_file) as u8
+}
+
 /// Out of memory is a Lua error, not an abort (see `reserve.rs`).
 #[global_allocator]
 static ALLOCATOR: luatorch::reserve::Reserved = luatorch::reserve::Reserved;
@@ -248,6 +272,17 @@ fn main() -> ExitCode {
     if args.first().is_some_and(|a| a == "--setup-rocks") {
         let rest: Vec<String> = args[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
         return ExitCode::from(luatorch::rocks::main(&rest));
+    }
+    if args.first().is_some_and(|a| a == "--jupyter-install") {
+        let rest: Vec<String> = args[1..].iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        return ExitCode::from(luatorch::jupyter::install_main(&rest) as u8);
+    }
+    if args.first().is_some_and(|a| a == "--jupyter-kernel") {
+        let [_, file] = &args[..] else {
+            eprintln!("th: --jupyter-kernel needs the connection file, and only it\n\n{USAGE}");
+            return ExitCode::from(1);
+        };
+        return ExitCode::from(kernel(&argv0, &file.to_string_lossy()));
     }
     match parse(&args) {
         Parsed::Exit(code) => ExitCode::from(code),

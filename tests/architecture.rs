@@ -40,6 +40,7 @@ const NO_LUA: &[&str] = &[
 /// rest) keep an order that is arbitrary but fixed.
 const LAYERS: &[&str] = &[
     "bin",
+    "jupyter",
     "repl",
     "rocks",
     "runtime",

@@ -183,9 +183,13 @@ local function forget(fig)
    logs[fig.log] = nil
 end
 
+local PREAMBLE
+
 -- Sends commands to a figure. A failed write (the process has exited) forgets the figure and
 -- raises an error naming `fname`.
 local function send(fname, fig, ...)
+   local first = ...
+   if fig.inline and first ~= PREAMBLE and not tostring(first):match('^set term') then fig.drawn = true end
    local ok, err = fig.pipe:write(...)
    if ok then ok, err = fig.pipe:write('\n') end
    if ok then ok, err = fig.pipe:flush() end
@@ -199,7 +203,7 @@ end
 
 -- The style every figure starts with, unless ~/.gnuplot sets the user's own: lines that show,
 -- and a palette of distinct colours.
-local PREAMBLE = [[
+PREAMBLE = [[
 set style data linespoints
 set style function lines
 set pointsize 1
@@ -248,11 +252,20 @@ local function figure_of(fname, n)
    return fig
 end
 
+local first_term
+
 -- Points a figure at the screen: the screen terminal (window number = figure number), or
 -- gnuplot's 'unknown' terminal, which draws nothing, when there is no display.
 local function to_screen(fname, fig, raise)
    local term = screen_override or program.screen
-   if term then
+   if package.loaded['itorch.kernel'] and not screen_override then
+      -- In a notebook (th --jupyter-kernel): a PNG file the kernel shows inline at the end of
+      -- the cell (gnuplot._showInline).
+      fig.inline = true
+      fig.fname = fig.fname or os.tmpname()
+      fig.term = (first_term(fname, 'pngcairo', 'png') or 'png') .. ' size 640,480'
+      send(fname, fig, 'set term ', fig.term)
+   elseif term then
       send(fname, fig, fmt('set term %s %d', term, fig.id))
       if raise then send(fname, fig, 'raise') end
    else
@@ -314,7 +327,7 @@ local function file_figure(fname, file, term, n)
 end
 
 -- The first of the terminals gnuplot has.
-local function first_term(fname, ...)
+first_term = function(fname, ...)
    local terms = need(fname).terms
    for i = 1, select('#', ...) do
       local t = select(i, ...)
@@ -394,6 +407,41 @@ function gnuplot.close(n)
    if figures[n] then
       pcall(send, 'close', fig, 'quit')
       forget(fig)
+   end
+end
+
+-- The kernel's end of a cell: each inline figure drawn in it is written, handed to `show` (its
+-- PNG file's path) and closed, so that the next cell starts its own. Waits (10 s at most) for
+-- gnuplot to have written the file: it prints to a sync file after the image.
+function gnuplot._showInline(show)
+   local ids = {}
+   for id, fig in pairs(figures) do
+      if fig.inline then ids[#ids + 1] = id end
+   end
+   table.sort(ids)
+   for _, id in ipairs(ids) do
+      local fig = figures[id]
+      local file = fig.fname
+      if fig.drawn then
+         local done = os.tmpname()
+         local sent = pcall(send, 'plot', fig, 'set output ', quote_gp(file), '\nrefresh\nunset output\n',
+            'set print ', quote_gp(done), '\nprint "done"\nunset print')
+         local sys = require 'sys'
+         local waited = 0
+         while sent and waited < 10 do
+            local f = io.open(done, 'r')
+            local text = f and f:read('*a')
+            if f then f:close() end
+            if text == 'done\n' then break end
+            sys.sleep(0.02)
+            waited = waited + 0.02
+         end
+         os.remove(done)
+         if sent and waited < 10 then show(file) end
+      end
+      fig.fname = nil
+      if figures[id] then gnuplot.close(id) end
+      os.remove(file)
    end
 end
 

@@ -117,8 +117,14 @@ return function(image, lib, util)
          { arg = 'nrow', type = 'number', help = 'number of images per row', default = 6 },
          { arg = 'saturate', type = 'boolean', help = 'saturate', default = true })
       -- The grid is made all the same: bad input fails as it would with a screen.
-      image.toDisplayTensor{ input = o.image, padding = o.padding, nrow = o.nrow, saturate = o.saturate,
-         scaleeach = o.scaleeach, min = o.min, max = o.max, symmetric = o.symmetric }
+      local grid = image.toDisplayTensor{ input = o.image, padding = o.padding, nrow = o.nrow,
+         saturate = o.saturate, scaleeach = o.scaleeach, min = o.min, max = o.max,
+         symmetric = o.symmetric }
+      -- In a notebook (th --jupyter-kernel) the grid is shown inline, as a PNG.
+      if package.loaded['itorch.kernel'] then
+         require('itorch')._showTensor(grid, o.zoom)
+         return nil
+      end
       if not warned then
          warned = true
          io.stderr:write('image.display: no display here (th has no qt windows); "' .. o.legend

@@ -25,7 +25,7 @@ impl LuaHelper {
         LuaHelper { candidates }
     }
 
-    fn lua_names(&self, path: &str, sep: &str, partial: &str) -> Vec<String> {
+    pub fn lua_names(&self, path: &str, sep: &str, partial: &str) -> Vec<String> {
         match &self.candidates {
             Some(f) => f.call::<Vec<String>>((path, sep, partial)).unwrap_or_default(),
             None => Vec::new(),
@@ -119,7 +119,7 @@ pub fn target(line: &str, pos: usize) -> Target<'_> {
 }
 
 /// File names starting with `text` (which may contain directories), folders ending in `/`.
-fn file_names(text: &str) -> (usize, Vec<Pair>) {
+pub fn file_names(text: &str) -> (usize, Vec<Pair>) {
     let (dir, base_start) = match text.rfind('/') {
         Some(i) => (&text[..=i], i + 1),
         None => ("", 0),

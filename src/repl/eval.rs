@@ -160,6 +160,23 @@ pub enum Outcome {
 /// caller keeps Ctrl-C armed for the whole evaluation, printing included; input piped in runs with
 /// no interrupt (`armed` None) and so with the JIT on, as a script would.
 pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
+    run_with(lua, text, armed, &mut print_values)
+}
+
+/// Whether `text` compiles, as statements or as an expression list (the REPL's two forms).
+pub fn compiles(lua: &Lua, text: &str) -> bool {
+    let input = parse(text);
+    compile(lua, input.code).is_ok() || compile(lua, &format!("return {}", input.code)).is_ok()
+}
+
+/// `run`, with `show` given the values an expression returned (the REPL prints them; the Jupyter
+/// kernel sends them as the cell's result).
+pub fn run_with(
+    lua: &Lua,
+    text: &str,
+    armed: Option<&interrupt::Armed>,
+    show: &mut dyn FnMut(&Lua, MultiValue) -> Result<(), errors::Raised>,
+) -> Outcome {
     let input = parse(text);
     if input.code.is_empty() {
         return Outcome::Done;
@@ -187,7 +204,7 @@ pub fn run(lua: &Lua, text: &str, armed: Option<&interrupt::Armed>) -> Outcome {
         Ok(Ok(values)) => {
             if print && !values.is_empty() {
                 push_result(lua, values.front().unwrap_or(&Value::Nil));
-                match print_values(lua, values) {
+                match show(lua, values) {
                     Ok(()) => Outcome::Done,
                     Err(raised) => Outcome::Failed(trim_traceback(&raised.0)),
                 }

@@ -19,8 +19,8 @@
 //!
 //! trepl's timing line after every command is left out: it doubles the output of every line.
 
-mod complete;
-mod eval;
+pub mod complete;
+pub mod eval;
 pub mod interrupt;
 
 use std::io::{BufRead, IsTerminal as _, Write as _};
@@ -48,7 +48,7 @@ fn history_path() -> Option<PathBuf> {
     }
 }
 
-fn banner(lua: &Lua) -> String {
+pub fn banner(lua: &Lua) -> String {
     let jit = lua
         .load("return jit and jit.version or _VERSION")
         .eval::<String>()
