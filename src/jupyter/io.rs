@@ -170,7 +170,13 @@ where
     R: IntoLuaMulti,
 {
     let io = io.clone();
+    // calls: captures the kernel's Io, one per kernel state, with the function it serves.
     lua.create_function(move |_, args: A| f(&mut io.borrow_mut(), args))
+}
+
+/// `itorch.kernel.base64(bytes)`: the bytes in base64, as a notebook's image data.
+fn base64_of(_: &Lua, bytes: LuaString) -> mlua::Result<String> {
+    Ok(base64(&bytes.as_bytes()))
 }
 
 /// Registers `itorch.kernel`: write(name, text), flush(), input(prompt, password),
@@ -208,10 +214,7 @@ pub fn register(lua: &Lua, io: &Rc<RefCell<Io>>) -> mlua::Result<()> {
         Ok(())
     };
     t.set("display", with_io(lua, io, display)?)?;
-    t.set(
-        "base64",
-        lua.create_function(|_, bytes: LuaString| Ok(base64(&bytes.as_bytes())))?,
-    )?;
+    crate::calls::add(lua, &t, "base64", base64_of)?;
     let loaded: Table = lua.globals().get::<Table>("package")?.get("loaded")?;
     loaded.set("itorch.kernel", t)
 }

@@ -413,6 +413,7 @@ fn bind_forms(lua: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 fn set(lua: &Lua, t: &Table, e: &'static Entry, mode: Mode, op: Op) -> Result<()> {
+    // calls: captures the table entry and calling mode it binds, one function per op.
     t.raw_set(e.name, lua.create_function(move |lua, a: Args| op(lua, a, mode, e))?)
 }
 
@@ -430,7 +431,7 @@ pub fn install(lua: &Lua, m: &Table) -> Result<()> {
     t.set("methods", methods)?;
     t.set("functions", functions)?;
     m.set("maths", t)?;
-    m.set("bindForms", lua.create_function(bind_forms)?)
+    crate::calls::add(lua, m, "bindForms", bind_forms)
 }
 
 #[cfg(test)]

@@ -353,6 +353,7 @@ pub fn install(lua: &Lua, tensor: &Table, storage: &Table, internal: &Table) -> 
         "geometric",
         "random",
     ] {
+        // calls: captures the distribution's name.
         tensor.raw_set(name, lua.create_function(move |_, a: Args| random_fill(&a, name))?)?;
     }
     add(lua, internal, "tensorIndex", tensor_index)?;

@@ -8,8 +8,9 @@ use crate::torch::args::Args;
 
 pub type Method = fn(&Lua, Args) -> Result<MultiValue>;
 
+/// `calls::add` for a method of this convention.
 pub fn add(lua: &Lua, table: &Table, name: &str, f: Method) -> Result<()> {
-    table.raw_set(name, lua.create_function(move |lua, args: Args| f(lua, args))?)
+    crate::calls::add(lua, table, name, f)
 }
 
 pub fn one(v: Value) -> Result<MultiValue> {

@@ -65,6 +65,7 @@ pub fn install(lua: &Lua, functions: &Table) -> Result<()> {
         ("unfold", "torch._nn.unfold", kernels::unfold as Pass),
         ("fold", "torch._nn.fold", kernels::fold as Pass),
     ] {
+        // calls: captures the pass and the name it is registered under.
         let f = lua.create_function(move |_, a: Args| {
             let batch = batch_arg(&a, 4, method)?;
             pass(

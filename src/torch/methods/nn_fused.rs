@@ -118,6 +118,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         let m = method.clone();
         t.raw_set(
             name,
+            // calls: captures the softmax kind and the name it reports.
             lua.create_function(move |_, a: Args| {
                 let (y, x) = (tensor_arg(&a, 1, &m)?, tensor_arg(&a, 2, &m)?);
                 norm::softmax(kind, &y, &x, dim_arg(&a, 3, &m)?).named(&m)?;
@@ -127,6 +128,7 @@ pub fn install(lua: &Lua, t: &Table) -> Result<()> {
         let m = format!("{method}Backward");
         t.raw_set(
             format!("{name}Backward"),
+            // calls: captures the softmax kind and the name it reports.
             lua.create_function(move |_, a: Args| {
                 let (gi, go, y) = (tensor_arg(&a, 1, &m)?, tensor_arg(&a, 2, &m)?, tensor_arg(&a, 3, &m)?);
                 norm::softmax_backward(kind, &gi, &go, &y, dim_arg(&a, 4, &m)?).named(&m)?;

@@ -52,6 +52,7 @@ fn is_method(c: Computes) -> bool {
 }
 
 fn register(lua: &Lua, table: &Table, e: &'static Entry, mode: Mode, op: Op) -> Result<()> {
+    // calls: captures the table entry and calling mode it binds, one function per op.
     table.raw_set(e.name, lua.create_function(move |lua, a: Args| op(lua, a, mode, e))?)
 }
 

@@ -653,6 +653,26 @@ pub(crate) fn state_at(a: &Args, pos: usize, method: &str) -> Result<Generator> 
     Generator::from_bytes(&bytes).named(method)
 }
 
+/// `_registerGenerator(meta)`: the torch.Generator userdata's metatable fields.
+fn register_generator(lua: &Lua, meta: Table) -> Result<()> {
+    let fields: Vec<(String, Value)> = meta.pairs::<String, Value>().collect::<Result<_>>()?;
+    lua.register_userdata_type::<GeneratorUd>(|reg| {
+        for (k, v) in fields {
+            reg.add_meta_field(k, v);
+        }
+    })
+}
+
+/// `_newGenerator()`: a generator seeded from entropy.
+fn new_generator(lua: &Lua, _: ()) -> Result<mlua::AnyUserData> {
+    lua.create_any_userdata(GeneratorUd(Rc::new(RefCell::new(Generator::from_entropy()))))
+}
+
+/// `_defaultGenerator()`: the state's default generator.
+fn default_generator_ud(lua: &Lua, _: ()) -> Result<mlua::AnyUserData> {
+    lua.create_any_userdata(GeneratorUd(default_generator(lua)))
+}
+
 pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
     macro_rules! dist {
         ($name:literal, $d:expr) => {
@@ -691,27 +711,9 @@ pub fn install(lua: &Lua, tensor: &Table, functions: &Table) -> Result<()> {
 
     // For lua/torch/random.lua, which builds the torch.Generator class and then removes these
     // from the torch table: the userdata metatable fields, and generator constructors.
-    functions.raw_set(
-        "_registerGenerator",
-        lua.create_function(|lua, meta: Table| {
-            let fields: Vec<(String, Value)> = meta.pairs::<String, Value>().collect::<Result<_>>()?;
-            lua.register_userdata_type::<GeneratorUd>(|reg| {
-                for (k, v) in fields {
-                    reg.add_meta_field(k, v);
-                }
-            })
-        })?,
-    )?;
-    functions.raw_set(
-        "_newGenerator",
-        lua.create_function(|lua, ()| {
-            lua.create_any_userdata(GeneratorUd(Rc::new(RefCell::new(Generator::from_entropy()))))
-        })?,
-    )?;
-    functions.raw_set(
-        "_defaultGenerator",
-        lua.create_function(|lua, ()| lua.create_any_userdata(GeneratorUd(default_generator(lua))))?,
-    )?;
+    crate::calls::add(lua, functions, "_registerGenerator", register_generator)?;
+    crate::calls::add(lua, functions, "_newGenerator", new_generator)?;
+    crate::calls::add(lua, functions, "_defaultGenerator", default_generator_ud)?;
     // Seed the default generator now, as Torch does when it loads.
     default_generator(lua);
     Ok(())
