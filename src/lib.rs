@@ -3,6 +3,7 @@
 //! The library builds Lua states with the Torch modules in them; the `th` binary (src/main.rs) is a
 //! thin command line over it.
 
+pub mod args;
 pub mod calls;
 pub mod cluster;
 pub mod cuda;

@@ -59,6 +59,7 @@ const LAYERS: &[&str] = &[
     "interrupt",
     "settings",
     "calls",
+    "args",
     "error",
 ];
 

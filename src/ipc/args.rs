@@ -6,7 +6,7 @@ use mlua::{MultiValue, Result, Value};
 /// A Lua error from packing or unpacking a value, as `method: message` (without mlua's
 /// "runtime error: " wording).
 pub fn fail(method: &str, e: mlua::Error) -> mlua::Error {
-    crate::torch::args::error(method, crate::error::message::message_of(&e))
+    crate::args::error(method, crate::error::message::message_of(&e))
 }
 
 /// An optional boolean argument (nil or absent: `default`).
@@ -14,12 +14,12 @@ pub fn opt_bool(args: &MultiValue, i: usize, full: &str, default: bool) -> Resul
     match args.get(i) {
         None | Some(Value::Nil) => Ok(default),
         Some(Value::Boolean(b)) => Ok(*b),
-        Some(other) => Err(crate::torch::args::error(
+        Some(other) => Err(crate::args::error(
             full,
             format!(
                 "bad argument #{} (boolean or nil expected, got {})",
                 i + 1,
-                crate::torch::args::type_name(other)
+                crate::args::type_name(other)
             ),
         )),
     }
@@ -29,13 +29,13 @@ pub fn opt_bool(args: &MultiValue, i: usize, full: &str, default: bool) -> Resul
 pub fn opt_number(args: &MultiValue, i: usize, full: &str) -> Result<Option<f64>> {
     match args.get(i) {
         None | Some(Value::Nil) => Ok(None),
-        Some(v) => crate::torch::args::number(v).map(Some).ok_or_else(|| {
-            crate::torch::args::error(
+        Some(v) => crate::args::number(v).map(Some).ok_or_else(|| {
+            crate::args::error(
                 full,
                 format!(
                     "bad argument #{} (number expected, got {})",
                     i + 1,
-                    crate::torch::args::type_name(v)
+                    crate::args::type_name(v)
                 ),
             )
         }),

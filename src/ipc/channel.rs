@@ -12,9 +12,9 @@ use super::fast;
 use super::fifo::{CLOSED, DRAINED, Fifo, OPEN};
 use super::handle::{HandleUd, Object, Wrapper, call, method, new_handle, share};
 use super::packed::Packed;
+use crate::args::error;
 use crate::calls;
 use crate::error::Named;
-use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
 const WHAT: &str = "channel";

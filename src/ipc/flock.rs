@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
 
-use crate::torch::args::error;
+use crate::args::error;
 
 fn errno(method: &str) -> mlua::Error {
     error(method, std::io::Error::last_os_error())

@@ -139,11 +139,11 @@ where
     };
     let Some((any, ud)) = ud else {
         let what = full.split(':').next().unwrap_or(full);
-        return Err(crate::torch::args::error(
+        return Err(crate::args::error(
             full,
             format!(
                 "expected an {what} as self, got {} (call it with ':')",
-                crate::torch::args::type_name(&this)
+                crate::args::type_name(&this)
             ),
         ));
     };

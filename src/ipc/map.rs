@@ -10,9 +10,9 @@ use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, 
 
 use super::args::fail;
 use super::packed::{Packed, pack_all, unpack_all};
+use crate::args::error;
 use crate::calls;
 use crate::error::Error;
-use crate::torch::args::error;
 
 /// What a worker thread ends with: its packed results, or its error (message and traceback).
 type Outcome = crate::error::Result<Vec<Packed>>;
@@ -197,7 +197,7 @@ fn this_map(this: &Value, method: &str) -> Result<mlua::UserDataRef<Map>> {
             method,
             format!(
                 "expected an ipc.map as self, got {} (call it with ':')",
-                crate::torch::args::type_name(this)
+                crate::args::type_name(this)
             ),
         )
     })
@@ -221,7 +221,7 @@ fn count(v: &Value, method: &str) -> Result<usize> {
             method,
             format!(
                 "bad argument #1 (a number of threads expected, got {})",
-                crate::torch::args::type_name(v)
+                crate::args::type_name(v)
             ),
         )),
     }

@@ -8,9 +8,9 @@ use mlua::{AnyUserData, Lua, MultiValue, Result, Table, UserData, UserDataMethod
 use super::args::{fail, opt_number};
 use super::handle::{HandleUd, Object, close_handle, method, new_handle, share};
 use super::packed::Packed;
+use crate::args::error;
 use crate::calls;
 use crate::error::Named;
-use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
 pub struct Marshal(Packed);

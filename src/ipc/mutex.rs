@@ -8,9 +8,9 @@ use mlua::{AnyUserData, Lua, Result, Table, UserData, UserDataMethods};
 use super::args::opt_number;
 use super::handle::{HandleUd, Object, method, new_handle, share};
 use super::signal::{Signal, interrupted};
+use crate::args::error;
 use crate::calls;
 use crate::error::Named;
-use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
 thread_local! {

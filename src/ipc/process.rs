@@ -12,8 +12,8 @@ use std::os::unix::ffi::OsStrExt;
 
 use mlua::{Lua, Result, Table, Value, Variadic};
 
+use crate::args::error;
 use crate::calls;
-use crate::torch::args::error;
 
 /// The number of threads of this process (`Threads:` in /proc/self/status).
 fn thread_count() -> Option<usize> {
@@ -61,12 +61,12 @@ fn fork(_: &Lua, (): ()) -> Result<i64> {
 /// ended it.
 fn waitpid(_: &Lua, pid: Value) -> Result<Variadic<i64>> {
     const M: &str = "ipc.waitpid";
-    let pid = match crate::torch::args::number(&pid) {
+    let pid = match crate::args::number(&pid) {
         Some(n) if n.fract() == 0.0 && n.abs() <= i32::MAX as f64 => n as libc::pid_t,
         _ => {
             return Err(error(
                 M,
-                format!("expected a process id, got {}", crate::torch::args::type_name(&pid)),
+                format!("expected a process id, got {}", crate::args::type_name(&pid)),
             ));
         }
     };

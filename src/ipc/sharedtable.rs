@@ -10,9 +10,9 @@ use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, Us
 use super::args::{fail, opt_bool, opt_number};
 use super::handle::{HandleUd, Object, new_handle, share};
 use super::packed::Packed;
+use crate::args::error;
 use crate::calls;
 use crate::error::Named;
-use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
 /// A key as Lua compares it (numbers by value, strings by bytes).
@@ -135,7 +135,7 @@ fn sharedtable(lua: &Lua, args: MultiValue) -> Result<AnyUserData> {
             M,
             format!(
                 "bad argument #3 (a string of code or nil expected, got {})",
-                crate::torch::args::type_name(&args[2])
+                crate::args::type_name(&args[2])
             ),
         ));
     }
@@ -171,7 +171,7 @@ fn sharedtable_size(_: &Lua, v: Value) -> Result<f64> {
             M,
             format!(
                 "bad argument #1 (ipc.sharedtable expected, got {})",
-                crate::torch::args::type_name(&v)
+                crate::args::type_name(&v)
             ),
         )
     })?;

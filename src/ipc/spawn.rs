@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value, Variadic};
 
-use crate::torch::args::error;
+use crate::args::error;
 
 /// How long a collected child has to exit after SIGTERM before it gets SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(3);
@@ -178,7 +178,7 @@ impl UserData for Spawn {
             let mut out = Variadic::new();
             match &what {
                 Value::Integer(_) | Value::Number(_) => {
-                    let n = crate::torch::args::number(&what).unwrap_or(f64::NAN);
+                    let n = crate::args::number(&what).unwrap_or(f64::NAN);
                     if n.is_nan() || n < 1.0 {
                         return Err(error(M, format!("expected a positive number of bytes, got {n}")));
                     }

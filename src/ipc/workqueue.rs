@@ -14,9 +14,9 @@ use super::fast;
 use super::fifo::Fifo;
 use super::handle::{HandleUd, Object, Wrapper, call, close_handle, method, new_handle, share};
 use super::packed::Packed;
+use crate::args::error;
 use crate::calls;
 use crate::error::{Error, Named};
-use crate::torch::args::error;
 use crate::torch::t7::codec::Handle;
 
 pub struct WorkQueue {
@@ -238,7 +238,7 @@ fn workqueue(lua: &Lua, args: MultiValue) -> Result<(AnyUserData, i32)> {
                 M,
                 format!(
                     "bad argument #1 (a name or nil expected, got {})",
-                    crate::torch::args::type_name(&other)
+                    crate::args::type_name(&other)
                 ),
             ));
         }

@@ -19,10 +19,10 @@ use std::time::Duration;
 
 use mlua::{Lua, LuaString, Result, Table, Value, Variadic};
 
+use crate::args::error;
 use crate::calls;
 use crate::error::{Error, Named};
 use crate::process::{launch, sweep};
-use crate::torch::args::error;
 use crate::wire::handshake::{hex, random_bytes};
 use hub::Hub;
 use link::Link;

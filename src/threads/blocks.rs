@@ -5,8 +5,8 @@
 
 use mlua::{Lua, Result, Table, Value};
 
+use crate::args::{error, type_name};
 use crate::calls;
-use crate::torch::args::{error, type_name};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::copy::copy;

@@ -16,12 +16,12 @@ use std::thread::JoinHandle;
 use mlua::{Function, Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
 use super::reaped::{self, Tid};
+use crate::args::{error, type_name};
 use crate::calls;
 use crate::error::message::message_of;
 use crate::ipc::map::{NewState, StateMaker};
 use crate::ipc::packed::{Packed, pack_range, unpack_to_table};
 use crate::ipc::signal::{Signal, interrupted};
-use crate::torch::args::{error, type_name};
 
 /// What a job calls.
 enum Call {

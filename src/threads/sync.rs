@@ -12,9 +12,9 @@ use std::thread::ThreadId;
 
 use mlua::{Lua, MultiValue, Result, Table, UserData, UserDataMethods, Value};
 
+use crate::args::{error, type_name};
 use crate::calls;
 use crate::ipc::signal::{Signal, interrupted};
-use crate::torch::args::{error, type_name};
 
 /// Objects by number, for `threads.Mutex(id)` and `threads.Condition(id)`.
 struct Registry<T>(Mutex<Option<HashMap<usize, Weak<T>>>>);

@@ -10,10 +10,10 @@ use std::thread::JoinHandle;
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
 
 use super::reaped::{self, Tid};
+use crate::args::{error, type_name};
 use crate::calls;
 use crate::error::message::message_of;
 use crate::ipc::map::{NewState, StateMaker};
-use crate::torch::args::{error, type_name};
 
 pub struct Thread(RefCell<Option<JoinHandle<()>>>, Arc<Tid>);
 

@@ -3,15 +3,16 @@
 
 use mlua::{Lua, Result, Table, Value};
 
-use super::args::{self, Args, arg, error, int_arg, is_number, long_storage_values, number};
 use super::base::dtype::{DType, Element};
 use super::base::storage::Storage;
 use super::base::tensor::{Tensor, checked_numel, contiguous_strides};
 use super::family::Family;
 use super::userdata::{Host, push_storage, push_tensor, storage_of};
+use crate::args::{self, Args, arg, error, int_arg, is_number, number};
 use crate::dispatch;
 use crate::error::Named;
 use crate::torch::forms::bind::invalid;
+use crate::torch::tensor_args::long_storage_values;
 
 /// Torch's rule for size lists (THTensor_resizeNd): the dimensions end at the first size of 0, so
 /// `torch.Tensor(0)` has no dimension and `torch.Tensor(2, 0)` is 1-D.
@@ -82,7 +83,7 @@ fn storage_view(storage: Storage, args: &Args, pos: usize, method: &str) -> Resu
     // Sizes, and strides where given (Torch computes a missing or negative stride as
     // contiguous, dimension by dimension).
     let (size, stride): (Vec<usize>, Vec<Option<i64>>) = if let Some(sz) = long_storage_values(arg(args, pos + 1)) {
-        let size = args::usize_sizes(&sz, method)?;
+        let size = crate::torch::tensor_args::usize_sizes(&sz, method)?;
         let stride = match long_storage_values(arg(args, pos + 2)) {
             Some(st) if st.len() != size.len() => {
                 return Err(error(method, "sizes and strides have different lengths"));
@@ -105,7 +106,7 @@ fn storage_view(storage: Storage, args: &Args, pos: usize, method: &str) -> Resu
             });
             p += 2;
         }
-        (args::usize_sizes(&size, method)?, stride)
+        (crate::torch::tensor_args::usize_sizes(&size, method)?, stride)
     } else if matches!(arg(args, pos), Value::Nil) {
         // The whole storage, as 1-D.
         (if len == 0 { vec![] } else { vec![len] }, vec![None])
@@ -214,7 +215,10 @@ pub fn new_tensor_in<K: Family>(dtype: DType, args: &Args) -> Result<Tensor> {
             K::from_host(host).named(method)
         }
         _ if is_number(first) => {
-            let size = args::usize_sizes(&args::sizes_arg(args, 1, method)?, method)?;
+            let size = crate::torch::tensor_args::usize_sizes(
+                &crate::torch::tensor_args::sizes_arg(args, 1, method)?,
+                method,
+            )?;
             new_zeros::<K>(dtype, &size)
         }
         _ => {
@@ -244,10 +248,10 @@ pub fn new_tensor_in<K: Family>(dtype: DType, args: &Args) -> Result<Tensor> {
                 return storage_view(s, args, 2, method);
             }
             if let Some(size) = long_storage_values(first) {
-                let size = args::usize_sizes(&size, method)?;
+                let size = crate::torch::tensor_args::usize_sizes(&size, method)?;
                 let mut t = new_zeros::<K>(dtype, &size)?;
                 if let Some(st) = long_storage_values(arg(args, 2)) {
-                    let stride = args::usize_sizes(&st, method)?;
+                    let stride = crate::torch::tensor_args::usize_sizes(&st, method)?;
                     if stride.len() != size.len() {
                         return Err(error(method, "sizes and strides have different lengths"));
                     }

@@ -5,12 +5,12 @@
 
 use mlua::{Lua, Value};
 
-use super::args::{Args, arg, error, type_name};
 use super::base::dtype::DType;
 use super::base::storage::Storage;
 use super::base::tensor::Tensor;
 use super::kernels::element;
 use super::userdata::{self, Host};
+use crate::args::{Args, arg, error, type_name};
 use crate::error::Result;
 
 pub trait Family: Sized + 'static {

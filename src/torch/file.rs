@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
-use super::args::{Args, arg, error, int_arg, number, type_name};
 use super::base::dtype::DType;
 use super::base::storage::Storage;
 use super::methods::{one, receiver};
@@ -19,6 +18,7 @@ use super::t7::file_object::{FileHandle, HANDLE};
 use super::t7::stream::{BufferedStream, MemoryStream};
 use super::t7::{read, write};
 use super::userdata::{classify, push_storage, storage_of};
+use crate::args::{Args, arg, error, int_arg, number, type_name};
 use crate::calls;
 use crate::dispatch;
 use crate::error::Named;

@@ -2,7 +2,6 @@
 //! as userdata, their methods, and Torch7's print format. `lua/torch/init.lua` builds the Lua API
 //! (class tables, `torch.class`, the `torch.*` functions) on top.
 
-pub mod args;
 pub mod base;
 pub mod construct;
 pub mod family;
@@ -12,13 +11,14 @@ pub mod kernels;
 pub mod lua_list;
 pub mod methods;
 pub mod t7;
+pub mod tensor_args;
 pub mod timer;
 pub mod userdata;
 
 use mlua::{Lua, Result, Table, Value};
 
+use crate::args::{Args, arg, error};
 use crate::calls;
-use args::{Args, arg, error};
 use base::dtype::DType;
 use userdata::{Object, classify, push_tensor, storage_of, tensor_of};
 

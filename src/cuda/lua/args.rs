@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 use mlua::{Lua, Result, Value, Variadic};
 
+use crate::args::{Args, arg, error, int_arg, type_name};
 use crate::cuda::device::{self, Device};
 use crate::cuda::family::Cuda;
 use crate::cuda::memory::device_of;
 use crate::cuda::ops::operands::{empty_like, tensor_typename};
 use crate::cuda::peer;
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, int_arg, type_name};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;

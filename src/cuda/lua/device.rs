@@ -4,13 +4,13 @@
 use mlua::{LightUserData, Lua, Result, Table, Value, Variadic};
 
 use super::args::{device_arg, num, open_device, ret};
+use crate::args::{Args, arg, error, int_arg};
 use crate::calls;
 use crate::cuda::device::{self, Device};
 use crate::cuda::driver::{self, guard};
 use crate::cuda::ffi;
 use crate::cuda::generators::with_generator;
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, int_arg};
 use crate::torch::methods::random;
 
 fn seed_arg(a: &Args, method: &str) -> Result<u64> {

@@ -10,6 +10,7 @@
 use mlua::{Lua, MultiValue, Result, Table};
 
 use super::args::{device_of_tensor, result, tensor_arg};
+use crate::args::{Args, arg, error, number, number_arg, type_name};
 use crate::calls;
 use crate::cuda::device::Device;
 use crate::cuda::family::Cuda;
@@ -19,13 +20,13 @@ use crate::cuda::ops::operands::{empty_like, host_longs, tensor_typename};
 use crate::cuda::ops::{copy, reduce};
 use crate::dispatch;
 use crate::error::Named;
-use crate::torch::args::{Args, arg, dim_arg, error, number, number_arg, type_name};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::{Tensor, contiguous_strides};
 use crate::torch::family::Family;
 use crate::torch::methods::copy::clone_tensor;
 use crate::torch::methods::index::{check_same_except, check_scatter_source, nonzero_coords};
 use crate::torch::methods::{one, receiver};
+use crate::torch::tensor_args::dim_arg;
 use crate::torch::userdata::tensor_of;
 
 /// Positions at `pos`: a CudaLongTensor as it is, or a LongTensor copied to `dev`.

@@ -4,11 +4,11 @@
 use mlua::{Lua, Result, Table, Value, Variadic};
 
 use super::args::{device_arg, num, ret};
+use crate::args::{Args, arg, error, int_arg};
 use crate::calls;
 use crate::cuda::family::{Cuda, TYPES};
 use crate::cuda::ipc;
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, int_arg};
 use crate::torch::base::dtype::DType;
 use crate::torch::family::Family;
 

@@ -6,6 +6,7 @@
 use mlua::{LightUserData, Lua, MultiValue, Result, Table, Value};
 
 use super::args::{new_like, ordinal_of, result, tensor_arg};
+use crate::args::{self, Args, arg, error, int_arg, number, number_arg, type_name};
 use crate::cuda::device;
 use crate::cuda::family::{Cuda, TYPES};
 use crate::cuda::generators::with_generator;
@@ -13,7 +14,6 @@ use crate::cuda::memory::{self, device_of};
 use crate::cuda::ops::operands::{host_longs, storage_typename, tensor_typename};
 use crate::cuda::ops::{copy, elementwise};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, int_arg, number, number_arg, type_name};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::print;
 use crate::torch::base::storage::Storage;

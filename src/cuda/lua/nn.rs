@@ -6,10 +6,10 @@
 use mlua::{Lua, Result, Table};
 
 use super::args::tensor_arg;
+use crate::args::Args;
 use crate::calls;
 use crate::cuda::ops::nn as ops;
 use crate::error::Named;
-use crate::torch::args::Args;
 use crate::torch::methods::nn::{batch_arg, windows};
 
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {

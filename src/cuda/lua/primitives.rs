@@ -6,17 +6,18 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::args::{device_of_tensor, new_like, op_name, opt_tensor, result, result_given, tensor_arg};
+use crate::args::{Args, arg, error, number_arg, opt_number};
 use crate::calls;
 use crate::cuda::device::Device;
 use crate::cuda::family::Cuda;
 use crate::cuda::ops::operands::tensor_typename;
 use crate::cuda::ops::{blas, copy, elementwise, reduce};
 use crate::error::Named;
-use crate::torch::args::{Args, arg, dim_arg, error, number_arg, opt_number};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;
 use crate::torch::methods::one;
+use crate::torch::tensor_args::dim_arg;
 
 /// `pointwise(name, op, res, src, b, c, v, w)`: `res = op(src, b, c, v, w)` elementwise, res
 /// resized as src (a new tensor when nil; when src is nil, res alone, as for fill).

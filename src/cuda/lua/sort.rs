@@ -14,13 +14,13 @@
 
 use mlua::{Lua, MultiValue, Value};
 
+use crate::args::{self, Args, error, integer};
 use crate::cuda::device::Device;
 use crate::cuda::family::Cuda;
 use crate::cuda::ops::copy;
 use crate::cuda::ops::operands::{common_device, empty_like, tensor_typename};
 use crate::cuda::ops::sort::{Pick, overlaps, per_lane};
 use crate::error::Named;
-use crate::torch::args::{self, Args, error, integer};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;

@@ -4,12 +4,12 @@
 use mlua::{Lua, Result, Table, Value, Variadic};
 
 use super::args::{device_arg, num, open_device, ret};
+use crate::args::{Args, arg, error, int_arg, type_name};
 use crate::calls;
 use crate::cuda::device;
 use crate::cuda::driver::{self, guard};
 use crate::cuda::{events, peer};
 use crate::error::{Error, Named};
-use crate::torch::args::{Args, arg, error, int_arg, type_name};
 
 /// Sets the stream and peer access functions in the `cutorch` table `m`.
 pub fn install(lua: &Lua, m: &Table) -> Result<()> {

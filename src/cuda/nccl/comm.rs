@@ -17,8 +17,8 @@ use mlua::Value;
 
 use super::loader::{self, Comm, IN_PROGRESS, INVALID_USAGE, Nccl, NcclResult, SUCCESS, UNIQUE_ID_BYTES, UniqueId};
 use super::operand::{DeviceOperand, current_stream, operand_of};
+use crate::args::type_name;
 use crate::error::{Error, Result};
-use crate::torch::args::type_name;
 use crate::torch::base::dtype::DType;
 
 /// The five collectives.

@@ -22,9 +22,9 @@ use std::time::Duration;
 
 use mlua::{AnyUserData, Lua, MetaMethod, MultiValue, Result, Table, UserData, UserDataMethods, UserDataRefMut, Value};
 
+use crate::args::{error, number, type_name};
 use crate::calls;
 use crate::error::Named;
-use crate::torch::args::{error, number, type_name};
 use comm::{Communicator, Kind, parse_op};
 use loader::UNIQUE_ID_BYTES;
 

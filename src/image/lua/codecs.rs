@@ -165,7 +165,7 @@ fn encoded(format: Format, a: &Variadic<Value>, i: usize) -> KResult<Vec<u8>> {
     let t = tensor(arg(a, i), i + 1)?;
     let quality = match arg(a, i + 1) {
         Value::Nil => 75,
-        v => crate::torch::args::number(v).ok_or_else(|| Error::argument("quality must be a number"))? as i64,
+        v => crate::args::number(v).ok_or_else(|| Error::argument("quality must be a number"))? as i64,
     };
     let single = matches!(arg(a, i + 2), Value::Boolean(true));
     if !(t.dim() == 2 || t.dim() == 3) {

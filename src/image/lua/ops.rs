@@ -4,10 +4,10 @@
 use mlua::{Lua, Result, Table, Value, Variadic};
 
 use super::tensors::{Source, data, data_mut, layout, on_image_type, tensor};
+use crate::args::number;
 use crate::calls;
 use crate::error::{Error, Named, Result as KResult};
 use crate::image::kernels::{colour, draw, flip, geometry, polar, scale, warp};
-use crate::torch::args::number;
 use crate::torch::base::tensor::Tensor;
 
 type Args = Variadic<Value>;

@@ -44,7 +44,7 @@ pub fn tensor(v: &Value, pos: usize) -> KResult<Tensor> {
     tensor_of(v).ok_or_else(|| {
         Error::argument(format!(
             "bad argument #{pos} (tensor expected, got {})",
-            crate::torch::args::type_name(v)
+            crate::args::type_name(v)
         ))
     })
 }

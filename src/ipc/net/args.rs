@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use mlua::{Result, Table, Value};
 
-use crate::torch::args::{error, type_name};
+use crate::args::{error, type_name};
 
 pub const DEFAULT_CONNECT_TIMEOUT: f64 = 30.0;
 pub const DEFAULT_ACCEPT_TIMEOUT: f64 = 300.0;

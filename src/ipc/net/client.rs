@@ -7,7 +7,7 @@ use mlua::{AnyUserData, Lua, Result, Table, UserData, UserDataMethods, Value, Va
 use super::args::{DEFAULT_CONNECT_TIMEOUT, host_arg, port_arg, timeout_setting};
 use super::conn::Conn;
 use super::transfer::{net_error, outgoing, recv_async_on, recv_on, send_on, stats_table};
-use crate::torch::args::error;
+use crate::args::error;
 use crate::torch::t7;
 
 /// `ipc.client([host,] port [, timeout])`.

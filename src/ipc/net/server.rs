@@ -19,7 +19,7 @@ use super::listener::Listener;
 use super::stats::NetStats;
 use super::transfer::{Received, net_error, outgoing, recv_async_on, recv_on, send_on, stats_table};
 use super::wait;
-use crate::torch::args::{error, type_name};
+use crate::args::{error, type_name};
 
 const INVALID: &str = "server client is invalid, either closed or used outside of server function scope";
 

@@ -9,8 +9,8 @@ use mlua::{Function, Lua, Result, Table, Value};
 
 use super::collective::{Group, Leaf, Outcome};
 use super::sum::Kind;
+use crate::args::error;
 use crate::error::Named;
-use crate::torch::args::error;
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::with_tensor;

@@ -28,8 +28,8 @@ use std::rc::Rc;
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods};
 
+use crate::args::error;
 use crate::error::Named;
-use crate::torch::args::error;
 use calls::Native;
 use collective::Group;
 use segment::Segment;

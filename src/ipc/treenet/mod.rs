@@ -29,11 +29,11 @@ use std::time::{Duration, Instant};
 
 use mlua::{Lua, Result, Table, UserData, UserDataMethods, Value};
 
+use crate::args::error;
 use crate::error::{Error, Named};
 use crate::ipc::net::conn::Conn;
 use crate::ipc::net::listener::Listener;
 use crate::ipc::shmtree::calls::Native;
-use crate::torch::args::error;
 use algo::{Group, Wiring};
 use link::Link;
 

@@ -11,7 +11,7 @@ use smallvec::SmallVec;
 use super::computes::Computes;
 use super::param::{Param, Receiver, Types};
 use super::table::{Entry, Form};
-use crate::torch::args::{error, number, type_name};
+use crate::args::{error, number, type_name};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::family::Family;

@@ -5,8 +5,8 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, one, receiver};
 use super::copy::{copy_into, fill};
+use crate::args::{self, Args, arg, error, index_in, number};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, index_in, number, tensor_arg};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
@@ -15,6 +15,7 @@ use crate::torch::kernels::element::{read, write};
 use crate::torch::kernels::index::{masked_copy, masked_fill, masked_select};
 use crate::torch::kernels::strided::Offsets;
 use crate::torch::lua_list;
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::{self, Host, push_tensor, tensor_of};
 
 /// What a key selects in a tensor: one element (its storage offset) or a view.
@@ -38,7 +39,7 @@ pub fn resolve(t: &Tensor, key: &Value, method: &str) -> Result<Option<Target>> 
         }
         return Ok(Some(Target::View(t.select(0, idx).named(method)?)));
     }
-    if let Some(idx) = args::long_storage_values(key) {
+    if let Some(idx) = crate::torch::tensor_args::long_storage_values(key) {
         if idx.len() != t.dim() {
             return Err(error(
                 method,

@@ -12,13 +12,14 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::add;
 use super::random::{generator_at, no_more};
+use crate::args::{self, Args, arg, error};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, tensor_arg};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::random::alias_setup;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::kernels::fill as fills;
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 /// The tensor at `pos` (given, or a new one of type `d` when nil), checked to be of type `d`.

@@ -4,13 +4,14 @@
 use mlua::{Function, Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, receiver};
+use crate::args::{self, Args, arg, error};
 use crate::dispatch;
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, tensor_arg};
 use crate::torch::base::dtype::{DType, Element};
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::strided::Offsets;
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::tensor_of;
 
 /// Checks `f` at `pos` is a function.

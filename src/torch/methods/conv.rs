@@ -11,8 +11,8 @@
 use mlua::{Lua, MultiValue, Result};
 
 use super::convention::one;
+use crate::args::Args;
 use crate::error::Named;
-use crate::torch::args::Args;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::forms::bind::{Mode, bind};

@@ -4,7 +4,7 @@
 
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
-use crate::torch::args::Args;
+use crate::args::Args;
 
 pub type Method = fn(&Lua, Args) -> Result<MultiValue>;
 

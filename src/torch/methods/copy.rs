@@ -3,11 +3,12 @@
 use mlua::{Lua, Result, Table};
 
 use super::convention::{add, one, receiver};
+use crate::args::{self, Args, arg, error, number_arg};
 use crate::error::{Error, Named};
-use crate::torch::args::{self, Args, arg, error, number_arg, tensor_arg};
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::{copy, fill as fills};
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::{push_tensor, storage_of, tensor_of};
 
 /// Copies `src` into `dst` element by element in logical order (same element count), errors

@@ -8,9 +8,9 @@ use mlua::{Function, Lua, MultiValue, Result, Table, Value};
 use super::convention::{Method, add, one};
 use super::copy::{copy_into, fill};
 use super::output::{Output, source_and_output};
+use crate::args::{self, Args, arg, error, int_arg, number_arg};
 use crate::dispatch;
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, int_arg, number_arg};
 use crate::torch::base::dtype::{DType, Element};
 use crate::torch::base::tensor::{Tensor, checked_numel};
 use crate::torch::forms::bind::invalid;
@@ -145,7 +145,7 @@ fn cat(lua: &Lua, a: Args) -> Result<MultiValue> {
 fn reshape(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "reshape";
     let (mut out, src, p) = source_and_output(&a, M)?;
-    let size = args::usize_sizes(&args::sizes_arg(&a, p, M)?, M)?;
+    let size = crate::torch::tensor_args::usize_sizes(&crate::torch::tensor_args::sizes_arg(&a, p, M)?, M)?;
     let n: usize = if size.is_empty() {
         0
     } else {
@@ -199,7 +199,10 @@ fn factory_target(out: &mut Output, size: &[usize], method: &str) -> Result<Tens
 
 fn zeros_or_ones(lua: &Lua, a: Args, method: &str, value: f64) -> Result<MultiValue> {
     let (mut out, rest, p) = factory_output(lua, &a, method)?;
-    let size = normalize(args::usize_sizes(&args::sizes_arg(&rest, p, method)?, method)?);
+    let size = normalize(crate::torch::tensor_args::usize_sizes(
+        &crate::torch::tensor_args::sizes_arg(&rest, p, method)?,
+        method,
+    )?);
     let dst = factory_target(&mut out, &size, method)?;
     fill(&dst, value, method)?;
     out.finish(lua, dst, method)

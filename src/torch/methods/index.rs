@@ -8,14 +8,15 @@ use mlua::{Lua, MultiValue, Result, Table};
 use super::convention::{Method, add, receiver};
 use super::copy::fill;
 use super::output::{Output, source_and_output};
+use crate::args::{self, Args, arg, error, number, number_arg};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, number, number_arg, tensor_arg};
 use crate::torch::base::dtype::{DType, Element};
 use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::fill::fill_indexed;
 use crate::torch::kernels::index::{
     self as kernel, check_index_copy, index_select_into, index_vector, normalize, slice,
 };
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::tensor_of;
 use crate::{dispatch, dispatch_math};
 
@@ -48,7 +49,7 @@ fn index(lua: &Lua, a: Args) -> Result<MultiValue> {
     if src.dim() == 0 {
         return Err(error(M, "the source tensor is empty"));
     }
-    let dim = args::dim_arg(&a, p, &src, M)?;
+    let dim = crate::torch::tensor_args::dim_arg(&a, p, &src, M)?;
     let ks = index_vector(&idx, src.size[dim], dim).named(M)?;
     let mut size = src.size.clone();
     size[dim] = ks.len();
@@ -74,7 +75,7 @@ fn index_update(a: &Args, method: &str) -> Result<(Tensor, usize, Vec<usize>, Te
             ),
         ));
     }
-    let dim = args::dim_arg(a, 2, &t, method)?;
+    let dim = crate::torch::tensor_args::dim_arg(a, 2, &t, method)?;
     if dim >= src.dim() {
         return Err(error(
             method,
@@ -91,7 +92,7 @@ fn index_fill(_: &Lua, a: Args) -> Result<MultiValue> {
     let t = tensor_arg(&a, 1, M)?;
     let idx = index_tensor(&a, 3, M)?;
     let v = number_arg(&a, 4, M)?;
-    let dim = args::dim_arg(&a, 2, &t, M)?;
+    let dim = crate::torch::tensor_args::dim_arg(&a, 2, &t, M)?;
     for k in index_vector(&idx, t.size[dim], dim).named(M)? {
         fill(&slice(&t, dim, k), v, M)?;
     }
@@ -103,7 +104,7 @@ fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
     const M: &str = "gather";
     let (mut out, src, p) = source_and_output(&a, M)?;
     let idx = index_tensor(&a, p + 1, M)?;
-    let dim = args::dim_arg(&a, p, &src, M)?;
+    let dim = crate::torch::tensor_args::dim_arg(&a, p, &src, M)?;
     check_same_except(&idx, "the index", &src, "the source", dim, M)?;
     let dst = out.target(&normalize(idx.size.clone()), &[&src, &idx], M)?;
     if dst.numel() > 0 {
@@ -116,7 +117,7 @@ fn gather(lua: &Lua, a: Args) -> Result<MultiValue> {
 fn scatter_impl(a: &Args, method: &str, add: bool) -> Result<MultiValue> {
     let t = tensor_arg(a, 1, method)?;
     let idx = index_tensor(a, 3, method)?;
-    let dim = args::dim_arg(a, 2, &t, method)?;
+    let dim = crate::torch::tensor_args::dim_arg(a, 2, &t, method)?;
     check_same_except(&idx, "the index", &t, "the tensor", dim, method)?;
     let value = arg(a, 4);
     if let (Some(v), false) = (number(value), add) {

@@ -7,8 +7,8 @@
 
 use mlua::{Lua, MultiValue, Result};
 
+use crate::args::Args;
 use crate::error::Named;
-use crate::torch::args::Args;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::forms::bind::{Bound, Dest, Mode, bind};
 use crate::torch::forms::computes::{Computes, Lapack};

@@ -23,9 +23,9 @@ use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, none, one};
 use super::copy::copy_into;
+use crate::args::{Args, error, int_arg, integer};
 use crate::dispatch;
 use crate::error::Named;
-use crate::torch::args::{Args, error, int_arg, integer};
 use crate::torch::base::dtype::{DType, Element};
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;

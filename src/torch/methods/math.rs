@@ -7,8 +7,8 @@
 use mlua::{Lua, MultiValue, Result, Value};
 
 use super::convention::one;
+use crate::args::{Args, number};
 use crate::error::Named;
-use crate::torch::args::{Args, number};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;

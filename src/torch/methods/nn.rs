@@ -6,10 +6,11 @@
 use mlua::{Lua, Result, Table, Value};
 
 use super::convention::{add, none};
+use crate::args::{Args, arg, error, int_arg, number_arg};
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg};
 use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::nn::{self as kernels, Windows};
+use crate::torch::tensor_args::tensor_arg;
 
 /// The geometry table at argument `pos`.
 pub(crate) fn windows(a: &Args, pos: usize, method: &str) -> Result<Windows> {

@@ -7,12 +7,13 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, none};
+use crate::args::{Args, arg, error, int_arg, number_arg, type_name};
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, int_arg, number_arg, tensor_arg, type_name};
 use crate::torch::base::tensor::Tensor;
 use crate::torch::kernels::nn::batchnorm::{self as bn, BatchNorm, Gradients};
 use crate::torch::kernels::nn::loss::{self as loss, Pointwise};
 use crate::torch::kernels::nn::norm::{self as norm, Soft};
+use crate::torch::tensor_args::tensor_arg;
 
 /// The tensor at `pos`, or None for nil.
 fn opt_tensor(a: &Args, pos: usize, method: &str) -> Result<Option<Tensor>> {

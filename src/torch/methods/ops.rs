@@ -11,7 +11,7 @@
 use mlua::{Lua, MultiValue, Result, Table};
 
 use super::{conv, lapack, linalg, math, reduce};
-use crate::torch::args::Args;
+use crate::args::Args;
 use crate::torch::forms::bind::Mode;
 use crate::torch::forms::computes::Computes;
 use crate::torch::forms::table::{Entry, entries};

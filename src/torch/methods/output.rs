@@ -6,11 +6,12 @@ use mlua::{Lua, MultiValue, Result, Value};
 
 use super::convention::one;
 use super::copy::copy_into;
+use crate::args::{Args, arg, error};
 use crate::error::Named;
-use crate::torch::args::{Args, arg, error, tensor_arg};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 fn new_tensor(dtype: DType, size: &[usize], method: &str) -> Result<Tensor> {

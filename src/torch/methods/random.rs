@@ -10,14 +10,15 @@ use std::rc::Rc;
 use mlua::{Function, Lua, MultiValue, Result, Table, UserDataFields, Value, Variadic};
 
 use super::convention::{add, none, one, receiver};
+use crate::args::{self, Args, arg, error, is_number, number_arg};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, error, is_number, number_arg, tensor_arg};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::random::{Generator, STATE_BYTES, urandom_seed};
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::kernels::fill as fills;
+use crate::torch::tensor_args::tensor_arg;
 use crate::torch::userdata::{push_tensor, set_view, tensor_of};
 
 type Shared = Rc<RefCell<Generator>>;
@@ -447,7 +448,8 @@ fn finish(lua: &Lua, target: Target) -> Result<MultiValue> {
 fn rand_like(lua: &Lua, a: &Args, method: &str, normal: bool) -> Result<MultiValue> {
     let mut tg = target(lua, a, method)?;
     floating_only(tg.tensor.dtype, method)?;
-    let size = args::usize_sizes(&args::sizes_arg(&tg.rest, 1, method)?, method)?;
+    let size =
+        crate::torch::tensor_args::usize_sizes(&crate::torch::tensor_args::sizes_arg(&tg.rest, 1, method)?, method)?;
     construct::resize(&mut tg.tensor, &size).named(method)?;
     {
         let mut g = tg.generator.borrow_mut();

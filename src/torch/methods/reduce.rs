@@ -29,9 +29,9 @@ use mlua::{Lua, MultiValue, Result, Value};
 
 use super::convention::{one, receiver};
 use super::copy::{clone_tensor, copy_into};
+use crate::args::{self, Args, error};
 use crate::dispatch_math;
 use crate::error::Named;
-use crate::torch::args::{self, Args, error};
 use crate::torch::base::dtype::DType;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
@@ -44,7 +44,7 @@ use crate::torch::kernels::reduce::sort::{self, Pick};
 use crate::torch::kernels::reduce::{extreme, whole};
 use crate::torch::userdata::{Host, push_tensor, set_view};
 
-use crate::torch::args::integer;
+use crate::args::integer;
 
 // ------------------------------------------------------------------------------------------------
 // Arguments

@@ -5,12 +5,13 @@
 use mlua::{Lua, MultiValue, Result, Table, Value};
 
 use super::convention::{add, none, one, receiver};
+use crate::args::{self, Args, arg, error, int_arg, is_number};
 use crate::error::Named;
-use crate::torch::args::{self, Args, arg, dim_arg, error, int_arg, is_number, long_storage_values};
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::construct;
 use crate::torch::family::Family;
+use crate::torch::tensor_args::{dim_arg, long_storage_values};
 use crate::torch::userdata::push_storage;
 
 /// A new LongStorage holding `values`.
@@ -25,7 +26,7 @@ fn new_view<K: Family>(lua: &Lua, t: Result<Tensor>) -> Result<MultiValue> {
 
 /// Sizes for view/expand/resize from the arguments at `pos` (numbers, a LongStorage or a table).
 fn sizes_at(a: &Args, pos: usize, method: &str) -> Result<Vec<i64>> {
-    args::sizes_arg(a, pos, method)
+    crate::torch::tensor_args::sizes_arg(a, pos, method)
 }
 
 fn view_of(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
@@ -52,7 +53,7 @@ fn view<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
 }
 
 fn expand_to(src: &Tensor, raw: &[i64], method: &str) -> Result<Tensor> {
-    let size = args::usize_sizes(raw, method)?;
+    let size = crate::torch::tensor_args::usize_sizes(raw, method)?;
     src.expand(&size).named(method)
 }
 
@@ -132,7 +133,7 @@ fn squeeze<K: Family>(lua: &Lua, a: Args) -> Result<MultiValue> {
 
 fn resize<K: Family>(_: &Lua, a: Args) -> Result<MultiValue> {
     let mut t = K::tensor_arg(&a, 1, "resize")?;
-    let size = args::usize_sizes(&sizes_at(&a, 2, "resize")?, "resize")?;
+    let size = crate::torch::tensor_args::usize_sizes(&sizes_at(&a, 2, "resize")?, "resize")?;
     construct::resize_in::<K>(&mut t, &size).named("resize")?;
     K::set_view(arg(&a, 1), t)?;
     receiver(&a)

@@ -12,8 +12,8 @@ use super::tags::{
     TYPE_STRING, TYPE_TABLE, TYPE_TORCH,
 };
 use super::write::{class_method, factory};
+use crate::args::error;
 use crate::error::{Error, Named};
-use crate::torch::args::error;
 use crate::torch::base::dtype::DType;
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
@@ -360,7 +360,7 @@ impl Reader<'_, '_> {
                             "corrupt file: the storage of a {} is a {}",
                             dev.and_then(|d| (d.tensor_typename)(dtype))
                                 .unwrap_or(dtype.tensor_typename()),
-                            crate::torch::args::type_name(&s)
+                            crate::args::type_name(&s)
                         ),
                     ));
                 }

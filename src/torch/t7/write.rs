@@ -7,9 +7,9 @@ use super::refs::{Identity, lua_table};
 use super::tags::{
     TYPE_BOOLEAN, TYPE_HANDLE, TYPE_NIL, TYPE_NUMBER, TYPE_RECUR_FUNCTION, TYPE_STRING, TYPE_TABLE, TYPE_TORCH,
 };
+use crate::args::error;
 use crate::dispatch;
 use crate::error::{Error, Named};
-use crate::torch::args::error;
 use crate::torch::base::storage::Storage;
 use crate::torch::base::tensor::Tensor;
 use crate::torch::userdata::{Object, classify, tensor_of};
