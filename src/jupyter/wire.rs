@@ -10,6 +10,8 @@ use hmac::{Hmac, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
+use crate::wire::handshake::{hex, unhex};
+
 const DELIMITER: &[u8] = b"<IDS|MSG>";
 pub const PROTOCOL_VERSION: &str = "5.3";
 
@@ -47,23 +49,11 @@ impl Signer {
         if self.key.is_empty() {
             return true;
         }
-        match unhex(signature) {
+        match std::str::from_utf8(signature).ok().and_then(unhex) {
             Some(bytes) => self.mac(parts).verify_slice(&bytes).is_ok(),
             None => false,
         }
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &[u8]) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    let digit = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    text.chunks(2).map(|p| Some(digit(p[0])? << 4 | digit(p[1])?)).collect()
 }
 
 /// One message, its JSON parts parsed.
